@@ -1,0 +1,96 @@
+import { basename, dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadPlatform } from './config/load';
+import type { Platform } from './config/platform';
+import { formatProblem, InputError } from './config/problems';
+import { synthesize } from './synth';
+import { writeTree } from './output/write';
+
+/** Where the CLI prints; tests pass their own. */
+export interface Io {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+const USAGE = `usage: karpenter-gitops [synth] [--config FILE] [--outdir DIR]
+
+  synth   validate the config and write DIR/dist and DIR/argocd (default)
+
+options:
+  --config FILE   platform config (default: config/platform.yaml)
+  --outdir DIR    output root (default: the current directory)`;
+
+/** Exit codes of the command line (contract section 3). */
+export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
+
+/**
+ * Runs the command line and returns its exit code. Input errors are printed one
+ * per line, without stack traces, and nothing is written.
+ */
+export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): number {
+  let args;
+  try {
+    args = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        outdir: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  if (args.values.help) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const [command = 'synth', ...extra] = args.positionals;
+  if (command !== 'synth' || extra.length > 0) {
+    io.err(`error: unknown command "${[command, ...extra].join(' ')}"`);
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  const configPath = args.values.config ?? 'config/platform.yaml';
+  const root = args.values.outdir ?? cdk8sRoot(env) ?? '.';
+  try {
+    const { platform, warnings } = loadPlatform(configPath);
+    const files = synthesize(platform);
+    writeTree(resolve(root), files);
+    for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
+    for (const line of summary(platform)) io.out(line);
+    io.out(`wrote ${files.size} files to ${root === '.' ? '' : `${root}/`}dist and ${root === '.' ? '' : `${root}/`}argocd`);
+    return EXIT.ok;
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    for (const p of err.problems) io.err(formatProblem(p));
+    io.err(`${err.problems.length} problem(s) in the config; nothing was written`);
+    return EXIT.invalidInput;
+  }
+}
+
+/**
+ * `cdk8s synth` runs the app with CDK8S_OUTDIR set to cdk8s.yaml's `output`
+ * (dist); the output root is then the folder that holds it.
+ */
+function cdk8sRoot(env: NodeJS.ProcessEnv): string | undefined {
+  const outdir = env.CDK8S_OUTDIR;
+  if (!outdir) return undefined;
+  return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : outdir;
+}
+
+/** The short table synth prints: one row per pool. */
+export function summary(platform: Platform): string[] {
+  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'LIMITS']];
+  for (const c of platform.clusters) {
+    for (const p of c.pools) {
+      const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
+      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), limits]);
+    }
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}

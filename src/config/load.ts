@@ -1,0 +1,286 @@
+import { dirname, relative, resolve } from 'node:path';
+import { suggest, zodProblems } from './issues';
+import { BUILT_IN_POOL_DEFAULTS, Cluster, Platform, Pool, PoolSettings } from './platform';
+import { FieldPath, InputError, Problem } from './problems';
+import { Layer, MergedFields, mergeLayers } from './resolve';
+import { aliasFamily, ClusterFile, PlatformFile, platformSchema, PoolFields, TeamFile } from './schema';
+import { SourceFile } from './source';
+import { readTerraformOutputs, TerraformOutputs } from './terraform';
+
+/** What a successful load returns: the platform and the warnings to print. */
+export interface LoadResult {
+  /** The validated, frozen platform. */
+  readonly platform: Platform;
+  /** Problems that do not stop the run (printed as warnings). */
+  readonly warnings: readonly Problem[];
+}
+
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools'] as const;
+/** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
+const FIELD_OF_KEY: Record<string, keyof PoolFields> = {
+  'kubernetes.io/arch': 'arch',
+  'karpenter.sh/capacity-type': 'capacityTypes',
+  'node.kubernetes.io/instance-type': 'instanceTypes',
+  'karpenter.k8s.aws/instance-family': 'instanceFamilies',
+  'karpenter.k8s.aws/instance-category': 'instanceCategories',
+  'karpenter.k8s.aws/instance-generation': 'instanceGeneration',
+  'karpenter.k8s.aws/instance-cpu': 'instanceCpu',
+  'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
+  'topology.kubernetes.io/zone': 'zones',
+};
+/** Tag keys the generator sets on every EC2 resource. */
+export const GENERATED_TAG_KEYS = ['team', 'owner', 'cost-center', 'managed-by', 'Name'];
+
+/**
+ * Reads `platform.yaml` and every Terraform outputs file it names, validates
+ * everything, resolves inheritance, and returns frozen data. Throws an
+ * {@link InputError} with every problem found when anything is wrong.
+ */
+export function loadPlatform(configPath: string): LoadResult {
+  const source = SourceFile.read(configPath);
+  if (source.problems.length) throw new InputError(source.problems);
+  const data = source.value ?? {};
+  const parsed = platformSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new InputError(dedupe(zodProblems(source, platformSchema, data, parsed.error.issues)));
+  }
+  const file = parsed.data;
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const baseDir = dirname(configPath);
+
+  const clusters: Cluster[] = [];
+  for (const [id, cluster] of Object.entries(file.clusters)) {
+    const tfPath = resolve(baseDir, cluster.terraformOutputs);
+    const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
+    const tf = readTerraformOutputs(tfPath, tfDisplay);
+    if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
+      problems.push(source.problem(['clusters', id, 'terraformOutputs'],
+        `file not found: ${tfDisplay} (write it with: terraform output -json > ${tfDisplay})`));
+    } else {
+      problems.push(...tf.problems);
+    }
+    warnings.push(...tf.warnings);
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, problems, warnings);
+    if (tf.outputs) {
+      clusters.push({
+        id,
+        terraform: tf.outputs,
+        destination: cluster.destination?.server !== undefined ? { server: cluster.destination.server }
+          : cluster.destination?.name !== undefined ? { name: cluster.destination.name }
+            : { server: 'https://kubernetes.default.svc' },
+        smokeTests: cluster.smokeTests ?? true,
+        pools,
+      });
+    }
+  }
+  if (problems.length) throw new InputError(dedupe(problems));
+
+  const controller = file.karpenter.controller ?? {};
+  const platform: Platform = {
+    gitops: {
+      repoURL: file.gitops.repoURL,
+      targetRevision: file.gitops.targetRevision ?? 'HEAD',
+      argocdNamespace: file.gitops.argocdNamespace ?? 'argocd',
+      project: file.gitops.project ?? 'default',
+    },
+    karpenter: {
+      version: file.karpenter.version,
+      namespace: file.karpenter.namespace ?? 'kube-system',
+      controller: {
+        replicas: controller.replicas ?? 2,
+        resources: controller.resources,
+        logLevel: controller.logLevel,
+        featureGates: controller.featureGates ?? {},
+        settings: controller.settings ?? {},
+      },
+      helmValues: file.karpenter.helmValues ?? {},
+    },
+    clusters,
+  };
+  return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
+}
+
+function resolvePools(
+  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
+  tf: TerraformOutputs | undefined, problems: Problem[], warnings: Problem[],
+): Pool[] {
+  const teamIds = Object.keys(file.teams);
+  const selected = cluster.teams ?? teamIds;
+  const pools: Pool[] = [];
+  const names = new Map<string, FieldPath>();
+  selected.forEach((teamId, i) => {
+    const team = file.teams[teamId];
+    if (!team) {
+      const best = suggest(teamId, teamIds);
+      problems.push(source.problem(['clusters', clusterId, 'teams', i],
+        `unknown team "${teamId}"${best ? ` (did you mean "${best}"?)` : ` (teams: ${teamIds.join(', ')})`}`));
+      return;
+    }
+    const teamAt = ['teams', teamId];
+    const candidates: { name: string; at: FieldPath; layers: Layer[] }[] = [];
+    const base: Layer[] = [
+      ...(file.defaults ? [{ fields: file.defaults, at: ['defaults'] }] : []),
+      { fields: poolFieldsOf(team), at: teamAt },
+    ];
+    const overrides: Layer[] = cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : [];
+    if (team.defaultPool !== false) candidates.push({ name: teamId, at: teamAt, layers: [...base, ...overrides] });
+    for (const [key, fields] of Object.entries(team.pools ?? {})) {
+      const at = [...teamAt, 'pools', key];
+      candidates.push({ name: `${teamId}-${key}`, at, layers: [...base, { fields, at }, ...overrides] });
+    }
+    if (candidates.length === 0) {
+      problems.push(source.problem([...teamAt, 'defaultPool'], 'team has no pools: with defaultPool: false, define at least one entry under pools'));
+    }
+    for (const c of candidates) {
+      if (c.name.length > 63) {
+        problems.push(source.problem(c.at, `pool name "${c.name}" is ${c.name.length} characters; Kubernetes names of NodePools are at most 63: shorten the team or pool key`, 'key'));
+        continue;
+      }
+      const clash = names.get(c.name);
+      if (clash) {
+        problems.push(source.problem(c.at, `pool name "${c.name}" is also the name of the pool at ${clash.join('.')}: rename one of them`, 'key'));
+        continue;
+      }
+      names.set(c.name, c.at);
+      const merged = mergeLayers(c.layers);
+      const settings = applyBuiltIns(merged.fields);
+      const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
+      checkPool(ctx, settings, problems);
+      if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
+        warnings.push(ctx.problem(['capacityTypes'],
+          `pool ${c.name} uses spot capacity but cluster ${clusterId} has no karpenter_interruption_queue_name output: spot interruptions will not be handled gracefully`));
+      }
+      if (settings.ami) pools.push({ name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings });
+    }
+  });
+  return pools;
+}
+
+function poolFieldsOf(team: TeamFile): PoolFields {
+  const fields: Record<string, unknown> = { ...team };
+  for (const k of TEAM_ONLY_KEYS) delete fields[k];
+  return fields as PoolFields;
+}
+
+function applyBuiltIns(fields: PoolFields): PoolSettings {
+  const d = BUILT_IN_POOL_DEFAULTS;
+  return {
+    ...d,
+    ...fields,
+    disruption: { ...d.disruption, ...fields.disruption },
+    volume: { ...d.volume, ...fields.volume },
+    metadataOptions: { ...d.metadataOptions, ...fields.metadataOptions },
+    smokeTest: { ...d.smokeTest, ...fields.smokeTest },
+  } as PoolSettings;
+}
+
+/** Locates problems about a merged pool at the line that set the value. */
+class PoolContext {
+  public constructor(
+    private readonly source: SourceFile,
+    private readonly merged: MergedFields,
+    public readonly name: string,
+    private readonly at: FieldPath,
+    public readonly cluster: string,
+  ) {}
+
+  public problem(path: FieldPath, message: string): Problem {
+    return this.source.problem(this.merged.origin(path) ?? this.at, message);
+  }
+
+  /** True when some level of the chain set this field (not the built-in default). */
+  public isSet(path: FieldPath): boolean {
+    return this.merged.origin(path) !== undefined;
+  }
+}
+
+/**
+ * Rules that involve several fields, possibly set at different levels; the
+ * single-field rules are in the schema. Mirrors the CRDs' CEL rules and what
+ * EC2 rejects at launch.
+ */
+function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[]): void {
+  const add = (path: FieldPath, message: string) => problems.push(ctx.problem(path, message));
+  if (!s.ami) {
+    add([], `pool ${ctx.name} has no ami: set ami.alias (e.g. al2023@v20250505) under defaults or this team`);
+    return;
+  }
+  const family = s.ami.family ?? (s.ami.alias ? aliasFamily(s.ami.alias) : undefined);
+  if (s.capacityTypes.includes('reserved') && !s.capacityReservationSelectorTerms) {
+    add(['capacityTypes'], `pool ${ctx.name} uses reserved capacity: add capacityReservationSelectorTerms (e.g. [{ id: cr-0123456789abcdef0 }])`);
+  }
+  if (s.capacityReservationSelectorTerms && !s.capacityTypes.includes('reserved')) {
+    add(['capacityReservationSelectorTerms'], `pool ${ctx.name} never uses capacityReservationSelectorTerms: add reserved to capacityTypes`);
+  }
+  if ((family === 'AL2023' || family === 'AL2') && gibibytes(s.volume.size) < 20) {
+    add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
+  }
+  checkVolume(s, add);
+  const k = s.kubelet;
+  if (k?.imageGCHighThresholdPercent !== undefined && k.imageGCLowThresholdPercent !== undefined
+    && k.imageGCHighThresholdPercent <= k.imageGCLowThresholdPercent) {
+    add(['kubelet', 'imageGCHighThresholdPercent'], 'must be greater than imageGCLowThresholdPercent');
+  }
+  const soft = Object.keys(k?.evictionSoft ?? {});
+  const grace = Object.keys(k?.evictionSoftGracePeriod ?? {});
+  for (const signal of soft.filter((x) => !grace.includes(x))) {
+    add(['kubelet', 'evictionSoft', signal], `needs a matching kubelet.evictionSoftGracePeriod.${signal}`);
+  }
+  for (const signal of grace.filter((x) => !soft.includes(x))) {
+    add(['kubelet', 'evictionSoftGracePeriod', signal], `needs a matching kubelet.evictionSoft.${signal}`);
+  }
+  s.requirements.forEach((r, i) => {
+    const field = FIELD_OF_KEY[r.key];
+    if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
+      add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
+    }
+  });
+  if ('team' in s.labels) add(['labels', 'team'], 'the label "team" is set by the generator to the team id: remove it');
+  if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
+  for (const key of Object.keys(s.tags)) {
+    if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
+  }
+  if (s.dedicated) {
+    for (const [list, taints] of [['taints', s.taints], ['startupTaints', s.startupTaints]] as const) {
+      taints.forEach((t, i) => {
+        if (t.key === 'dedicated') add([list, i, 'key'], 'the taint "dedicated" is set by dedicated: true; remove it or set dedicated: false');
+      });
+    }
+  }
+}
+
+function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
+  const v = s.volume;
+  if (v.throughput !== undefined && v.type !== 'gp3') add(['volume', 'throughput'], `throughput applies to gp3 volumes only (type is ${v.type})`);
+  if (v.iops !== undefined && !['gp3', 'io1', 'io2'].includes(v.type)) add(['volume', 'iops'], `iops applies to gp3, io1 and io2 volumes only (type is ${v.type})`);
+  if (v.type === 'gp3' && v.iops !== undefined && (v.iops < 3000 || v.iops > 16000)) add(['volume', 'iops'], `gp3 iops must be 3000..16000, got ${v.iops}`);
+  if (v.type === 'gp3' && v.throughput !== undefined && (v.throughput < 125 || v.throughput > 1000)) add(['volume', 'throughput'], `gp3 throughput must be 125..1000 MiB/s, got ${v.throughput}`);
+  if (v.kmsKeyID !== undefined && !v.encrypted) add(['volume', 'kmsKeyID'], 'kmsKeyID needs encrypted: true');
+}
+
+/** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
+function gibibytes(size: string): number {
+  const m = /^([0-9]+)(Gi|G|Ti|T)$/.exec(size);
+  if (!m) return 0;
+  const n = Number(m[1]);
+  return { Gi: n, G: n / 1.073741824, Ti: n * 1024, T: (n * 1000) / 1.073741824 }[m[2] as 'Gi' | 'G' | 'Ti' | 'T'];
+}
+
+function dedupe(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${p.file}:${p.line}:${p.col}:${p.path}:${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

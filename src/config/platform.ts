@@ -1,0 +1,94 @@
+import { PoolFields } from './schema';
+import { TerraformOutputs } from './terraform';
+
+/** Built-in pool defaults: the lowest level of the inheritance chain (contract section 1.1). */
+export const BUILT_IN_POOL_DEFAULTS = {
+  dedicated: true,
+  labels: {},
+  taints: [],
+  startupTaints: [],
+  arch: ['amd64'],
+  capacityTypes: ['on-demand'],
+  requirements: [],
+  expireAfter: '720h',
+  disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '10%' }] },
+  volume: { size: '20Gi', type: 'gp3', encrypted: true, deleteOnTermination: true },
+  // IMDSv2 only, hop limit 1: pods must not reach the node's instance role through IMDS.
+  metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
+  tags: {},
+  smokeTest: { replicas: 0, cpu: '1', memory: '1Gi', image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' },
+} as const satisfies PoolFields;
+
+type Required<T> = { readonly [K in keyof T]-?: NonNullable<T[K]> };
+type Defaulted = keyof typeof BUILT_IN_POOL_DEFAULTS;
+
+/** A pool's fields after inheritance and built-in defaults: the fields with defaults are always set. */
+export type PoolSettings = Omit<PoolFields, Defaulted | 'disruption' | 'volume' | 'metadataOptions' | 'smokeTest' | 'ami'> & {
+  readonly [K in Exclude<Defaulted, 'disruption' | 'volume' | 'metadataOptions' | 'smokeTest'>]-?: NonNullable<PoolFields[K]>;
+} & {
+  readonly ami: NonNullable<PoolFields['ami']>;
+  readonly disruption: Required<NonNullable<PoolFields['disruption']>>;
+  readonly volume: NonNullable<PoolFields['volume']> & Required<Pick<NonNullable<PoolFields['volume']>, 'size' | 'type' | 'encrypted' | 'deleteOnTermination'>>;
+  readonly metadataOptions: Required<NonNullable<PoolFields['metadataOptions']>>;
+  readonly smokeTest: Required<NonNullable<PoolFields['smokeTest']>>;
+};
+
+/** One pool of one cluster: becomes a NodePool + EC2NodeClass pair of the same name. */
+export interface Pool {
+  /** `<team>` or `<team>-<key>`; the name of both objects. */
+  readonly name: string;
+  /** The owning team. */
+  readonly team: string;
+  /** EC2 tag `owner`. @default - no tag */
+  readonly owner?: string;
+  /** EC2 tag `cost-center`. @default - no tag */
+  readonly costCenter?: string;
+  /** The pool's fields after inheritance. */
+  readonly settings: PoolSettings;
+}
+
+/** Where a cluster's Applications are deployed, as in an Argo CD Application destination. */
+export type Destination = { readonly server: string } | { readonly name: string };
+
+/** One EKS cluster and the pools it runs. */
+export interface Cluster {
+  /** Cluster id: the key under `clusters`, and the folder `dist/<id>/`. */
+  readonly id: string;
+  /** The cluster's IAM and SQS wiring. */
+  readonly terraform: TerraformOutputs;
+  /** Argo CD destination. @default { server: https://kubernetes.default.svc } */
+  readonly destination: Destination;
+  /** Whether the smoke-test Application is generated. @default true */
+  readonly smokeTests: boolean;
+  /** The pools, in the order of `teams` then `pools`. */
+  readonly pools: readonly Pool[];
+}
+
+/** Controller settings from `karpenter.controller`. */
+export interface ControllerConfig {
+  /** @default 2 */
+  readonly replicas: number;
+  /** @default - the chart's */
+  readonly resources?: { readonly requests?: Readonly<Record<string, string | number>>; readonly limits?: Readonly<Record<string, string | number>> };
+  /** @default - the chart's (info) */
+  readonly logLevel?: 'debug' | 'info' | 'error';
+  /** @default {} */
+  readonly featureGates: Readonly<Record<string, string | number | boolean>>;
+  /** @default {} */
+  readonly settings: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** The validated platform: everything the generator needs, frozen. */
+export interface Platform {
+  /** Where Argo CD reads the generated files. */
+  readonly gitops: { readonly repoURL: string; readonly targetRevision: string; readonly argocdNamespace: string; readonly project: string };
+  /** The Karpenter release and its controller. */
+  readonly karpenter: {
+    readonly version: string;
+    readonly namespace: string;
+    readonly controller: ControllerConfig;
+    readonly helmValues: Readonly<Record<string, unknown>>;
+  };
+  /** The clusters, in file order. */
+  readonly clusters: readonly Cluster[];
+}

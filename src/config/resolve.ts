@@ -1,0 +1,75 @@
+import { FieldPath } from './problems';
+import { PoolFields } from './schema';
+
+/** One level of the inheritance chain: its fields and where they sit in platform.yaml. */
+export interface Layer {
+  /** The pool fields this level sets. */
+  readonly fields: PoolFields;
+  /** Path of this level in platform.yaml (`['defaults']`, `['teams', 'web']`, ...). */
+  readonly at: FieldPath;
+}
+
+/**
+ * Pool fields after inheritance, plus a way back to the line that set each value,
+ * so errors about a merged value point at the level that set it.
+ */
+export interface MergedFields {
+  /** The merged fields (built-in defaults not yet applied). */
+  readonly fields: PoolFields;
+  /** The platform.yaml path that set the value at a path of `fields`, or undefined if no level did. */
+  origin(path: FieldPath): FieldPath | undefined;
+}
+
+/** Fields that are one unit: a level that sets them replaces the inherited value whole. */
+const UNITS = new Set(['ami']);
+
+/**
+ * Merges the levels, lowest first: maps merge key by key; lists, scalars and
+ * `ami` replace (contract section 1).
+ */
+export function mergeLayers(layers: readonly Layer[]): MergedFields {
+  const origins = new Map<string, FieldPath>();
+  let merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    merged = mergeInto(merged, layer.fields as Record<string, unknown>, [], layer.at, origins);
+  }
+  return {
+    fields: merged as PoolFields,
+    origin(path) {
+      for (let n = path.length; n >= 1; n--) {
+        const base = origins.get(key(path.slice(0, n)));
+        if (base) return [...base, ...path.slice(n)];
+      }
+      return undefined;
+    },
+  };
+}
+
+function mergeInto(
+  target: Record<string, unknown>, source: Record<string, unknown>, path: FieldPath, at: FieldPath, origins: Map<string, FieldPath>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...target };
+  for (const [k, v] of Object.entries(source)) {
+    if (v === undefined) continue;
+    const here = [...path, k];
+    const from = [...at, k];
+    origins.set(key(here), from);
+    const prev = out[k];
+    if (isMap(v) && isMap(prev) && !(path.length === 0 && UNITS.has(k))) {
+      out[k] = mergeInto(prev, v, here, from, origins);
+    } else {
+      // Replaced whole: forget the origins of whatever was below the old value.
+      for (const o of [...origins.keys()]) if (o.startsWith(`${key(here)}\u0000`)) origins.delete(o);
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function key(path: FieldPath): string {
+  return path.join('\u0000');
+}

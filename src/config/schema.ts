@@ -1,0 +1,374 @@
+import { z } from 'zod';
+
+// Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
+// would reject is rejected here first, with the config's file and line.
+
+/** Kubernetes resource quantity, e.g. `500m`, `64Gi`, `10`. */
+export const QUANTITY = /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
+const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
+const DURATION = /^([0-9]+(s|m|h))+$/;
+const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
+const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
+const SCHEDULE = /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
+/** Label or taint key: optional DNS-subdomain prefix, then a name. */
+export const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const VOLUME_SIZE = /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$/;
+const ALIAS = /^[a-zA-Z0-9]+@.+$/;
+
+/** Label keys the NodePool CRD accepts in the karpenter.k8s.aws domain. */
+const AWS_WELL_KNOWN_LABELS = new Set([
+  'karpenter.k8s.aws/instance-tenancy', 'karpenter.k8s.aws/capacity-reservation-type',
+  'karpenter.k8s.aws/capacity-reservation-id', 'karpenter.k8s.aws/capacity-reservation-interruptible',
+  'karpenter.k8s.aws/ec2nodeclass', 'karpenter.k8s.aws/instance-encryption-in-transit-supported',
+  'karpenter.k8s.aws/instance-category', 'karpenter.k8s.aws/instance-hypervisor',
+  'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-generation',
+  'karpenter.k8s.aws/instance-local-nvme', 'karpenter.k8s.aws/instance-size',
+  'karpenter.k8s.aws/instance-cpu', 'karpenter.k8s.aws/instance-cpu-manufacturer',
+  'karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz', 'karpenter.k8s.aws/instance-memory',
+  'karpenter.k8s.aws/instance-ebs-bandwidth', 'karpenter.k8s.aws/instance-network-bandwidth',
+  'karpenter.k8s.aws/instance-gpu-name', 'karpenter.k8s.aws/instance-gpu-manufacturer',
+  'karpenter.k8s.aws/instance-gpu-count', 'karpenter.k8s.aws/instance-gpu-memory',
+  'karpenter.k8s.aws/instance-accelerator-name', 'karpenter.k8s.aws/instance-accelerator-manufacturer',
+  'karpenter.k8s.aws/instance-accelerator-count', 'karpenter.k8s.aws/instance-capability-flex',
+  'karpenter.k8s.aws/placement-group-id', 'karpenter.k8s.aws/placement-group-partition',
+]);
+
+/**
+ * Why the NodePool CRD would reject a label or requirement key, or undefined if it accepts it.
+ * Mirrors the CRD's `x-kubernetes-validations` on labels and requirement keys.
+ */
+export function restrictedLabelKey(key: string): string | undefined {
+  const domain = /^([^/]+)/.exec(key)?.[1] ?? '';
+  if (key === 'karpenter.sh/nodepool') return 'label "karpenter.sh/nodepool" is restricted (Karpenter sets it)';
+  if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted';
+  if (domain.endsWith('karpenter.sh') && key !== 'karpenter.sh/capacity-type') {
+    return 'label domain "karpenter.sh" is restricted (only karpenter.sh/capacity-type may be used)';
+  }
+  if (domain.endsWith('karpenter.k8s.aws') && !AWS_WELL_KNOWN_LABELS.has(key)) {
+    return 'label domain "karpenter.k8s.aws" is restricted to its well-known labels (see karpenter.sh/docs/reference/instance-types)';
+  }
+  return undefined;
+}
+
+/**
+ * Why the EC2NodeClass CRD would reject a tag key, or undefined if it accepts it.
+ * Mirrors the CRD's `spec.tags` validations.
+ */
+export function restrictedTagKey(key: string): string | undefined {
+  if (key === '') return 'empty tag keys are not supported';
+  if (key === 'eks:eks-cluster-name' || key.startsWith('kubernetes.io/cluster')
+    || key === 'karpenter.sh/nodepool' || key === 'karpenter.sh/nodeclaim' || key === 'karpenter.k8s.aws/ec2nodeclass') {
+    return `tag key "${key}" is restricted (Karpenter sets it)`;
+  }
+  return undefined;
+}
+
+const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
+  error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+});
+const quantity = z.union([z.string().regex(QUANTITY), z.number().nonnegative()], {
+  error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"',
+});
+const labelValue = z.string().max(63).regex(LABEL_VALUE, {
+  error: 'must be a label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
+});
+const labelKey = z.string().max(316).regex(QUALIFIED_NAME, {
+  error: 'must be a label key such as "example.com/role" or "role"',
+}).superRefine((key, ctx) => {
+  const why = restrictedLabelKey(key);
+  if (why) ctx.addIssue({ code: 'custom', message: why });
+});
+const durationOrNever = z.string().regex(DURATION_OR_NEVER, { error: 'must be a duration such as "30s", "10m", "720h" or "Never"' });
+const selectorTags = z.record(z.string().min(1, { error: 'empty tag keys are not supported' }), z.string().min(1, { error: 'empty tag values are not supported' }))
+  .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' });
+const nonNegInt = z.number().int().nonnegative();
+
+const taint = z.strictObject({
+  key: z.string().min(1).regex(QUALIFIED_NAME, { error: 'must be a taint key such as "example.com/gpu"' }),
+  value: z.string().regex(QUALIFIED_NAME, { error: 'must be a taint value: letters, digits, "-", "_", "." or "/"' }).optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+});
+
+const bounds = z.strictObject({ gt: nonNegInt.optional(), gte: nonNegInt.optional(), lt: nonNegInt.optional(), lte: nonNegInt.optional() })
+  .refine((b) => Object.keys(b).length > 0, { error: 'set at least one of gt, gte, lt, lte' });
+
+const requirement = z.strictObject({
+  key: labelKey,
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Gte', 'Lt', 'Lte']),
+  values: z.array(labelValue).optional(),
+  minValues: z.number().int().min(1).max(50).optional(),
+}).superRefine((r, ctx) => {
+  const values = r.values ?? [];
+  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
+  }
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
+  }
+  if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative integer value, e.g. ["5"]` });
+  }
+  if (r.minValues !== undefined && r.operator === 'In' && values.length < r.minValues) {
+    ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues ${r.minValues} is more than the ${values.length} value(s) given` });
+  }
+});
+
+const budget = z.strictObject({
+  nodes: z.union([z.string(), nonNegInt], { error: 'expected a node count or percentage such as "10%" or "0"' })
+    .transform(String)
+    .pipe(z.string().regex(BUDGET_NODES, { error: 'must be a node count or percentage such as "10%" or "0"' })),
+  schedule: z.string().regex(SCHEDULE, { error: 'must be a cron schedule such as "0 9 * * mon-fri" or @daily' }).optional(),
+  duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
+  reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50).optional(),
+}).superRefine((b, ctx) => {
+  if ((b.schedule === undefined) !== (b.duration === undefined)) {
+    const missing = b.schedule === undefined ? 'schedule' : 'duration';
+    ctx.addIssue({ code: 'custom', path: [], message: `schedule and duration go together: add ${missing}` });
+  }
+});
+
+const amiSelectorTerm = z.strictObject({
+  id: z.string().regex(/ami-[0-9a-z]+/, { error: 'must be an AMI id such as ami-0123456789abcdef0' }).optional(),
+  name: z.string().optional(),
+  owner: z.string().optional(),
+  tags: selectorTags.optional(),
+  ssmParameter: z.string().optional(),
+}).superRefine((t, ctx) => {
+  if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
+  }
+  if (t.id !== undefined && (t.name !== undefined || t.tags !== undefined || t.owner !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with name, owner or tags in one term' });
+  }
+});
+
+/** The AMI families a pool may use. */
+export const AMI_FAMILIES = ['AL2023', 'Bottlerocket', 'AL2', 'Custom'] as const;
+/** AMI family, as in `EC2NodeClass.spec.amiFamily`. */
+export type AmiFamily = (typeof AMI_FAMILIES)[number];
+const ALIAS_FAMILIES: Record<string, AmiFamily> = { al2023: 'AL2023', bottlerocket: 'Bottlerocket', al2: 'AL2' };
+
+/** The family an alias such as `al2023@v20250505` implies, or undefined for an unknown family. */
+export function aliasFamily(alias: string): AmiFamily | undefined {
+  return ALIAS_FAMILIES[alias.split('@')[0]];
+}
+
+const ami = z.strictObject({
+  family: z.enum(AMI_FAMILIES).optional(),
+  alias: z.string().max(30, { error: 'an alias is at most 30 characters' }).regex(ALIAS, {
+    error: 'must be family@version, e.g. al2023@v20250505 or bottlerocket@v1.39.1',
+  }).optional(),
+  allowLatest: z.boolean().optional(),
+  selectorTerms: z.array(amiSelectorTerm).min(1).max(30).optional(),
+}).superRefine((a, ctx) => {
+  // ami is one unit (never merged across levels), so every rule about it is checked here.
+  if (a.alias !== undefined && a.selectorTerms !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['selectorTerms'], message: 'set either alias or selectorTerms, not both' });
+  }
+  if (a.alias === undefined && a.selectorTerms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'set alias (e.g. al2023@v20250505) or selectorTerms with family' });
+  }
+  if (a.selectorTerms !== undefined && a.family === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['family'], message: `family is required with selectorTerms (one of ${AMI_FAMILIES.join(', ')})` });
+  }
+  if (a.alias !== undefined && ALIAS.test(a.alias)) {
+    const [prefix, version] = a.alias.split('@');
+    const implied = aliasFamily(a.alias);
+    if (!implied) {
+      ctx.addIssue({ code: 'custom', path: ['alias'], message: `unknown alias family "${prefix}" (allowed: al2023, bottlerocket, al2)` });
+    } else if (a.family !== undefined && a.family !== implied && a.family !== 'Custom') {
+      ctx.addIssue({ code: 'custom', path: ['family'], message: `family ${a.family} does not match alias ${a.alias} (use ${implied}, or leave family out)` });
+    }
+    if (version === 'latest' && a.allowLatest !== true) {
+      ctx.addIssue({
+        code: 'custom', path: ['alias'],
+        message: `"${a.alias}" replaces every node on each AMI release: pin a version (e.g. ${prefix}@v20250505) or set allowLatest: true`,
+      });
+    }
+  }
+});
+
+const volume = z.strictObject({
+  size: z.string().regex(VOLUME_SIZE, { error: 'must be a size in Gi, G, Ti or T, such as "20Gi"' }).optional(),
+  type: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
+  iops: z.number().int().positive().optional(),
+  throughput: z.number().int().positive().optional(),
+  encrypted: z.boolean().optional(),
+  kmsKeyID: z.string().min(1).optional(),
+  deleteOnTermination: z.boolean().optional(),
+});
+
+const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
+const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
+const EVICTION_THRESHOLD = /^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$/;
+const threshold = z.string().regex(EVICTION_THRESHOLD, { error: 'must be a percentage or quantity such as "5%" or "100Mi"' });
+const reserved = z.partialRecord(z.enum(RESERVED_RESOURCES), z.string().regex(QUANTITY, { error: 'must be a quantity such as "100m" or "1Gi"' })
+  .refine((v) => !v.startsWith('-'), { error: 'cannot be negative' }));
+
+const kubelet = z.strictObject({
+  clusterDNS: z.array(z.string()).optional(),
+  cpuCFSQuota: z.boolean().optional(),
+  evictionHard: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
+  evictionSoft: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
+  evictionSoftGracePeriod: z.partialRecord(z.enum(EVICTION_SIGNALS), z.string().regex(DURATION, { error: 'must be a duration such as "1m30s"' })).optional(),
+  evictionMaxPodGracePeriod: z.number().int().optional(),
+  imageGCHighThresholdPercent: z.number().int().min(0).max(100).optional(),
+  imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
+  kubeReserved: reserved.optional(),
+  systemReserved: reserved.optional(),
+  maxPods: nonNegInt.optional(),
+  podsPerCore: nonNegInt.optional(),
+});
+
+const metadataOptions = z.strictObject({
+  httpEndpoint: z.enum(['enabled', 'disabled']).optional(),
+  httpProtocolIPv6: z.enum(['enabled', 'disabled']).optional(),
+  httpPutResponseHopLimit: z.number().int().min(1).max(64).optional(),
+  httpTokens: z.enum(['required', 'optional']).optional(),
+});
+
+const subnetTerm = z.strictObject({
+  id: z.string().regex(/subnet-[0-9a-z]+/, { error: 'must be a subnet id such as subnet-0123456789abcdef0' }).optional(),
+  tags: selectorTags.optional(),
+}).refine((t) => (t.id === undefined) !== (t.tags === undefined), { error: 'a subnet selector term needs exactly one of id, tags' });
+
+const securityGroupTerm = z.strictObject({
+  id: z.string().regex(/sg-[0-9a-z]+/, { error: 'must be a security group id such as sg-0123456789abcdef0' }).optional(),
+  name: z.string().optional(),
+  tags: selectorTags.optional(),
+}).refine((t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length === 1, {
+  error: 'a security group selector term needs exactly one of id, name, tags',
+});
+
+const capacityReservationTerm = z.strictObject({
+  id: z.string().regex(/^cr-[0-9a-z]+$/, { error: 'must be a capacity reservation id such as cr-0123456789abcdef0' }).optional(),
+  ownerID: z.string().regex(/^[0-9]{12}$/, { error: 'must be a 12-digit AWS account id' }).optional(),
+  instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
+  tags: selectorTags.optional(),
+}).superRefine((t, ctx) => {
+  if (t.id === undefined && t.tags === undefined && t.instanceMatchCriteria === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a capacity reservation term needs one of id, tags, instanceMatchCriteria' });
+  }
+  if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined || t.instanceMatchCriteria !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with tags, ownerID or instanceMatchCriteria in one term' });
+  }
+});
+
+const tags = z.record(z.string().max(128), z.string().max(256)).superRefine((t, ctx) => {
+  for (const key of Object.keys(t)) {
+    const why = restrictedTagKey(key);
+    if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
+  }
+});
+
+/** Every field a pool can set; each level of the inheritance chain uses this shape. */
+export const poolFieldsSchema = z.strictObject({
+  dedicated: z.boolean().optional().describe('taint dedicated=<team>:NoSchedule on the nodes (default true)'),
+  labels: z.record(labelKey, labelValue).optional().describe('node labels, added to team: <team>'),
+  taints: z.array(taint).optional(),
+  startupTaints: z.array(taint).optional(),
+  arch: z.array(z.enum(['amd64', 'arm64'])).min(1).optional().describe('default [amd64]'),
+  capacityTypes: z.array(z.enum(['on-demand', 'spot', 'reserved'])).min(1).optional().describe('default [on-demand]'),
+  capacityReservationSelectorTerms: z.array(capacityReservationTerm).min(1).max(30).optional(),
+  instanceTypes: z.array(labelValue).min(1).optional(),
+  instanceFamilies: z.array(labelValue).min(1).optional(),
+  instanceCategories: z.array(labelValue).min(1).optional(),
+  instanceGeneration: bounds.optional(),
+  instanceCpu: bounds.optional(),
+  instanceMemoryMiB: bounds.optional(),
+  zones: z.array(labelValue).min(1).optional(),
+  requirements: z.array(requirement).max(100).optional(),
+  limits: z.record(z.string().min(1), quantity).optional(),
+  weight: z.number().int().min(1).max(100).optional(),
+  expireAfter: durationOrNever.optional().describe('default 720h'),
+  terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
+  disruption: z.strictObject({
+    consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced']).optional(),
+    consolidateAfter: durationOrNever.optional(),
+    budgets: z.array(budget).max(50).optional(),
+  }).optional(),
+  ami: ami.optional(),
+  volume: volume.optional(),
+  kubelet: kubelet.optional(),
+  metadataOptions: metadataOptions.optional(),
+  userData: z.string().optional(),
+  tags: tags.optional(),
+  subnetSelectorTerms: z.array(subnetTerm).min(1).max(30).optional(),
+  securityGroupSelectorTerms: z.array(securityGroupTerm).min(1).max(30).optional(),
+  associatePublicIPAddress: z.boolean().optional(),
+  detailedMonitoring: z.boolean().optional(),
+  instanceStorePolicy: z.enum(['RAID0']).optional(),
+  smokeTest: z.strictObject({
+    replicas: nonNegInt.optional(),
+    cpu: quantity.optional(),
+    memory: quantity.optional(),
+    image: z.string().min(1).optional(),
+  }).optional(),
+});
+
+/** Pool fields as written at one level of the inheritance chain. */
+export type PoolFields = z.infer<typeof poolFieldsSchema>;
+
+const teamSchema = poolFieldsSchema.extend({
+  owner: z.string().min(1).max(256).optional().describe('EC2 tag "owner"'),
+  costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
+  defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
+  pools: z.record(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
+});
+
+const clusterSchema = z.strictObject({
+  terraformOutputs: z.string().min(1).describe('the `terraform output -json` file, relative to platform.yaml'),
+  destination: z.strictObject({
+    server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
+    name: z.string().min(1).optional(),
+  }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
+  teams: z.array(dnsLabel).optional().describe('default: every team'),
+  smokeTests: z.boolean().optional().describe('default true'),
+  overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
+});
+
+/** Keys of the controller chart values that `karpenter.controller` maps to. */
+const controllerSchema = z.strictObject({
+  replicas: z.number().int().min(1).optional().describe('default 2'),
+  resources: z.strictObject({
+    requests: z.record(z.string(), quantity).optional(),
+    limits: z.record(z.string(), quantity).optional(),
+  }).optional(),
+  logLevel: z.enum(['debug', 'info', 'error']).optional(),
+  featureGates: z.record(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+  settings: z.record(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+});
+
+/** The whole of `config/platform.yaml`. */
+export const platformSchema = z.strictObject({
+  $schema: z.string().optional(),
+  gitops: z.strictObject({
+    repoURL: z.string().min(1).describe('the git repository Argo CD reads dist/ from'),
+    targetRevision: z.string().min(1).optional().describe('default HEAD'),
+    argocdNamespace: dnsLabel.optional().describe('default argocd'),
+    project: z.string().min(1).optional().describe('Argo CD AppProject, default "default"'),
+  }),
+  karpenter: z.strictObject({
+    version: z.string().regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an exact version such as 1.14.1 (no "v", no ranges)' }),
+    namespace: dnsLabel.optional().describe('default kube-system'),
+    controller: controllerSchema.optional(),
+    helmValues: z.record(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
+  }),
+  clusters: z.record(dnsLabel, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
+  defaults: poolFieldsSchema.nullish(),
+  teams: z.record(dnsLabel, teamSchema),
+});
+
+/** `config/platform.yaml` after schema validation, before inheritance is resolved. */
+export type PlatformFile = z.infer<typeof platformSchema>;
+/** One entry of `teams`. */
+export type TeamFile = z.infer<typeof teamSchema>;
+/** One entry of `clusters`. */
+export type ClusterFile = z.infer<typeof clusterSchema>;
+
+/** The JSON Schema editors use to complete and check `config/platform.yaml`. */
+export function platformJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(platformSchema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+}

@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { suggest } from './issues';
+import { Problem } from './problems';
+import { SourceFile } from './source';
+
+/** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
+export const TERRAFORM_OUTPUTS = {
+  required: ['cluster_name', 'karpenter_node_role_name'],
+  optional: ['karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint'],
+} as const;
+
+/** One cluster's IAM and SQS wiring, read from `terraform output -json`. */
+export interface TerraformOutputs {
+  /** The EKS cluster name: `settings.clusterName` and the discovery selectors. */
+  readonly clusterName: string;
+  /** IAM role name for the nodes: `EC2NodeClass.spec.role`. */
+  readonly nodeRoleName: string;
+  /** SQS queue name for interruption handling. @default - no interruption handling */
+  readonly interruptionQueueName?: string;
+  /** IRSA role ARN for the controller. @default - EKS Pod Identity */
+  readonly controllerRoleArn?: string;
+  /** EKS API endpoint. @default - discovered by the controller */
+  readonly clusterEndpoint?: string;
+}
+
+const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::[0-9]{12}:role\/(.+\/)?([\w+=,.@-]{1,64})$/;
+const ARN = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.+)$/;
+
+/**
+ * Reads a Terraform outputs file. Both shapes are accepted: the one
+ * `terraform output -json` writes (`{"name": {"value": ...}}`) and a flat
+ * `{"name": value}`. An output whose value is null counts as absent.
+ */
+export function readTerraformOutputs(path: string, displayPath: string): { outputs?: TerraformOutputs; problems: Problem[]; warnings: Problem[] } {
+  const source = SourceFile.read(path, displayPath);
+  if (source.problems.length) return { problems: [...source.problems], warnings: [] };
+  const strict = jsonSyntaxProblem(path, displayPath);
+  if (strict) return { problems: [strict], warnings: [] };
+  const data = source.value;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { problems: [source.problem([], 'expected a JSON object of outputs, as `terraform output -json` writes')], warnings: [] };
+  }
+  const entries = Object.entries(data as Record<string, unknown>);
+  const wrapped = entries.length > 0 && entries.every(([, v]) => isWrapped(v));
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const values = new Map<string, { value: unknown; at: (string | number)[] }>();
+  for (const [name, raw] of entries) {
+    if (wrapped) {
+      const extra = Object.keys(raw as object).filter((k) => !['value', 'type', 'sensitive'].includes(k));
+      for (const k of extra) problems.push(source.problem([name, k], `unknown key "${k}" in a terraform output (allowed: value, type, sensitive)`, 'key'));
+      values.set(name, { value: (raw as { value: unknown }).value, at: [name, 'value'] });
+    } else if (isWrapped(raw)) {
+      problems.push(source.problem([name], 'mixes the `terraform output -json` shape ({"value": ...}) with the flat shape: use one'));
+    } else {
+      values.set(name, { value: raw, at: [name] });
+    }
+  }
+  const known: readonly string[] = [...TERRAFORM_OUTPUTS.required, ...TERRAFORM_OUTPUTS.optional];
+  for (const name of values.keys()) {
+    if (known.includes(name)) continue;
+    const best = suggest(name, known);
+    // Extra outputs of a larger root module are fine; a near-miss of ours is a typo.
+    if (best) problems.push(source.problem([name], `unknown output "${name}" (did you mean "${best}"?)`, 'key'));
+    else warnings.push(source.problem([name], `output "${name}" is not used by karpenter-gitops`, 'key'));
+  }
+
+  const read = (name: string, required: boolean): string | undefined => {
+    const entry = values.get(name);
+    if (!entry || entry.value === null || entry.value === undefined) {
+      if (required) problems.push(source.problem([], `required output "${name}" is missing (see terraform/outputs.tf)`));
+      return undefined;
+    }
+    if (typeof entry.value !== 'string' || entry.value === '') {
+      problems.push(source.problem(entry.at, `output "${name}" must be a non-empty string, got ${JSON.stringify(entry.value)}`));
+      return undefined;
+    }
+    const why = checkOutput(name, entry.value);
+    if (why) problems.push(source.problem(entry.at, why));
+    return why ? undefined : entry.value;
+  };
+
+  const outputs = {
+    clusterName: read('cluster_name', true),
+    nodeRoleName: read('karpenter_node_role_name', true),
+    interruptionQueueName: read('karpenter_interruption_queue_name', false),
+    controllerRoleArn: read('karpenter_controller_role_arn', false),
+    clusterEndpoint: read('cluster_endpoint', false),
+  };
+  if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
+  return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings };
+}
+
+/** Why a value is wrong for its output (mix-ups of names, ARNs and URLs), or undefined. */
+function checkOutput(name: string, value: string): string | undefined {
+  const arn = ARN.exec(value);
+  switch (name) {
+    case 'cluster_name':
+      if (arn) return `expected the cluster name, got an ARN: use "${value.split('/').pop()}"`;
+      return /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(value) ? undefined : `"${value}" is not an EKS cluster name`;
+    case 'karpenter_node_role_name':
+      if (arn) return `expected the IAM role name, got an ARN: use "${value.split('/').pop()}" (output node_iam_role_name, not node_iam_role_arn)`;
+      return ROLE_NAME.test(value) ? undefined : `"${value}" is not an IAM role name`;
+    case 'karpenter_interruption_queue_name':
+      if (arn) return `expected the SQS queue name, got an ARN: use "${value.split(':').pop()}" (output queue_name, not queue_arn)`;
+      if (/^https?:\/\//.test(value)) return `expected the SQS queue name, got its URL: use "${value.split('/').pop()}" (output queue_name, not queue_url)`;
+      return QUEUE_NAME.test(value) ? undefined : `"${value}" is not an SQS queue name`;
+    case 'karpenter_controller_role_arn':
+      if (ROLE_ARN.test(value)) return undefined;
+      if (arn) return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got a ${arn[1]} ARN of kind "${arn[2].split('/')[0]}"`;
+      return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got "${value}"; leave the output out to use EKS Pod Identity`;
+    case 'cluster_endpoint':
+      return /^https:\/\/[^\s/]+/.test(value) ? undefined : `expected the cluster's https:// API endpoint, got "${value}"`;
+    default:
+      return undefined;
+  }
+}
+
+function isWrapped(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && 'value' in v;
+}
+
+/** YAML accepts some text JSON does not; a Terraform outputs file must be strict JSON. */
+function jsonSyntaxProblem(path: string, displayPath: string): Problem | undefined {
+  const text = readFileSync(path, 'utf8');
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const offset = at ? Number(at[1]) : 0;
+    const before = text.slice(0, offset).split('\n');
+    return {
+      file: displayPath, line: at ? before.length : 0, col: at ? before[before.length - 1].length + 1 : 0, path: '',
+      message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/^./, (c) => c.toLowerCase())}`,
+    };
+  }
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

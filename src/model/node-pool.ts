@@ -1,0 +1,113 @@
+import type { Pool } from '../config/platform';
+
+/** Label every node of a pool carries: the owning team. */
+export const TEAM_LABEL = 'team';
+/** Taint key of a dedicated pool; its value is the team. */
+export const DEDICATED_TAINT_KEY = 'dedicated';
+/** Value of `app.kubernetes.io/managed-by` and of the EC2 tag `managed-by`. */
+export const MANAGED_BY = 'karpenter-gitops';
+
+/**
+ * Argo CD sync options of every NodePool and EC2NodeClass: their CRDs arrive in
+ * an earlier wave, and deleting either drains every node of the pool, so a
+ * person must confirm it in Argo CD.
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/
+ */
+export const POOL_SYNC_OPTIONS = 'SkipDryRunOnMissingResource=true,Prune=confirm,Delete=confirm';
+
+/** A node taint. */
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/** A NodePool requirement, as the CRD writes it. */
+export interface Requirement {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
+  readonly values?: readonly string[];
+  readonly minValues?: number;
+}
+
+/** A disruption budget. */
+export interface Budget {
+  readonly nodes: string;
+  readonly schedule?: string;
+  readonly duration?: string;
+  readonly reasons?: readonly ('Underutilized' | 'Empty' | 'Drifted')[];
+}
+
+/** Everything a NodePool says, derived from one pool; the construct only renders it. */
+export interface NodePoolModel {
+  readonly name: string;
+  /** Node labels: `team` plus the pool's labels, sorted by key. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  readonly startupTaints: readonly Taint[];
+  readonly requirements: readonly Requirement[];
+  readonly expireAfter: string;
+  readonly terminationGracePeriod?: string;
+  readonly consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
+  readonly consolidateAfter: string;
+  readonly budgets: readonly Budget[];
+  readonly limits?: Readonly<Record<string, string | number>>;
+  readonly weight?: number;
+}
+
+/** Derives the NodePool of a pool. */
+export function nodePoolModel(pool: Pool): NodePoolModel {
+  const s = pool.settings;
+  const taints: Taint[] = [
+    ...(s.dedicated ? [{ key: DEDICATED_TAINT_KEY, value: pool.team, effect: 'NoSchedule' as const }] : []),
+    ...s.taints,
+  ];
+  return {
+    name: pool.name,
+    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team }),
+    taints,
+    startupTaints: s.startupTaints,
+    requirements: requirements(pool),
+    expireAfter: s.expireAfter,
+    terminationGracePeriod: s.terminationGracePeriod,
+    consolidationPolicy: s.disruption.consolidationPolicy,
+    consolidateAfter: s.disruption.consolidateAfter,
+    // The API server defaults each budget's nodes to 10%; the schema requires it, so it is always written.
+    budgets: s.disruption.budgets,
+    limits: s.limits,
+    weight: s.weight,
+  };
+}
+
+type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: number; readonly lte?: number };
+
+/** The requirements the pool fields imply, then the pool's own `requirements` as written. */
+export function requirements(pool: Pool): Requirement[] {
+  const s = pool.settings;
+  const out: Requirement[] = [
+    { key: 'kubernetes.io/arch', operator: 'In', values: s.arch },
+    { key: 'karpenter.sh/capacity-type', operator: 'In', values: s.capacityTypes },
+  ];
+  const inList = (key: string, values: readonly string[] | undefined) => {
+    if (values) out.push({ key, operator: 'In', values });
+  };
+  const bounded = (key: string, b: Bounds | undefined) => {
+    if (!b) return;
+    for (const [op, v] of [['Gt', b.gt], ['Gte', b.gte], ['Lt', b.lt], ['Lte', b.lte]] as const) {
+      if (v !== undefined) out.push({ key, operator: op, values: [String(v)] });
+    }
+  };
+  inList('node.kubernetes.io/instance-type', s.instanceTypes);
+  inList('karpenter.k8s.aws/instance-family', s.instanceFamilies);
+  inList('karpenter.k8s.aws/instance-category', s.instanceCategories);
+  bounded('karpenter.k8s.aws/instance-generation', s.instanceGeneration);
+  bounded('karpenter.k8s.aws/instance-cpu', s.instanceCpu);
+  bounded('karpenter.k8s.aws/instance-memory', s.instanceMemoryMiB);
+  inList('topology.kubernetes.io/zone', s.zones);
+  return [...out, ...s.requirements];
+}
+
+/** A copy of a map with its keys sorted, so reordering the config never changes the output. */
+export function sortKeys<T>(map: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
