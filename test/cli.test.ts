@@ -1,0 +1,133 @@
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { run } from '../src/cli';
+import { loadPlatform } from '../src/config/load';
+import { synthesize } from '../src/synth';
+
+/** Every file under `dir`, relative to `root`, with its content. */
+function tree(root: string, dirs = ['dist', 'argocd']): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(root, path), readFileSync(path, 'utf8'));
+    }
+  };
+  for (const d of dirs) walk(join(root, d));
+  return out;
+}
+
+/** A copy of the shipped example config in a fresh folder. */
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kg-cli-'));
+  cpSync('config', join(dir, 'config'), { recursive: true });
+  return dir;
+}
+
+function synth(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = run(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('synth command', () => {
+  let dir: string;
+  beforeEach(() => { dir = project(); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the committed dist/ and argocd/ are exactly what synth of config/ produces (run `npm run synth`)', () => {
+    const expected = synthesize(loadPlatform('config/platform.yaml').platform);
+    expect(tree('.')).toEqual(expected);
+  });
+
+  it('writes one NodePool + EC2NodeClass file per pool and prints a table of pools', () => {
+    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    expect(r.code).toBe(0);
+    expect([...tree(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
+      'dist/demo/nodepools/dataops.yaml', 'dist/demo/nodepools/ml-gpu.yaml', 'dist/demo/nodepools/web.yaml',
+    ]);
+    expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+LIMITS$/m);
+    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+-$/m);
+    expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+cpu=256,nvidia.com\/gpu=16$/m);
+  });
+
+  it('gives byte-identical files on a second run', () => {
+    const args = ['--config', join(dir, 'config/platform.yaml'), '--outdir', dir];
+    synth(args);
+    const first = tree(dir);
+    expect(synth(args).code).toBe(0);
+    expect(tree(dir)).toEqual(first);
+  });
+
+  it('removes the files of a pool that was removed from the config', () => {
+    const config = join(dir, 'config/platform.yaml');
+    synth(['--config', config, '--outdir', dir]);
+    expect(existsSync(join(dir, 'dist/demo/nodepools/ml-gpu.yaml'))).toBe(true);
+    const text = readFileSync(config, 'utf8');
+    writeFileSync(config, text.slice(0, text.indexOf('  # Training on GPUs')));
+    expect(synth(['--config', config, '--outdir', dir]).code).toBe(0);
+    expect(existsSync(join(dir, 'dist/demo/nodepools/ml-gpu.yaml'))).toBe(false);
+    expect(existsSync(join(dir, 'dist/demo/nodepools/web.yaml'))).toBe(true);
+  });
+
+  it('fails when the config is invalid: exit 1, every problem on its own line, no stack trace, outputs untouched', () => {
+    const config = join(dir, 'config/platform.yaml');
+    synth(['--config', config, '--outdir', dir]);
+    const before = tree(dir);
+    writeFileSync(config, readFileSync(config, 'utf8')
+      .replace('capacityTypes: [spot, on-demand]', 'capacityTypes: [spott, on-demand]')
+      .replace('instanceCategories: [c, m, r]', 'instanceCategoriez: [c, m, r]'));
+    const r = synth(['--config', config, '--outdir', dir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott" \(allowed: on-demand, spot, reserved\)/);
+    expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.web\.instanceCategoriez: unknown key "instanceCategoriez" \(did you mean "instanceCategories"\?\)/);
+    expect(r.err).not.toMatch(/^\s+at /m);
+    expect(tree(dir)).toEqual(before);
+  });
+
+  it('fails when a Terraform outputs file is missing, naming the config line that points at it', () => {
+    rmSync(join(dir, 'config/terraform/demo.json'));
+    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/platform\.yaml:\d+:\d+: clusters\.demo\.terraformOutputs: file not found: .*demo\.json \(write it with: terraform output -json > .*\)/);
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+  });
+
+  it('prints warnings and still writes', () => {
+    const tf = join(dir, 'config/terraform/demo.json');
+    const outputs = JSON.parse(readFileSync(tf, 'utf8'));
+    delete outputs.karpenter_interruption_queue_name;
+    writeFileSync(tf, JSON.stringify(outputs));
+    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^warning: .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: pool dataops uses spot capacity but cluster demo has no karpenter_interruption_queue_name output/m);
+  });
+
+  it('writes next to the dist folder cdk8s synth asks for (CDK8S_OUTDIR)', () => {
+    const r = synth(['--config', join(dir, 'config/platform.yaml')], { CDK8S_OUTDIR: join(dir, 'dist') });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, 'dist/demo/nodepools/web.yaml'))).toBe(true);
+  });
+});
+
+describe('command line usage', () => {
+  it.each([
+    [['--no-such-flag']],
+    [['deploy']],
+    [['synth', 'extra']],
+    [['--config']],
+  ])('exits 2 for %j', (args) => {
+    const r = synth(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^error: /);
+    expect(r.err).toMatch(/usage: karpenter-gitops/);
+  });
+
+  it('prints usage for --help', () => {
+    expect(synth(['--help'])).toMatchObject({ code: 0, out: expect.stringMatching(/usage: karpenter-gitops/) });
+  });
+});
