@@ -67,7 +67,7 @@ export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = pr
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     for (const p of err.problems) io.err(formatProblem(p));
-    io.err(`${err.problems.length} problem(s) in the config; nothing was written`);
+    io.err(`${err.problems.length} problem(s) found; nothing was written`);
     return EXIT.invalidInput;
   }
 }

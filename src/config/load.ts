@@ -42,24 +42,18 @@ export function loadPlatform(configPath: string): LoadResult {
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
   if (!parsed.success) {
-    throw new InputError(dedupe(zodProblems(source, platformSchema, data, parsed.error.issues)));
+    // Still check the Terraform files the config names, so one run reports everything.
+    const tfProblems = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path).problems);
+    throw new InputError(dedupe([...zodProblems(source, platformSchema, data, parsed.error.issues), ...tfProblems]));
   }
   const file = parsed.data;
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
-  const baseDir = dirname(configPath);
 
   const clusters: Cluster[] = [];
   for (const [id, cluster] of Object.entries(file.clusters)) {
-    const tfPath = resolve(baseDir, cluster.terraformOutputs);
-    const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
-    const tf = readTerraformOutputs(tfPath, tfDisplay);
-    if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
-      problems.push(source.problem(['clusters', id, 'terraformOutputs'],
-        `file not found: ${tfDisplay} (write it with: terraform output -json > ${tfDisplay})`));
-    } else {
-      problems.push(...tf.problems);
-    }
+    const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs);
+    problems.push(...tf.problems);
     warnings.push(...tf.warnings);
     const pools = resolvePools(source, file, id, cluster, tf.outputs, problems, warnings);
     if (tf.outputs) {
@@ -99,6 +93,29 @@ export function loadPlatform(configPath: string): LoadResult {
     clusters,
   };
   return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
+}
+
+/** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
+function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string): ReturnType<typeof readTerraformOutputs> {
+  const tfPath = resolve(dirname(configPath), path);
+  const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
+  const tf = readTerraformOutputs(tfPath, tfDisplay);
+  if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
+    return {
+      problems: [source.problem(['clusters', id, 'terraformOutputs'], `file not found: ${tfDisplay} (write it with: terraform output -json > ${tfDisplay})`)],
+      warnings: [],
+    };
+  }
+  return tf;
+}
+
+/** `clusters.<id>.terraformOutputs` of a config that failed validation, where they are strings. */
+function rawClusters(data: unknown): Record<string, string> {
+  const clusters = (data as { clusters?: unknown } | null)?.clusters;
+  if (!clusters || typeof clusters !== 'object') return {};
+  return Object.fromEntries(Object.entries(clusters as Record<string, { terraformOutputs?: unknown } | null>)
+    .filter(([, c]) => typeof c?.terraformOutputs === 'string')
+    .map(([id, c]) => [id, c?.terraformOutputs as string]));
 }
 
 function resolvePools(
