@@ -13,7 +13,10 @@ export function suggest(given: string, known: readonly string[]): string | undef
   if (known.length === 0) return undefined;
   const best = closest(given, known as string[]);
   const limit = Math.max(2, Math.floor(given.length / 3));
-  return distance(given.toLowerCase(), best.toLowerCase()) <= limit ? best : undefined;
+  if (distance(given.toLowerCase(), best.toLowerCase()) <= limit) return best;
+  // Another chart's spelling of the same key (`replicaCount` for `replicas`): a long shared stem.
+  const stem = known.find((k) => k.length >= 5 && given.toLowerCase().startsWith(k.toLowerCase().slice(0, -1)));
+  return stem;
 }
 
 /** `unknown key "x" (did you mean "y"?)`, or the list of allowed keys when nothing is close. */
@@ -33,15 +36,17 @@ export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown
     const path = issue.path as Path;
     switch (issue.code) {
       case 'unrecognized_keys': {
+        // A strict object lists its keys; a partial record keyed by an enum lists the enum.
         const known = knownKeysAt(schema, path);
         for (const key of issue.keys) out.push(source.problem([...path, key], unknownKeyMessage('key', key, known), 'key'));
         break;
       }
       case 'invalid_key': {
         const inner = issue.issues[0];
+        const key = String(path[path.length - 1]);
         const message = inner?.code === 'invalid_value'
-          ? `unknown key "${String(path[path.length - 1])}" (allowed: ${inner.values.map(String).join(', ')})`
-          : `invalid key "${String(path[path.length - 1])}": ${inner ? messageOf(inner, path[path.length - 1]) : 'not allowed here'}`;
+          ? unknownKeyMessage('key', key, inner.values.map(String))
+          : `invalid key "${key}": ${inner && isOwn(inner) ? inner.message : inner ? messageOf(inner, key) : 'not allowed here'}`;
         out.push(source.problem(path, message, 'key'));
         break;
       }
@@ -57,14 +62,15 @@ export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown
 
 function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
   // Messages we wrote in the schema are kept; zod's own ("Invalid ...", "Too small ...") are reworded.
-  const own = !/^(Invalid|Too (small|big)|Expected|Unrecognized)/.test(issue.message);
+  const own = isOwn(issue);
   switch (issue.code) {
     case 'invalid_type':
       if (given === undefined) return `required field is missing (expected ${issue.expected})`;
       if (issue.expected === 'string' && typeof given === 'number') return `expected a string, got number ${given} (quote it: "${given}")`;
       if (issue.expected === 'int') return `expected a whole number, got ${describe(given)}`;
-      return `expected ${article(issue.expected)}, got ${describe(given)}`;
+      return `expected ${article(issue.expected === 'record' || issue.expected === 'object' ? 'map' : issue.expected)}, got ${describe(given)}`;
     case 'invalid_value':
+      if (given === undefined) return `required field is missing (allowed: ${issue.values.map(String).join(', ')})`;
       return `unknown value ${describe(given)} (allowed: ${issue.values.map(String).join(', ')})`;
     case 'too_small':
       if (own) return issue.message;
@@ -81,6 +87,11 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
     default:
       return issue.message;
   }
+}
+
+/** Whether the message is one we wrote in the schema (zod's own start with "Invalid", "Too small", ...). */
+function isOwn(issue: z.core.$ZodIssue): boolean {
+  return !/^(Invalid|Too (small|big)|Expected|Unrecognized)/.test(issue.message);
 }
 
 function article(type: string): string {
@@ -109,6 +120,7 @@ interface Def {
   readonly shape?: Record<string, z.ZodType>;
   readonly innerType?: z.ZodType;
   readonly valueType?: z.ZodType;
+  readonly keyType?: z.ZodType;
   readonly element?: z.ZodType;
   readonly in?: z.ZodType;
   readonly options?: readonly z.ZodType[];
@@ -125,7 +137,11 @@ export function knownKeysAt(schema: z.ZodType, path: Path): string[] {
       node = def.options.find((o: z.ZodType) => (o as unknown as { _zod: { def: Def } })._zod.def.type === 'object');
       continue;
     }
-    if (i === path.length) return def.shape ? Object.keys(def.shape).filter((k) => k !== '$schema') : [];
+    if (i === path.length) {
+      if (def.shape) return Object.keys(def.shape).filter((k) => k !== '$schema');
+      const keyDef = (def.keyType as unknown as { _zod: { def: { entries?: Record<string, string> } } } | undefined)?._zod.def;
+      return keyDef?.entries ? Object.values(keyDef.entries) : [];
+    }
     if (def.shape) node = def.shape[String(path[i])];
     else if (def.valueType) node = def.valueType;
     else if (def.element) node = def.element;

@@ -53,11 +53,17 @@ function mergeInto(
     if (v === undefined) continue;
     const here = [...path, k];
     const from = [...at, k];
-    origins.set(key(here), from);
     const prev = out[k];
     if (isMap(v) && isMap(prev) && !(path.length === 0 && UNITS.has(k))) {
+      // The keys of the map this level merges into keep the origin they had.
+      const before = origins.get(key(here));
+      for (const child of Object.keys(prev)) {
+        if (before && !origins.has(key([...here, child]))) origins.set(key([...here, child]), [...before, child]);
+      }
+      origins.set(key(here), from);
       out[k] = mergeInto(prev, v, here, from, origins);
     } else {
+      origins.set(key(here), from);
       // Replaced whole: forget the origins of whatever was below the old value.
       for (const o of [...origins.keys()]) if (o.startsWith(`${key(here)}\u0000`)) origins.delete(o);
       out[k] = v;

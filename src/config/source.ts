@@ -13,30 +13,19 @@ export class SourceFile {
    * problems rather than thrown; `value` is then undefined.
    */
   public static read(path: string, displayPath: string = relative(process.cwd(), path) || path): SourceFile {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(err)})`;
-      return new SourceFile(displayPath, undefined, new LineCounter(), [
-        { file: displayPath, line: 0, col: 0, path: '', message: why },
-      ]);
-    }
-    return SourceFile.parse(text, displayPath);
+    const read = readText(path, displayPath);
+    if (typeof read !== 'string') return new SourceFile(displayPath, undefined, new LineCounter(), [read]);
+    return SourceFile.parse(read, displayPath);
   }
 
   /** Parses text already in memory (tests, JSON files). */
   public static parse(text: string, displayPath: string): SourceFile {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-    const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => ({
-      file: displayPath,
-      line: e.linePos?.[0].line ?? 0,
-      col: e.linePos?.[0].col ?? 0,
-      path: '',
-      message: yamlMessage(e.code, e.message),
-    }));
+    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+    const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
+      const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+      return { file: displayPath, line: pos.line, col: pos.col, path: '', message: yamlMessage(e.code, e.message) };
+    });
     return new SourceFile(displayPath, problems.length ? undefined : doc, lineCounter, problems);
   }
 
@@ -92,6 +81,17 @@ export class SourceFile {
     }
     const pos = this.lineCounter.linePos(offset);
     return [pos.line, pos.col];
+  }
+}
+
+/** A file's text, or the problem of reading it (`file not found` when it does not exist). */
+export function readText(path: string, displayPath: string): string | Problem {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(err)})`;
+    return { file: displayPath, line: 0, col: 0, path: '', message: why };
   }
 }
 

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { suggest } from './issues';
 import { Problem } from './problems';
-import { SourceFile } from './source';
+import { readText, SourceFile } from './source';
 
 /** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
 export const TERRAFORM_OUTPUTS = {
@@ -34,10 +33,13 @@ const ARN = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.+)$/;
  * `{"name": value}`. An output whose value is null counts as absent.
  */
 export function readTerraformOutputs(path: string, displayPath: string): { outputs?: TerraformOutputs; problems: Problem[]; warnings: Problem[] } {
-  const source = SourceFile.read(path, displayPath);
-  if (source.problems.length) return { problems: [...source.problems], warnings: [] };
-  const strict = jsonSyntaxProblem(path, displayPath);
+  const text = readText(path, displayPath);
+  if (typeof text !== 'string') return { problems: [text], warnings: [] };
+  // Strict JSON first: the user knows this file as JSON, so say what JSON says is wrong.
+  const strict = jsonSyntaxProblem(text, displayPath);
   if (strict) return { problems: [strict], warnings: [] };
+  const source = SourceFile.parse(text, displayPath);
+  if (source.problems.length) return { problems: [...source.problems], warnings: [] };
   const data = source.value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [source.problem([], 'expected a JSON object of outputs, as `terraform output -json` writes')], warnings: [] };
@@ -62,8 +64,8 @@ export function readTerraformOutputs(path: string, displayPath: string): { outpu
   for (const name of values.keys()) {
     if (known.includes(name)) continue;
     const best = suggest(name, known);
-    // Extra outputs of a larger root module are fine; a near-miss of ours is a typo.
-    if (best) problems.push(source.problem([name], `unknown output "${name}" (did you mean "${best}"?)`, 'key'));
+    // Extra outputs of a larger root module are fine; a near-miss of one of ours that is missing is a typo.
+    if (best && !values.has(best)) problems.push(source.problem([name], `unknown output "${name}" (did you mean "${best}"?)`, 'key'));
     else warnings.push(source.problem([name], `output "${name}" is not used by karpenter-gitops`, 'key'));
   }
 
@@ -109,7 +111,7 @@ function checkOutput(name: string, value: string): string | undefined {
       return QUEUE_NAME.test(value) ? undefined : `"${value}" is not an SQS queue name`;
     case 'karpenter_controller_role_arn':
       if (ROLE_ARN.test(value)) return undefined;
-      if (arn) return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got a ${arn[1]} ARN of kind "${arn[2].split('/')[0]}"`;
+      if (arn) return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got an ARN of service "${arn[1]}" and kind "${arn[2].split('/')[0]}"`;
       return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got "${value}"; leave the output out to use EKS Pod Identity`;
     case 'cluster_endpoint':
       return /^https:\/\/[^\s/]+/.test(value) ? undefined : `expected the cluster's https:// API endpoint, got "${value}"`;
@@ -123,8 +125,7 @@ function isWrapped(v: unknown): boolean {
 }
 
 /** YAML accepts some text JSON does not; a Terraform outputs file must be strict JSON. */
-function jsonSyntaxProblem(path: string, displayPath: string): Problem | undefined {
-  const text = readFileSync(path, 'utf8');
+function jsonSyntaxProblem(text: string, displayPath: string): Problem | undefined {
   try {
     JSON.parse(text);
     return undefined;

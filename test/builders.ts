@@ -1,0 +1,142 @@
+/**
+ * Small builders for the inputs of karpenter-gitops: a `platform.yaml` object, a
+ * Terraform outputs object, and a temporary project directory holding both.
+ *
+ * Overrides are deep-merged into a valid minimal baseline: maps merge key by key,
+ * lists and scalars replace, and `undefined` removes a key. So a test states only
+ * what it is about: `aConfig({ teams: { web: { weight: 0 } } })`.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+/** A plain JSON-like map, as written to YAML or JSON. */
+export type Plain = { [key: string]: unknown };
+
+/** Deep-partial overrides of a {@link Plain} map; `undefined` removes the key. */
+export type Overrides = { [key: string]: unknown };
+
+/**
+ * A valid minimal `platform.yaml`: one cluster `demo` reading `terraform/demo.json`,
+ * an AL2023 alias under `defaults`, and one team `web` with no fields of its own.
+ */
+export function aConfig(overrides: Overrides = {}): Plain {
+  const baseline: Plain = {
+    gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
+    karpenter: { version: '1.14.1' },
+    clusters: { demo: { terraformOutputs: 'terraform/demo.json' } },
+    defaults: { ami: { alias: 'al2023@v20250505' } },
+    teams: { web: {} },
+  };
+  return merge(baseline, overrides);
+}
+
+/** Options of {@link aTerraform}. */
+export interface TerraformOptions {
+  /**
+   * `wrapped` is what `terraform output -json` writes (`{"name": {"value": ..., "type", "sensitive"}}`);
+   * `flat` is `{"name": value}`.
+   * @default "wrapped"
+   */
+  readonly shape?: 'wrapped' | 'flat';
+}
+
+/**
+ * The outputs of the companion Terraform for cluster `demo`: every required and
+ * optional output set to a valid value. Overrides are given flat (`{ cluster_name: 'x' }`)
+ * whatever the shape; `undefined` removes an output.
+ */
+export function aTerraform(overrides: Overrides = {}, options: TerraformOptions = {}): Plain {
+  const values = merge({
+    cluster_name: 'demo',
+    karpenter_node_role_name: 'KarpenterNodeRole-demo',
+    karpenter_interruption_queue_name: 'Karpenter-demo',
+    karpenter_controller_role_arn: 'arn:aws:iam::111122223333:role/KarpenterController-demo',
+    cluster_endpoint: 'https://0123456789ABCDEF0123456789ABCDEF.gr7.ap-northeast-2.eks.amazonaws.com',
+  }, overrides);
+  if ((options.shape ?? 'wrapped') === 'flat') return values;
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, {
+    sensitive: false,
+    type: typeof value === 'string' ? 'string' : 'dynamic',
+    value,
+  }]));
+}
+
+/** What {@link writeProject} writes. */
+export interface ProjectInput {
+  /** Written as `config/platform.yaml` via the `yaml` package. @default aConfig() */
+  readonly config?: Plain;
+  /** Written as `config/platform.yaml` verbatim, instead of `config`. @default - `config` is used */
+  readonly rawConfig?: string;
+  /**
+   * Terraform outputs files by cluster id, written as `config/terraform/<id>.json`;
+   * a string is written verbatim (broken JSON), an object as pretty JSON.
+   * @default { demo: aTerraform() }
+   */
+  readonly terraform?: Readonly<Record<string, Plain | unknown[] | string | number | null>>;
+}
+
+/** Paths of a project written by {@link writeProject}. */
+export interface Project {
+  /** The temporary project directory. */
+  readonly dir: string;
+  /** `<dir>/config/platform.yaml`. */
+  readonly configPath: string;
+  /** The text written to `platform.yaml`. */
+  readonly configText: string;
+  /** `<dir>/config/terraform/<cluster>.json`. */
+  terraformPath(cluster: string): string;
+}
+
+const projects: string[] = [];
+
+/** Writes a project directory under the OS temp dir; remove them all with {@link removeProjects}. */
+export function writeProject(input: ProjectInput = {}): Project {
+  const dir = mkdtempSync(join(tmpdir(), 'karpenter-gitops-test-'));
+  projects.push(dir);
+  const configDir = join(dir, 'config');
+  mkdirSync(join(configDir, 'terraform'), { recursive: true });
+  const configPath = join(configDir, 'platform.yaml');
+  const configText = input.rawConfig ?? stringify(input.config ?? aConfig());
+  writeFileSync(configPath, configText);
+  const terraformPath = (cluster: string) => join(configDir, 'terraform', `${cluster}.json`);
+  for (const [cluster, outputs] of Object.entries(input.terraform ?? { demo: aTerraform() })) {
+    writeFileSync(terraformPath(cluster), typeof outputs === 'string' ? outputs : `${JSON.stringify(outputs, null, 2)}\n`);
+  }
+  return { dir, configPath, configText, terraformPath };
+}
+
+/** Removes every directory {@link writeProject} created (call from `afterAll`). */
+export function removeProjects(): void {
+  for (const dir of projects.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * `line:col` (1-based) of the `nth` occurrence of `needle` in `text`, for
+ * asserting where a problem points without hand-counting lines.
+ */
+export function positionOf(text: string, needle: string, nth: number = 1): string {
+  let at = -1;
+  for (let i = 0; i < nth; i++) {
+    at = text.indexOf(needle, at + 1);
+    if (at < 0) throw new Error(`"${needle}" occurs fewer than ${nth} time(s) in:\n${text}`);
+  }
+  const before = text.slice(0, at).split('\n');
+  return `${before.length}:${before[before.length - 1].length + 1}`;
+}
+
+function merge(base: Plain, overrides: Overrides): Plain {
+  const out: Plain = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    const prev = out[key];
+    if (value === undefined) delete out[key];
+    else if (isMap(value) && isMap(prev)) out[key] = merge(prev, value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function isMap(v: unknown): v is Plain {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
