@@ -1,4 +1,6 @@
 import { dirname, relative, resolve } from 'node:path';
+import { CHART_VERSION } from './chart-values-keys';
+import { checkControllerValues } from './controller';
 import { suggest, zodProblems } from './issues';
 import { BUILT_IN_POOL_DEFAULTS, Cluster, Platform, Pool, PoolSettings } from './platform';
 import { FieldPath, InputError, Problem } from './problems';
@@ -47,8 +49,12 @@ export function loadPlatform(configPath: string): LoadResult {
     throw new InputError(dedupe([...zodProblems(source, platformSchema, data, parsed.error.issues), ...tfProblems]));
   }
   const file = parsed.data;
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...checkControllerValues(source, file.karpenter)];
   const warnings: Problem[] = [];
+  if (file.karpenter.version !== CHART_VERSION) {
+    warnings.push(source.problem(['karpenter', 'version'], `the generator's CRD classes and chart keys are those of Karpenter ${CHART_VERSION}: `
+      + 'regenerate imports/ and src/config/chart-values-keys.ts (README, "Bumping the Karpenter version")'));
+  }
 
   const clusters: Cluster[] = [];
   for (const [id, cluster] of Object.entries(file.clusters)) {
@@ -127,13 +133,19 @@ function resolvePools(
   const pools: Pool[] = [];
   const names = new Map<string, FieldPath>();
   selected.forEach((teamId, i) => {
-    const team = file.teams[teamId];
-    if (!team) {
+    const first = selected.indexOf(teamId);
+    if (first !== i) {
+      problems.push(source.problem(['clusters', clusterId, 'teams', i], `team "${teamId}" is listed twice (also at teams[${first}]): remove one`));
+      return;
+    }
+    if (!(teamId in file.teams)) {
       const best = suggest(teamId, teamIds);
       problems.push(source.problem(['clusters', clusterId, 'teams', i],
         `unknown team "${teamId}"${best ? ` (did you mean "${best}"?)` : ` (teams: ${teamIds.join(', ')})`}`));
       return;
     }
+    // A bare `web:` is a team with nothing of its own, like a bare `defaults:`.
+    const team: TeamFile = file.teams[teamId] ?? {};
     const teamAt = ['teams', teamId];
     const candidates: { name: string; at: FieldPath; layers: Layer[] }[] = [];
     const base: Layer[] = [

@@ -68,7 +68,7 @@ export function restrictedTagKey(key: string): string | undefined {
 const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
   error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
 });
-const quantity = z.union([z.string().regex(QUANTITY), z.number().nonnegative()], {
+const quantity = z.union([z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' }), z.number().nonnegative()], {
   error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"',
 });
 const labelValue = z.string().max(63).regex(LABEL_VALUE, {
@@ -302,8 +302,10 @@ export const poolFieldsSchema = z.strictObject({
   instanceStorePolicy: z.enum(['RAID0']).optional(),
   smokeTest: z.strictObject({
     replicas: nonNegInt.optional(),
-    cpu: quantity.optional(),
-    memory: quantity.optional(),
+    cpu: z.union([z.number().positive(), z.string().regex(/^([0-9]+m|[0-9]+(\.[0-9]{1,3})?)$/)], {
+      error: 'expected CPU as cores or millicores, such as "1", "0.5" or "500m"',
+    }).optional(),
+    memory: z.string().regex(/^[1-9][0-9]*(Mi|Gi)$/, { error: 'expected memory in Mi or Gi, such as "512Mi" or "2Gi"' }).optional(),
     image: z.string().min(1).optional(),
   }).optional(),
 });
@@ -358,12 +360,12 @@ export const platformSchema = z.strictObject({
   }),
   clusters: z.record(dnsLabel, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
   defaults: poolFieldsSchema.nullish(),
-  teams: z.record(dnsLabel, teamSchema),
+  teams: z.record(dnsLabel, teamSchema.nullable()),
 });
 
 /** `config/platform.yaml` after schema validation, before inheritance is resolved. */
 export type PlatformFile = z.infer<typeof platformSchema>;
-/** One entry of `teams`. */
+/** One entry of `teams` (a bare `web:` is an empty team). */
 export type TeamFile = z.infer<typeof teamSchema>;
 /** One entry of `clusters`. */
 export type ClusterFile = z.infer<typeof clusterSchema>;

@@ -1,0 +1,146 @@
+// GENERATED FILE - DO NOT EDIT BY HAND.
+//
+// Generated from the karpenter 1.14.1 Helm chart's values.yaml
+// (sha256 18813aba28c48fd65d76007e8919d355acc3583d82c6c14ea797c8cd5bf09437) by scripts/gen-chart-keys.mjs.
+//
+// To regenerate when bumping the Karpenter version:
+//   helm show values oci://public.ecr.aws/karpenter/karpenter --version X.Y.Z > /tmp/karpenter-values.yaml
+//   node scripts/gen-chart-keys.mjs /tmp/karpenter-values.yaml X.Y.Z > src/config/chart-values-keys.ts
+// then review the diff and the notes the script prints on stderr about
+// commented-out keys.
+
+/** The Karpenter Helm chart version whose values.yaml this key tree describes. */
+export const CHART_VERSION = '1.14.1';
+
+/**
+ * One key of the chart's values. A leaf has neither field; a map with known
+ * keys has `children`; a free-form node (a default of `{}`, a list, or a
+ * Kubernetes pass-through object such as `affinity`) accepts any keys below it.
+ */
+export interface ChartKeyNode {
+  readonly freeForm?: true;
+  readonly children?: { readonly [key: string]: ChartKeyNode };
+}
+
+/** Every key of the karpenter 1.14.1 chart's values.yaml, as a tree rooted at the top level. */
+export const CHART_VALUES_KEYS: ChartKeyNode = {
+  children: {
+    additionalAnnotations: { freeForm: true }, // default {}
+    additionalClusterRoleRules: { freeForm: true }, // default []
+    additionalLabels: { freeForm: true }, // default {}
+    affinity: { freeForm: true }, // pass-through
+    controller: {
+      children: {
+        containerName: {},
+        env: { freeForm: true }, // default []
+        envFrom: { freeForm: true }, // default []
+        extraVolumeMounts: { freeForm: true }, // default []
+        healthProbe: {
+          children: {
+            port: {},
+          },
+        },
+        image: {
+          children: {
+            digest: {},
+            repository: {},
+            tag: {},
+          },
+        },
+        metrics: {
+          children: {
+            port: {},
+          },
+        },
+        resources: { freeForm: true }, // pass-through
+        securityContext: { freeForm: true }, // pass-through
+        sidecarContainer: { freeForm: true }, // default []
+        sidecarVolumeMounts: { freeForm: true }, // default []
+      },
+    },
+    dnsConfig: { freeForm: true }, // pass-through
+    dnsPolicy: {},
+    extraVolumes: { freeForm: true }, // default []
+    fullnameOverride: {},
+    hostNetwork: {},
+    imagePullPolicy: {},
+    imagePullSecrets: { freeForm: true }, // default []
+    initContainers: { freeForm: true }, // default {}
+    logErrorOutputPaths: { freeForm: true }, // default []
+    logLevel: {},
+    logOutputPaths: { freeForm: true }, // default []
+    nameOverride: {},
+    nodeSelector: { freeForm: true }, // pass-through
+    podAnnotations: { freeForm: true }, // default {}
+    podDisruptionBudget: {
+      children: {
+        maxUnavailable: {},
+        name: {},
+      },
+    },
+    podLabels: { freeForm: true }, // default {}
+    podSecurityContext: { freeForm: true }, // pass-through
+    priorityClassName: {},
+    replicas: {},
+    revisionHistoryLimit: {},
+    schedulerName: {},
+    service: {
+      children: {
+        annotations: { freeForm: true }, // default {}
+      },
+    },
+    serviceAccount: {
+      children: {
+        annotations: { freeForm: true }, // default {}
+        create: {},
+        name: {},
+      },
+    },
+    serviceMonitor: {
+      children: {
+        additionalLabels: { freeForm: true }, // default {}
+        enabled: {},
+        endpointConfig: { freeForm: true }, // default {}
+        metricRelabelings: { freeForm: true }, // default []
+        relabelings: { freeForm: true }, // default []
+        sampleLimit: {},
+      },
+    },
+    settings: {
+      children: {
+        amiRefreshInterval: {},
+        batchIdleDuration: {},
+        batchMaxDuration: {},
+        clusterCABundle: {},
+        clusterEndpoint: {},
+        clusterName: {},
+        disableClusterStateObservability: {},
+        disableDryRun: {},
+        eksControlPlane: {},
+        enableZonalShift: {},
+        featureGates: {
+          children: {
+            capacityBuffer: {},
+            nodeOverlay: {},
+            nodeRepair: {},
+            reservedCapacity: {},
+            spotToSpotConsolidation: {},
+            staticCapacity: {},
+          },
+        },
+        ignoreDRARequests: {},
+        interruptionQueue: {},
+        isolatedVPC: {},
+        minValuesPolicy: {},
+        preferencePolicy: {},
+        reservedENIs: {},
+        subnetRefreshInterval: {},
+        vmMemoryOverheadPercent: {},
+      },
+    },
+    strategy: { freeForm: true }, // pass-through
+    terminationGracePeriodSeconds: {},
+    tolerations: { freeForm: true }, // default []
+    topologySpreadConstraints: { freeForm: true }, // default []
+  },
+};

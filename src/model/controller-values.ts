@@ -1,0 +1,81 @@
+import deepmerge from 'deepmerge';
+import type { Cluster, Platform } from '../config/platform';
+
+type Quantities = Readonly<Record<string, string | number>>;
+type Scalar = string | number | boolean;
+
+/**
+ * The keys of the Karpenter 1.14.1 chart values that karpenter-gitops sets.
+ * Everything else keeps the chart's default unless `helmValues` sets it.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml
+ */
+export interface KarpenterChartValues {
+  /** Controller replicas. */
+  readonly replicas: number;
+  /** Controller log level. @default - the chart's (info) */
+  readonly logLevel?: 'debug' | 'info' | 'error';
+  /** The controller container. @default - the chart's */
+  readonly controller?: { readonly resources: { readonly requests?: Quantities; readonly limits?: Quantities } };
+  /** IRSA annotation, only when Terraform gives a controller role ARN. @default - EKS Pod Identity */
+  readonly serviceAccount?: { readonly annotations: { readonly 'eks.amazonaws.com/role-arn': string } };
+  /** Controller settings. */
+  readonly settings: {
+    readonly clusterName: string;
+    readonly clusterEndpoint?: string;
+    readonly interruptionQueue?: string;
+    readonly featureGates?: Readonly<Record<string, Scalar>>;
+    readonly [setting: string]: Scalar | Readonly<Record<string, Scalar>> | undefined;
+  };
+  /** Scheduling: never on a node Karpenter manages (it could be consolidating its own node away). */
+  readonly affinity: {
+    readonly nodeAffinity: {
+      readonly requiredDuringSchedulingIgnoredDuringExecution: {
+        readonly nodeSelectorTerms: readonly { readonly matchExpressions: readonly { readonly key: string; readonly operator: string }[] }[];
+      };
+    };
+  };
+}
+
+/** The node affinity that keeps the controller off Karpenter-managed nodes. */
+export const OFF_KARPENTER_NODES: KarpenterChartValues['affinity'] = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] }],
+    },
+  },
+};
+
+/** The generator's own chart values for one cluster, before `helmValues`. */
+export function controllerValues(platform: Platform, cluster: Cluster): KarpenterChartValues {
+  const c = platform.karpenter.controller;
+  const tf = cluster.terraform;
+  return prune({
+    replicas: c.replicas,
+    logLevel: c.logLevel,
+    controller: c.resources && { resources: c.resources },
+    serviceAccount: tf.controllerRoleArn !== undefined ? { annotations: { 'eks.amazonaws.com/role-arn': tf.controllerRoleArn } } : undefined,
+    settings: {
+      ...c.settings,
+      clusterName: tf.clusterName,
+      clusterEndpoint: tf.clusterEndpoint,
+      interruptionQueue: tf.interruptionQueueName,
+      featureGates: Object.keys(c.featureGates).length ? c.featureGates : undefined,
+    },
+    affinity: OFF_KARPENTER_NODES,
+  });
+}
+
+/**
+ * The values file of a cluster: the generator's values with `helmValues`
+ * deep-merged last, as Helm merges values files (maps key by key, lists replaced).
+ */
+export function chartValues(platform: Platform, cluster: Cluster): Record<string, unknown> {
+  return deepmerge<Record<string, unknown>>({ ...controllerValues(platform, cluster) }, { ...platform.karpenter.helmValues }, {
+    arrayMerge: (_target, source) => source,
+  });
+}
+
+/** Drops undefined fields, so the values file lists only what is set. */
+function prune<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,59 @@
+import type { Pool } from '../config/platform';
+import { nodePoolModel } from './node-pool';
+
+/** A toleration that matches exactly one taint. */
+export interface Toleration {
+  readonly key: string;
+  readonly operator: 'Equal' | 'Exists';
+  readonly value?: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/** One pool's smoke-test Deployment, derived from the pool. */
+export interface SmokeTestModel {
+  readonly name: string;
+  readonly replicas: number;
+  readonly image: string;
+  /** CPU request, in millicores. */
+  readonly cpuMillis: number;
+  /** Memory request and limit, in MiB. */
+  readonly memoryMiB: number;
+  /** Selects exactly the pool's nodes. */
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  /** Tolerates exactly the pool's taints. */
+  readonly tolerations: readonly Toleration[];
+}
+
+/**
+ * A Deployment that fits only on its pool: it selects the pool by the
+ * `karpenter.sh/nodepool` label Karpenter puts on every node, and tolerates
+ * each of the pool's taints with a toleration that matches that taint alone.
+ * Startup taints need no toleration: Karpenter ignores them when provisioning.
+ */
+export function smokeTestModel(pool: Pool): SmokeTestModel {
+  const t = pool.settings.smokeTest;
+  return {
+    name: pool.name,
+    replicas: t.replicas,
+    image: t.image,
+    cpuMillis: cpuMillis(t.cpu),
+    memoryMiB: memoryMiB(t.memory),
+    nodeSelector: { 'karpenter.sh/nodepool': pool.name },
+    tolerations: nodePoolModel(pool).taints.map((taint) => (taint.value !== undefined
+      ? { key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }
+      : { key: taint.key, operator: 'Exists', effect: taint.effect })),
+  };
+}
+
+/** Millicores of a CPU quantity the schema accepted for a smoke test (`2`, `0.5`, `500m`). */
+export function cpuMillis(q: string | number): number {
+  const s = String(q);
+  return s.endsWith('m') ? Number(s.slice(0, -1)) : Math.round(Number(s) * 1000);
+}
+
+/** MiB of a memory quantity the schema accepted for a smoke test (`512Mi`, `2Gi`). */
+export function memoryMiB(q: string | number): number {
+  const m = /^([0-9]+)(Mi|Gi)$/.exec(String(q));
+  if (!m) throw new Error(`smoke test memory "${q}" passed validation but is not Mi or Gi`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+}

@@ -1,0 +1,92 @@
+################################################################################
+# Karpenter AWS prerequisites for one EKS cluster.
+#
+# Everything the generator needs is exposed in outputs.tf; run
+#   terraform output -json > ../config/terraform/<cluster>.json
+# after apply (see README.md).
+################################################################################
+
+data "aws_partition" "current" {}
+
+locals {
+  # "oidc.eks.<region>.amazonaws.com/id/<id>" - the prefix of the IRSA condition keys.
+  irsa_oidc_issuer = var.enable_irsa && var.irsa_oidc_provider_arn != null ? element(split(":oidc-provider/", var.irsa_oidc_provider_arn), 1) : null
+}
+
+# terraform-aws-modules/eks v21 dropped native IRSA support from the karpenter
+# sub-module (enable_irsa / irsa_oidc_provider_arn / irsa_namespace_service_accounts
+# were removed, see docs/UPGRADE-21.0.md). The opt-in IRSA path adds the web
+# identity trust through the module's `iam_role_source_assume_policy_documents`;
+# the module keeps its own Pod Identity statement in the trust policy either way.
+data "aws_iam_policy_document" "controller_irsa_assume_role" {
+  count = var.enable_irsa ? 1 : 0
+
+  statement {
+    sid     = "IRSA"
+    effect  = "Allow"
+    actions = ["sts:AssumeRoleWithWebIdentity"]
+
+    principals {
+      type        = "Federated"
+      identifiers = [var.irsa_oidc_provider_arn]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "${local.irsa_oidc_issuer}:sub"
+      values   = ["system:serviceaccount:${var.namespace}:${var.service_account}"]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "${local.irsa_oidc_issuer}:aud"
+      values   = ["sts.amazonaws.com"]
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.irsa_oidc_provider_arn != null
+      error_message = "enable_irsa = true requires irsa_oidc_provider_arn (the cluster's IAM OIDC provider ARN)."
+    }
+  }
+}
+
+module "karpenter" {
+  source  = "terraform-aws-modules/eks/aws//modules/karpenter"
+  version = "~> 21.0"
+
+  cluster_name = var.cluster_name
+  region       = var.region
+
+  # Controller identity: EKS Pod Identity (the v21 default) unless IRSA is opted into.
+  # Pod Identity requires the eks-pod-identity-agent add-on on the cluster.
+  create_pod_identity_association         = !var.enable_irsa
+  namespace                               = var.namespace
+  service_account                         = var.service_account
+  iam_role_source_assume_policy_documents = data.aws_iam_policy_document.controller_irsa_assume_role[*].json
+
+  # Node IAM role (EC2NodeClass.spec.role). The module attaches
+  # AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly and the CNI
+  # policy, and creates an EC2_LINUX access entry so the nodes can join.
+  node_iam_role_additional_policies = {
+    AmazonSSMManagedInstanceCore = "arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonSSMManagedInstanceCore"
+  }
+
+  # SQS interruption queue + EventBridge rules (module default, stated explicitly
+  # because the generator wires the queue name into the Karpenter settings).
+  enable_spot_termination = true
+
+  tags = var.tags
+}
+
+# EC2 Spot needs the AWSServiceRoleForEC2Spot service-linked role before Karpenter
+# can launch spot capacity. It is account-wide and can exist only once, hence the
+# toggle (set create_spot_service_linked_role = false for every further cluster in
+# the same account, or import the existing role).
+resource "aws_iam_service_linked_role" "spot" {
+  count = var.create_spot_service_linked_role ? 1 : 0
+
+  aws_service_name = "spot.amazonaws.com"
+  description      = "EC2 Spot service-linked role (required by Karpenter spot capacity)"
+}

@@ -1,0 +1,34 @@
+################################################################################
+# Contract with the karpenter-gitops generator (src/config/terraform.ts,
+# TERRAFORM_OUTPUTS). Add, rename or remove an output only together with the
+# loader; test/terraform/outputs.test.ts enforces that both sides agree.
+#
+# Optional outputs evaluate to null when they do not apply. Terraform does not
+# store null root-module outputs, so they are simply missing from
+# `terraform output -json`; the loader treats missing and null alike as "absent".
+################################################################################
+
+output "cluster_name" {
+  description = "Name of the EKS cluster (required by the generator)."
+  value       = var.cluster_name
+}
+
+output "karpenter_node_role_name" {
+  description = "Name (not ARN) of the IAM role for Karpenter-launched nodes; used as EC2NodeClass.spec.role (required by the generator)."
+  value       = module.karpenter.node_iam_role_name
+}
+
+output "karpenter_interruption_queue_name" {
+  description = "Name (not URL or ARN) of the SQS queue receiving spot interruption, rebalance, health and state-change events; Karpenter's settings.interruptionQueue (optional)."
+  value       = module.karpenter.queue_name
+}
+
+output "karpenter_controller_role_arn" {
+  description = "ARN of the Karpenter controller IAM role, emitted only when enable_irsa = true so the generator adds the eks.amazonaws.com/role-arn ServiceAccount annotation. Absent (null) with EKS Pod Identity, the default (optional)."
+  value       = var.enable_irsa ? module.karpenter.iam_role_arn : null
+}
+
+output "cluster_endpoint" {
+  description = "EKS API server endpoint; emitted only when var.cluster_endpoint is set (optional)."
+  value       = var.cluster_endpoint
+}
