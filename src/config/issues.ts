@@ -32,8 +32,19 @@ export function unknownKeyMessage(what: string, given: string, known: readonly s
  */
 export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown, issues: readonly z.core.$ZodIssue[]): Problem[] {
   const out: Problem[] = [];
+  // A misspelt required key is reported once, as the typo ("did you mean"), not also as missing.
+  const misspelt = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    const known = knownKeysAt(schema, issue.path as Path);
+    for (const key of issue.keys) {
+      const best = suggest(key, known);
+      if (best) misspelt.add(JSON.stringify([...issue.path, best]));
+    }
+  }
   for (const issue of issues) {
     const path = issue.path as Path;
+    if (misspelt.has(JSON.stringify(path)) && valueAt(data, path) === undefined) continue;
     switch (issue.code) {
       case 'unrecognized_keys': {
         // A strict object lists its keys; a partial record keyed by an enum lists the enum.

@@ -246,6 +246,9 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[]): void
     add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
   }
   checkVolume(s, add);
+  if (family === 'Custom' && s.userData === undefined) {
+    add(['ami', 'family'], `pool ${ctx.name} uses family Custom, which Karpenter does not bootstrap: set userData that joins the node to the cluster`);
+  }
   const k = s.kubelet;
   if (k?.imageGCHighThresholdPercent !== undefined && k.imageGCLowThresholdPercent !== undefined
     && k.imageGCHighThresholdPercent <= k.imageGCLowThresholdPercent) {
@@ -286,6 +289,11 @@ function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) =>
   if (v.type === 'gp3' && v.iops !== undefined && (v.iops < 3000 || v.iops > 16000)) add(['volume', 'iops'], `gp3 iops must be 3000..16000, got ${v.iops}`);
   if (v.type === 'gp3' && v.throughput !== undefined && (v.throughput < 125 || v.throughput > 1000)) add(['volume', 'throughput'], `gp3 throughput must be 125..1000 MiB/s, got ${v.throughput}`);
   if (v.kmsKeyID !== undefined && !v.encrypted) add(['volume', 'kmsKeyID'], 'kmsKeyID needs encrypted: true');
+  // EC2 caps provisioned IOPS per GiB; the volume the pool sizes is the one these apply to.
+  const perGiB = { gp3: 500, io1: 50, io2: 1000 }[v.type as 'gp3' | 'io1' | 'io2'];
+  if (perGiB !== undefined && v.iops !== undefined && v.iops > perGiB * gibibytes(v.size)) {
+    add(['volume', 'iops'], `${v.type} allows at most ${perGiB} iops per GiB: ${v.iops} iops needs at least ${Math.ceil(v.iops / perGiB)}Gi, volume.size is ${v.size}`);
+  }
 }
 
 /** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
@@ -296,14 +304,16 @@ function gibibytes(size: string): number {
   return { Gi: n, G: n / 1.073741824, Ti: n * 1024, T: (n * 1000) / 1.073741824 }[m[2] as 'Gi' | 'G' | 'Ti' | 'T'];
 }
 
+/** Drops repeated problems and orders them by file (in order of appearance), line and column. */
 function dedupe(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
+  const files = [...new Set(problems.map((p) => p.file))];
   return problems.filter((p) => {
     const k = `${p.file}:${p.line}:${p.col}:${p.path}:${p.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  });
+  }).sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.col - b.col);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -68,9 +68,13 @@ export function restrictedTagKey(key: string): string | undefined {
 const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
   error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
 });
-const quantity = z.union([z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' }), z.number().nonnegative()], {
-  error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"',
-});
+// Numbers become strings: the CRDs take an integer or a string, never a float like 0.5.
+const quantity = z.union([
+  z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' })
+    .refine((q) => !q.startsWith('-'), { error: 'cannot be negative' }),
+  z.number().nonnegative(),
+], { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' }).transform(String);
+const int32 = z.number().int().max(2147483647);
 const labelValue = z.string().max(63).regex(LABEL_VALUE, {
   error: 'must be a label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
 });
@@ -121,7 +125,8 @@ const budget = z.strictObject({
     .pipe(z.string().regex(BUDGET_NODES, { error: 'must be a node count or percentage such as "10%" or "0"' })),
   schedule: z.string().regex(SCHEDULE, { error: 'must be a cron schedule such as "0 9 * * mon-fri" or @daily' }).optional(),
   duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
-  reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50).optional(),
+  reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50)
+    .refine((r) => new Set(r).size === r.length, { error: 'each reason may appear once' }).optional(),
 }).superRefine((b, ctx) => {
   if ((b.schedule === undefined) !== (b.duration === undefined)) {
     const missing = b.schedule === undefined ? 'schedule' : 'duration';
@@ -213,13 +218,13 @@ const kubelet = z.strictObject({
   evictionHard: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
   evictionSoft: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
   evictionSoftGracePeriod: z.partialRecord(z.enum(EVICTION_SIGNALS), z.string().regex(DURATION, { error: 'must be a duration such as "1m30s"' })).optional(),
-  evictionMaxPodGracePeriod: z.number().int().optional(),
+  evictionMaxPodGracePeriod: int32.optional(),
   imageGCHighThresholdPercent: z.number().int().min(0).max(100).optional(),
   imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
   kubeReserved: reserved.optional(),
   systemReserved: reserved.optional(),
-  maxPods: nonNegInt.optional(),
-  podsPerCore: nonNegInt.optional(),
+  maxPods: int32.nonnegative().optional(),
+  podsPerCore: int32.nonnegative().optional(),
 });
 
 const metadataOptions = z.strictObject({

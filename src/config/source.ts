@@ -21,7 +21,7 @@ export class SourceFile {
   /** Parses text already in memory (tests, JSON files). */
   public static parse(text: string, displayPath: string): SourceFile {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true, merge: true });
     const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
       const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
       return { file: displayPath, line: pos.line, col: pos.col, path: '', message: yamlMessage(e.code, e.message) };

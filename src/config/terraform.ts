@@ -1,4 +1,4 @@
-import { suggest } from './issues';
+import { suggest, unknownKeyMessage } from './issues';
 import { Problem } from './problems';
 import { readText, SourceFile } from './source';
 
@@ -45,17 +45,28 @@ export function readTerraformOutputs(path: string, displayPath: string): { outpu
     return { problems: [source.problem([], 'expected a JSON object of outputs, as `terraform output -json` writes')], warnings: [] };
   }
   const entries = Object.entries(data as Record<string, unknown>);
-  const wrapped = entries.length > 0 && entries.every(([, v]) => isWrapped(v));
+  // `terraform output -json` wraps every output in an object; a flat file has plain values.
+  const wrapped = entries.filter(([, v]) => isObject(v)).length * 2 > entries.length;
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
-  const values = new Map<string, { value: unknown; at: (string | number)[] }>();
+  // `broken`: the output is there but its entry is malformed (already reported).
+  const values = new Map<string, { value: unknown; at: (string | number)[]; broken?: boolean }>();
   for (const [name, raw] of entries) {
-    if (wrapped) {
-      const extra = Object.keys(raw as object).filter((k) => !['value', 'type', 'sensitive'].includes(k));
-      for (const k of extra) problems.push(source.problem([name, k], `unknown key "${k}" in a terraform output (allowed: value, type, sensitive)`, 'key'));
-      values.set(name, { value: (raw as { value: unknown }).value, at: [name, 'value'] });
-    } else if (isWrapped(raw)) {
+    if (wrapped && isObject(raw)) {
+      const extra = Object.keys(raw).filter((k) => !['value', 'type', 'sensitive'].includes(k));
+      for (const k of extra) problems.push(source.problem([name, k], unknownKeyMessage('key', k, ['value', 'type', 'sensitive']), 'key'));
+      if (!('value' in raw)) {
+        // A misspelt "value" was just reported as such; otherwise say what is missing.
+        if (!extra.some((k) => suggest(k, ['value']) === 'value')) {
+          problems.push(source.problem([name], `output "${name}" has no "value" (the shape \`terraform output -json\` writes: {"value": ...})`));
+        }
+        values.set(name, { value: undefined, at: [name], broken: true });
+      } else {
+        values.set(name, { value: raw.value, at: [name, 'value'] });
+      }
+    } else if (wrapped || isObject(raw)) {
       problems.push(source.problem([name], 'mixes the `terraform output -json` shape ({"value": ...}) with the flat shape: use one'));
+      values.set(name, { value: undefined, at: [name], broken: true });
     } else {
       values.set(name, { value: raw, at: [name] });
     }
@@ -71,6 +82,7 @@ export function readTerraformOutputs(path: string, displayPath: string): { outpu
 
   const read = (name: string, required: boolean): string | undefined => {
     const entry = values.get(name);
+    if (entry?.broken) return undefined;
     if (!entry || entry.value === null || entry.value === undefined) {
       if (required) problems.push(source.problem([], `required output "${name}" is missing (see terraform/outputs.tf)`));
       return undefined;
@@ -120,8 +132,8 @@ function checkOutput(name: string, value: string): string | undefined {
   }
 }
 
-function isWrapped(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && 'value' in v;
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** YAML accepts some text JSON does not; a Terraform outputs file must be strict JSON. */

@@ -150,7 +150,7 @@ describe('inheritance', () => {
 
   it('replaces ami whole: a pool with selectorTerms does not inherit the alias of defaults', () => {
     const custom = { family: 'Custom', selectorTerms: [{ id: 'ami-0123456789abcdef0' }] };
-    const config = aConfig({ teams: { web: { pools: { custom: { ami: custom } } } } });
+    const config = aConfig({ teams: { web: { pools: { custom: { ami: custom, userData: '#!/bin/bash' } } } } });
     const { platform } = load({ config });
     expect(poolOf(platform, 'web-custom').settings.ami).toEqual(custom);
     expect(poolOf(platform, 'web').settings.ami).toEqual({ alias: 'al2023@v20250505' });

@@ -555,8 +555,16 @@ describe('ami', () => {
     expect(platform.clusters[0].pools[0].settings.ami).toEqual({ alias: 'al2023@latest', allowLatest: true });
   });
 
-  it('accepts family Custom with any alias', () => {
-    expect(() => load({ config: withAmi({ family: 'Custom', alias: 'al2023@v20250505' }) })).not.toThrow();
+  it('accepts family Custom with any alias, given userData', () => {
+    const config = aConfig({ teams: { web: { ami: { family: 'Custom', alias: 'al2023@v20250505' }, userData: '#!/bin/bash\n/etc/eks/bootstrap.sh demo' } } });
+    expect(() => load({ config })).not.toThrow();
+  });
+
+  it('fails when family Custom has no userData (Karpenter does not bootstrap custom AMIs)', () => {
+    const config = aConfig({ teams: { web: { ami: { family: 'Custom', selectorTerms: [{ id: 'ami-0123456789abcdef0' }] } } } });
+    expect(problemsOf({ config })).toEqual(aProblem(
+      /platform\.yaml:\d+:\d+: teams\.web\.ami\.family: pool web uses family Custom, which Karpenter does not bootstrap: set userData/,
+    ));
   });
 });
 
@@ -869,4 +877,60 @@ describe('clusters', () => {
       problem: /platform\.yaml:\d+:\d+: clusters\.demo\.smokeTests: expected a boolean, got "no"/,
     },
   ]);
+});
+
+describe('values the API server or EC2 would reject later', () => {
+  it('writes a fractional limit as a string: the CRD takes an integer or a string, never a float', () => {
+    const { platform } = load({ config: aConfig({ teams: { web: { limits: { cpu: 0.5, memory: 64 } } } }) });
+    expect(platform.clusters[0].pools[0].settings.limits).toEqual({ cpu: '0.5', memory: '64' });
+  });
+
+  it('fails when a limit is negative', () => {
+    expect(problemsOf({ config: aConfig({ teams: { web: { limits: { cpu: '-1' } } } }) })).toEqual(aProblem(
+      /platform\.yaml:\d+:\d+: teams\.web\.limits\.cpu: cannot be negative/,
+    ));
+  });
+
+  it('fails when a budget lists a reason twice (the CRD keeps reasons as a set)', () => {
+    const config = aConfig({ teams: { web: { disruption: { budgets: [{ nodes: '1', reasons: ['Drifted', 'Drifted'] }] } } } });
+    expect(problemsOf({ config })).toEqual(aProblem(/teams\.web\.disruption\.budgets\[0\]\.reasons: each reason may appear once/));
+  });
+
+  it('fails when a kubelet count does not fit the CRD int32', () => {
+    expect(problemsOf({ config: aConfig({ teams: { web: { kubelet: { maxPods: 3000000000 } } } }) })).toEqual(aProblem(
+      /teams\.web\.kubelet\.maxPods: must be at most 2147483647/,
+    ));
+  });
+
+  it('fails when gp3 iops exceed 500 per GiB of the volume', () => {
+    const config = aConfig({ teams: { web: { ami: { alias: 'bottlerocket@v1.39.1' }, volume: { size: '10Gi', iops: 16000 } } } });
+    expect(problemsOf({ config })).toEqual(aProblem(
+      /teams\.web\.volume\.iops: gp3 allows at most 500 iops per GiB: 16000 iops needs at least 32Gi, volume\.size is 10Gi/,
+    ));
+  });
+
+  it('reports a misspelt required key once, as the typo', () => {
+    const config = aConfig({ teams: { web: { taints: [{ key: 'example.com/x', efect: 'NoSchedule' }] } } });
+    expect(problemsOf({ config })).toEqual([
+      expect.stringMatching(/teams\.web\.taints\[0\]\.efect: unknown key "efect" \(did you mean "effect"\?\)/),
+    ]);
+  });
+
+  it('accepts YAML anchors and merge keys', () => {
+    const rawConfig = [
+      'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
+      'karpenter: { version: 1.14.1 }',
+      'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
+      'defaults: { ami: { alias: al2023@v20250505 } }',
+      'teams:',
+      '  web: &base',
+      '    arch: [arm64]',
+      '  api:',
+      '    <<: *base',
+      '    weight: 10',
+      '',
+    ].join('\n');
+    const { platform } = load({ rawConfig });
+    expect(platform.clusters[0].pools.find((p) => p.name === 'api')?.settings).toMatchObject({ arch: ['arm64'], weight: 10 });
+  });
 });

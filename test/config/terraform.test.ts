@@ -103,17 +103,26 @@ describe('shapes', () => {
     ]);
   });
 
-  it('fails when the shapes are mixed, naming each wrapped output', () => {
+  it('fails when the shapes are mixed, naming the outputs of the minority shape', () => {
     const outputs = { ...aTerraform({ cluster_name: undefined }), cluster_name: 'demo' };
     expect(problemsWithOutputs(outputs)).toEqual(aProblem(
-      /terraform\/demo\.json:\d+:\d+: karpenter_node_role_name: mixes the `terraform output -json` shape \(\{"value": \.\.\.\}\) with the flat shape: use one/,
+      /terraform\/demo\.json:\d+:\d+: cluster_name: mixes the `terraform output -json` shape \(\{"value": \.\.\.\}\) with the flat shape: use one/,
     ));
+  });
+
+  it('fails when a wrapped output misspells value, without inventing other problems', () => {
+    const outputs = aTerraform();
+    (outputs.cluster_name as Record<string, unknown>).valeu = 'demo';
+    delete (outputs.cluster_name as Record<string, unknown>).value;
+    expect(problemsWithOutputs(outputs)).toEqual([
+      expect.stringMatching(/terraform\/demo\.json:\d+:\d+: cluster_name\.valeu: unknown key "valeu" \(did you mean "value"\?\)/),
+    ]);
   });
 
   it('fails when a wrapped output has an unknown key', () => {
     const outputs = { cluster_name: { value: 'demo', sensitiv: false }, karpenter_node_role_name: { value: 'KarpenterNodeRole-demo' } };
     expect(problemsWithOutputs(outputs)).toEqual([
-      expect.stringMatching(/terraform\/demo\.json:\d+:\d+: cluster_name\.sensitiv: unknown key "sensitiv" in a terraform output \(allowed: value, type, sensitive\)/),
+      expect.stringMatching(/terraform\/demo\.json:\d+:\d+: cluster_name\.sensitiv: unknown key "sensitiv" \(did you mean "sensitive"\?\)/),
     ]);
   });
 });

@@ -30,7 +30,7 @@ describe('nodePoolModel', () => {
   });
 
   it('passes limits and weight through, and leaves them out when unset', () => {
-    expect(nodePoolModel(aPool({ limits: { cpu: '10', 'nvidia.com/gpu': 16 }, weight: 50 }))).toMatchObject({ limits: { cpu: '10', 'nvidia.com/gpu': 16 }, weight: 50 });
+    expect(nodePoolModel(aPool({ limits: { cpu: '10', 'nvidia.com/gpu': '16' }, weight: 50 }))).toMatchObject({ limits: { cpu: '10', 'nvidia.com/gpu': '16' }, weight: 50 });
     const plain = nodePoolModel(aPool());
     expect(plain.limits).toBeUndefined();
     expect(plain.weight).toBeUndefined();
