@@ -59,15 +59,23 @@ export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = pr
   try {
     const { platform, warnings } = loadPlatform(configPath);
     const files = synthesize(platform);
-    writeTree(resolve(root), files);
+    const result = writeTree(resolve(root), files);
     for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
     for (const line of summary(platform)) io.out(line);
-    io.out(`wrote ${files.size} files to ${root === '.' ? '' : `${root}/`}dist and ${root === '.' ? '' : `${root}/`}argocd`);
+    const at = root === '.' ? '' : `${root}/`;
+    io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written} written, ${result.removed} removed, ${result.unchanged} unchanged)`);
     return EXIT.ok;
   } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    for (const p of err.problems) io.err(formatProblem(p));
-    io.err(`${err.problems.length} problem(s) found; nothing was written`);
+    if (err instanceof InputError) {
+      for (const p of err.problems) io.err(formatProblem(p));
+      io.err(`${err.problems.length} problem(s) found; nothing was written`);
+      return EXIT.invalidInput;
+    }
+    // The file system refused (a file where a folder should be, no space, no permission):
+    // writeTree has already put back what it changed.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    io.err(`error: cannot write the output under ${root}: ${(err as Error).message}; nothing was changed`);
     return EXIT.invalidInput;
   }
 }

@@ -97,6 +97,31 @@ describe('synth command', () => {
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   });
 
+  it('fails cleanly when the output cannot be written, changing nothing', () => {
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, 'x');
+    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', file]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: cannot write the output under .*not-a-folder: .*; nothing was changed$/);
+    expect(r.err).not.toMatch(/^\s+at /m);
+    expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+
+  it('puts back every file it changed when a write fails midway', () => {
+    const config = join(dir, 'config/platform.yaml');
+    synth(['--config', config, '--outdir', dir]);
+    const before = tree(dir);
+    // Change the example so that several files differ, and make one of their folders unwritable by
+    // replacing it with a file: the smoke-tests folder comes after nodepools/ in write order.
+    writeFileSync(config, readFileSync(config, 'utf8').replace('replicas: 0, cpu: "1", memory: 2Gi', 'replicas: 1, cpu: "1", memory: 2Gi').replace('limits: { cpu: "10" }', 'limits: { cpu: "20" }'));
+    rmSync(join(dir, 'dist/demo/smoke-tests'), { recursive: true });
+    writeFileSync(join(dir, 'dist/demo/smoke-tests'), 'in the way');
+    const r = synth(['--config', config, '--outdir', dir]);
+    expect(r.code).toBe(1);
+    const after = tree(dir, ['dist/demo/nodepools', 'dist/demo/apps', 'argocd']);
+    expect(after).toEqual(new Map([...before].filter(([p]) => !p.startsWith('dist/demo/smoke-tests') && !p.startsWith('dist/demo/karpenter'))));
+  });
+
   it('prints warnings and still writes', () => {
     const tf = join(dir, 'config/terraform/demo.json');
     const outputs = JSON.parse(readFileSync(tf, 'utf8'));
