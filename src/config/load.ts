@@ -3,7 +3,7 @@ import { CHART_VERSION } from './chart-values-keys';
 import { checkControllerValues } from './controller';
 import { suggest, zodProblems } from './issues';
 import { BUILT_IN_POOL_DEFAULTS, Cluster, Platform, Pool, PoolSettings } from './platform';
-import { FieldPath, InputError, Problem } from './problems';
+import { FieldPath, InputError, Problem, renderPath } from './problems';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, PlatformFile, platformSchema, PoolFields, TeamFile } from './schema';
 import { SourceFile } from './source';
@@ -43,12 +43,25 @@ export function loadPlatform(configPath: string): LoadResult {
   if (source.problems.length) throw new InputError(source.problems);
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
-  if (!parsed.success) {
-    // Still check the Terraform files the config names, so one run reports everything.
-    const tfProblems = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path).problems);
-    throw new InputError(dedupe([...zodProblems(source, platformSchema, data, parsed.error.issues), ...tfProblems]));
+  if (parsed.success) {
+    const { platform, problems, warnings } = resolvePlatform(source, configPath, parsed.data);
+    if (problems.length) throw new InputError(dedupe(problems));
+    return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
   }
-  const file = parsed.data;
+  // Check the rest as if the broken fields were absent, so one run reports every problem;
+  // problems about the fields dropped (or the levels holding them) would only echo the first.
+  const schemaProblems = zodProblems(source, platformSchema, data, parsed.error.issues);
+  const { rest, dropped } = withoutInvalid(data, parsed.error.issues);
+  const retry = rest === undefined ? undefined : platformSchema.safeParse(rest);
+  const more = retry?.success
+    ? resolvePlatform(source, configPath, retry.data).problems
+      .filter((p) => p.file !== source.displayPath || !dropped.some((d) => overlaps(p.path, d)))
+    : Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path).problems);
+  throw new InputError(dedupe([...schemaProblems, ...more]));
+}
+
+/** Validates what the schema accepted: controller values, Terraform outputs, pools. */
+function resolvePlatform(source: SourceFile, configPath: string, file: PlatformFile): { platform: Platform; problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [...checkControllerValues(source, file.karpenter)];
   const warnings: Problem[] = [];
   if (file.karpenter.version !== CHART_VERSION) {
@@ -74,7 +87,6 @@ export function loadPlatform(configPath: string): LoadResult {
       });
     }
   }
-  if (problems.length) throw new InputError(dedupe(problems));
 
   const controller = file.karpenter.controller ?? {};
   const platform: Platform = {
@@ -98,7 +110,39 @@ export function loadPlatform(configPath: string): LoadResult {
     },
     clusters,
   };
-  return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
+  return { platform, problems, warnings };
+}
+
+/**
+ * A copy of `data` without the fields the schema rejected (a broken list element
+ * drops the whole list), and the rendered paths dropped. `rest` is undefined when
+ * the whole document is broken.
+ */
+function withoutInvalid(data: unknown, issues: readonly { readonly code: string; readonly path: readonly PropertyKey[]; readonly keys?: readonly string[] }[]): { rest?: unknown; dropped: string[] } {
+  const rest = structuredClone(data) as Record<string, unknown>;
+  const dropped: string[] = [];
+  const drop = (path: readonly (string | number)[]) => {
+    const cut = path.findIndex((seg) => typeof seg === 'number');
+    const at = cut >= 0 ? path.slice(0, cut) : path;
+    if (at.length === 0) return false;
+    let parent: unknown = rest;
+    for (const seg of at.slice(0, -1)) parent = (parent as Record<string, unknown> | undefined)?.[seg];
+    if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[at[at.length - 1]];
+    dropped.push(renderPath(at));
+    return true;
+  };
+  for (const issue of issues) {
+    const path = issue.path as (string | number)[];
+    const ok = issue.code === 'unrecognized_keys' ? (issue.keys ?? []).every((k) => drop([...path, k])) : drop(path);
+    if (!ok) return { dropped };
+  }
+  return { rest, dropped };
+}
+
+/** Whether one rendered path lies within the other. */
+function overlaps(a: string, b: string): boolean {
+  const within = (x: string, y: string) => x === y || x.startsWith(`${y}.`) || x.startsWith(`${y}[`);
+  return within(a, b) || within(b, a);
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */

@@ -281,15 +281,18 @@ describe('reporting problems', () => {
     ]));
   });
 
-  // Bug (contract: "every problem reported at once"): once the schema fails, the rules on
-  // merged pools are skipped, so an independent problem in another team only shows up on
-  // the next run. Here only the "spott" line is printed.
-  it.failing('reports a schema problem and an independent pool problem at once', () => {
+  // Contract: every problem reported at once, also when the schema already failed.
+  it('reports a schema problem and an independent pool problem at once', () => {
     const config = aConfig({ teams: { web: { capacityTypes: ['spott'] }, api: { tags: { Name: 'api' } } } });
     expect(problemsOf({ config })).toEqual(expect.arrayContaining([
       expect.stringMatching(/teams\.web\.capacityTypes\[0\]: unknown value "spott"/),
       expect.stringMatching(/teams\.api\.tags\.Name: the tag "Name" is set by the generator/),
     ]));
+  });
+
+  it('does not echo a schema problem as a second problem about the same field', () => {
+    const config = aConfig({ defaults: undefined, teams: { web: { ami: { alias: 'al2023@' } } } });
+    expect(problemsOf({ config })).toEqual([expect.stringMatching(/teams\.web\.ami\.alias: "al2023@": must be family@version/)]);
   });
 
   it('reports a problem inherited by several pools once, at the line that set it', () => {
