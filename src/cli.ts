@@ -1,9 +1,10 @@
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
 import { formatProblem, InputError } from './config/problems';
-import { synthesize } from './synth';
+import { ParallelRenderer } from './output/parallel-render';
+import { generate } from './synth';
 import { writeTree } from './output/write';
 
 /** Where the CLI prints; tests pass their own. */
@@ -27,7 +28,7 @@ export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
  * Runs the command line and returns its exit code. Input errors are printed one
  * per line, without stack traces, and nothing is written.
  */
-export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): number {
+export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args;
   try {
     args = parseArgs({
@@ -56,9 +57,12 @@ export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = pr
   }
   const configPath = args.values.config ?? 'config/platform.yaml';
   const root = args.values.outdir ?? cdk8sRoot(env) ?? '.';
+  // Bundled, the YAML is rendered on a worker thread while the main thread builds the next file.
+  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath);
-    const files = synthesize(platform);
+    generate(platform, (file) => renderer.add(file));
+    const files = await renderer.finish();
     const result = writeTree(resolve(root), files);
     for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
     for (const line of summary(platform)) io.out(line);
@@ -66,6 +70,7 @@ export function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = pr
     io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written} written, ${result.removed} removed, ${result.unchanged} unchanged)`);
     return EXIT.ok;
   } catch (err) {
+    await renderer.cancel();
     if (err instanceof InputError) {
       for (const p of err.problems) io.err(formatProblem(p));
       io.err(`${err.problems.length} problem(s) found; nothing was written`);

@@ -27,10 +27,10 @@ function project(): string {
   return dir;
 }
 
-function synth(args: string[], env: NodeJS.ProcessEnv = {}) {
+async function synth(args: string[], env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = run(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
+  const code = await run(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -39,13 +39,13 @@ describe('synth command', () => {
   beforeEach(() => { dir = project(); });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('the committed dist/ and argocd/ are exactly what synth of config/ produces (run `npm run synth`)', () => {
+  it('the committed dist/ and argocd/ are exactly what synth of config/ produces (run `npm run synth`)', async () => {
     const expected = synthesize(loadPlatform('config/platform.yaml').platform);
     expect(tree('.')).toEqual(expected);
   });
 
-  it('writes one NodePool + EC2NodeClass file per pool and prints a table of pools', () => {
-    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+  it('writes one NodePool + EC2NodeClass file per pool and prints a table of pools', async () => {
+    const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(0);
     expect([...tree(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
       'dist/demo/nodepools/dataops.yaml', 'dist/demo/nodepools/ml-gpu.yaml', 'dist/demo/nodepools/web.yaml',
@@ -55,33 +55,33 @@ describe('synth command', () => {
     expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+cpu=256,nvidia.com\/gpu=16$/m);
   });
 
-  it('gives byte-identical files on a second run', () => {
+  it('gives byte-identical files on a second run', async () => {
     const args = ['--config', join(dir, 'config/platform.yaml'), '--outdir', dir];
-    synth(args);
+    await synth(args);
     const first = tree(dir);
-    expect(synth(args).code).toBe(0);
+    expect((await synth(args)).code).toBe(0);
     expect(tree(dir)).toEqual(first);
   });
 
-  it('removes the files of a pool that was removed from the config', () => {
+  it('removes the files of a pool that was removed from the config', async () => {
     const config = join(dir, 'config/platform.yaml');
-    synth(['--config', config, '--outdir', dir]);
+    await synth(['--config', config, '--outdir', dir]);
     expect(existsSync(join(dir, 'dist/demo/nodepools/ml-gpu.yaml'))).toBe(true);
     const text = readFileSync(config, 'utf8');
     writeFileSync(config, text.slice(0, text.indexOf('  # Training on GPUs')));
-    expect(synth(['--config', config, '--outdir', dir]).code).toBe(0);
+    expect((await synth(['--config', config, '--outdir', dir])).code).toBe(0);
     expect(existsSync(join(dir, 'dist/demo/nodepools/ml-gpu.yaml'))).toBe(false);
     expect(existsSync(join(dir, 'dist/demo/nodepools/web.yaml'))).toBe(true);
   });
 
-  it('fails when the config is invalid: exit 1, every problem on its own line, no stack trace, outputs untouched', () => {
+  it('fails when the config is invalid: exit 1, every problem on its own line, no stack trace, outputs untouched', async () => {
     const config = join(dir, 'config/platform.yaml');
-    synth(['--config', config, '--outdir', dir]);
+    await synth(['--config', config, '--outdir', dir]);
     const before = tree(dir);
     writeFileSync(config, readFileSync(config, 'utf8')
       .replace('capacityTypes: [spot, on-demand]', 'capacityTypes: [spott, on-demand]')
       .replace('instanceCategories: [c, m, r]', 'instanceCategoriez: [c, m, r]'));
-    const r = synth(['--config', config, '--outdir', dir]);
+    const r = await synth(['--config', config, '--outdir', dir]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott" \(allowed: on-demand, spot, reserved\)/);
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.web\.instanceCategoriez: unknown key "instanceCategoriez" \(did you mean "instanceCategories"\?\)/);
@@ -89,51 +89,51 @@ describe('synth command', () => {
     expect(tree(dir)).toEqual(before);
   });
 
-  it('fails when a Terraform outputs file is missing, naming the config line that points at it', () => {
+  it('fails when a Terraform outputs file is missing, naming the config line that points at it', async () => {
     rmSync(join(dir, 'config/terraform/demo.json'));
-    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: clusters\.demo\.terraformOutputs: file not found: .*demo\.json \(write it with: terraform output -json > .*\)/);
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   });
 
-  it('fails cleanly when the output cannot be written, changing nothing', () => {
+  it('fails cleanly when the output cannot be written, changing nothing', async () => {
     const file = join(dir, 'not-a-folder');
     writeFileSync(file, 'x');
-    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', file]);
+    const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', file]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error: cannot write the output under .*not-a-folder: .*; nothing was changed$/);
     expect(r.err).not.toMatch(/^\s+at /m);
     expect(readFileSync(file, 'utf8')).toBe('x');
   });
 
-  it('puts back every file it changed when a write fails midway', () => {
+  it('puts back every file it changed when a write fails midway', async () => {
     const config = join(dir, 'config/platform.yaml');
-    synth(['--config', config, '--outdir', dir]);
+    await synth(['--config', config, '--outdir', dir]);
     const before = tree(dir);
     // Change the example so that several files differ, and make one of their folders unwritable by
     // replacing it with a file: the smoke-tests folder comes after nodepools/ in write order.
     writeFileSync(config, readFileSync(config, 'utf8').replace('replicas: 0, cpu: "1", memory: 2Gi', 'replicas: 1, cpu: "1", memory: 2Gi').replace('limits: { cpu: "10" }', 'limits: { cpu: "20" }'));
     rmSync(join(dir, 'dist/demo/smoke-tests'), { recursive: true });
     writeFileSync(join(dir, 'dist/demo/smoke-tests'), 'in the way');
-    const r = synth(['--config', config, '--outdir', dir]);
+    const r = await synth(['--config', config, '--outdir', dir]);
     expect(r.code).toBe(1);
     const after = tree(dir, ['dist/demo/nodepools', 'dist/demo/apps', 'argocd']);
     expect(after).toEqual(new Map([...before].filter(([p]) => !p.startsWith('dist/demo/smoke-tests') && !p.startsWith('dist/demo/karpenter'))));
   });
 
-  it('prints warnings and still writes', () => {
+  it('prints warnings and still writes', async () => {
     const tf = join(dir, 'config/terraform/demo.json');
     const outputs = JSON.parse(readFileSync(tf, 'utf8'));
     delete outputs.karpenter_interruption_queue_name;
     writeFileSync(tf, JSON.stringify(outputs));
-    const r = synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/^warning: .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: pool dataops uses spot capacity but cluster demo has no karpenter_interruption_queue_name output/m);
   });
 
-  it('writes next to the dist folder cdk8s synth asks for (CDK8S_OUTDIR)', () => {
-    const r = synth(['--config', join(dir, 'config/platform.yaml')], { CDK8S_OUTDIR: join(dir, 'dist') });
+  it('writes next to the dist folder cdk8s synth asks for (CDK8S_OUTDIR)', async () => {
+    const r = await synth(['--config', join(dir, 'config/platform.yaml')], { CDK8S_OUTDIR: join(dir, 'dist') });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'dist/demo/nodepools/web.yaml'))).toBe(true);
   });
@@ -145,14 +145,14 @@ describe('command line usage', () => {
     [['deploy']],
     [['synth', 'extra']],
     [['--config']],
-  ])('exits 2 for %j', (args) => {
-    const r = synth(args);
+  ])('exits 2 for %j', async (args) => {
+    const r = await synth(args);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^error: /);
     expect(r.err).toMatch(/usage: karpenter-gitops/);
   });
 
-  it('prints usage for --help', () => {
-    expect(synth(['--help'])).toMatchObject({ code: 0, out: expect.stringMatching(/usage: karpenter-gitops/) });
+  it('prints usage for --help', async () => {
+    expect(await synth(['--help'])).toMatchObject({ code: 0, out: expect.stringMatching(/usage: karpenter-gitops/) });
   });
 });

@@ -12,3 +12,21 @@ export function renderYaml(docs: readonly unknown[]): string {
 
 /** Options of every YAML file the generator writes. */
 export const YAML_OPTIONS = { lineWidth: 0, version: '1.1' } as const;
+
+/** One generated file before rendering: its path (relative to the output root) and documents. */
+export interface GeneratedFile {
+  readonly path: string;
+  readonly docs: readonly unknown[];
+  /** Comment lines written above the documents. @default - none */
+  readonly header?: string;
+}
+
+/** The YAML text of a generated file. */
+export function renderFile(file: GeneratedFile): string {
+  return (file.header ?? '') + renderYaml(file.docs);
+}
+
+/** A copy of a file map in path order, so output and reports never depend on build order. */
+export function sortedByPath(files: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
