@@ -2,10 +2,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
-import { formatProblem, InputError } from './config/problems';
+import { formatProblem, InputError, Problem } from './config/problems';
 import { ParallelRenderer } from './output/parallel-render';
-import { generate } from './synth';
 import { writeTree } from './output/write';
+import { classify, resourcesOf } from './review/changes';
+import { checkTree } from './review/check';
+import { GitError, treeAt } from './review/git';
+import { markdownReport, terminalReport } from './review/report';
+import { generate } from './synth';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {
@@ -13,16 +17,22 @@ export interface Io {
   readonly err: (line: string) => void;
 }
 
-const USAGE = `usage: karpenter-gitops [synth] [--config FILE] [--outdir DIR]
+const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
 
-  synth   validate the config and write DIR/dist and DIR/argocd (default)
+  synth                   validate the config and write DIR/dist and DIR/argocd (default)
+  check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
+  diff --base REF         what the working tree changes against git REF, resource by resource
 
 options:
-  --config FILE   platform config (default: config/platform.yaml)
-  --outdir DIR    output root (default: the current directory)`;
+  --config FILE           platform config (default: config/platform.yaml)
+  --outdir DIR            output root (default: the current directory)
+  --format terminal|markdown   diff output (default: terminal)`;
 
 /** Exit codes of the command line (contract section 3). */
-export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+const COMMANDS = ['synth', 'check', 'diff'] as const;
+type Command = (typeof COMMANDS)[number];
 
 /**
  * Runs the command line and returns its exit code. Input errors are printed one
@@ -37,52 +47,114 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       options: {
         config: { type: 'string' },
         outdir: { type: 'string' },
+        base: { type: 'string' },
+        format: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
-    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
-    io.err(USAGE);
-    return EXIT.usage;
+    return usage(io, (err as Error).message.split('\n')[0]);
   }
   if (args.values.help) {
     io.out(USAGE);
     return EXIT.ok;
   }
   const [command = 'synth', ...extra] = args.positionals;
-  if (command !== 'synth' || extra.length > 0) {
-    io.err(`error: unknown command "${[command, ...extra].join(' ')}"`);
-    io.err(USAGE);
-    return EXIT.usage;
+  if (!(COMMANDS as readonly string[]).includes(command) || extra.length > 0) {
+    return usage(io, `unknown command "${[command, ...extra].join(' ')}"`);
   }
-  const configPath = args.values.config ?? 'config/platform.yaml';
-  const root = args.values.outdir ?? cdk8sRoot(env) ?? '.';
-  // Bundled, the YAML is rendered on a worker thread while the main thread builds the next file.
+  const { base, format } = args.values;
+  if (command === 'diff' && base === undefined) return usage(io, 'diff needs --base REF (e.g. --base origin/main)');
+  if (command !== 'diff' && (base !== undefined || format !== undefined)) return usage(io, `--base and --format go with diff, not ${command}`);
+  if (format !== undefined && format !== 'terminal' && format !== 'markdown') return usage(io, `unknown format "${format}" (allowed: terminal, markdown)`);
+
+  const options = {
+    configPath: args.values.config ?? 'config/platform.yaml',
+    root: args.values.outdir ?? cdk8sRoot(env) ?? '.',
+  };
+  try {
+    switch (command as Command) {
+      case 'check': return await check(io, options);
+      case 'diff': return await diff(io, options, base ?? '', format === 'markdown' ? 'markdown' : 'terminal');
+      default: return await synth(io, options);
+    }
+  } catch (err) {
+    if (err instanceof InputError) {
+      for (const p of err.problems) io.err(formatProblem(p));
+      io.err(`${err.problems.length} problem(s) found; nothing was written`);
+      return EXIT.failed;
+    }
+    if (err instanceof GitError) {
+      io.err(`error: git: ${err.message}`);
+      return EXIT.failed;
+    }
+    // The file system refused (a file where a folder should be, no space, no permission):
+    // writeTree has already put back what it changed.
+    if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+    io.err(`error: cannot write the output under ${options.root}: ${(err as Error).message}; nothing was changed`);
+    return EXIT.failed;
+  }
+}
+
+interface Options {
+  readonly configPath: string;
+  readonly root: string;
+}
+
+/**
+ * Validates the config and builds every file in memory. Bundled, the YAML is rendered
+ * on a worker thread while the main thread builds the next file.
+ */
+async function build(configPath: string): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath);
     generate(platform, (file) => renderer.add(file));
-    const files = await renderer.finish();
-    const result = writeTree(resolve(root), files);
-    for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
-    for (const line of summary(platform)) io.out(line);
-    const at = root === '.' ? '' : `${root}/`;
-    io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written} written, ${result.removed} removed, ${result.unchanged} unchanged)`);
-    return EXIT.ok;
-  } catch (err) {
+    return { platform, warnings, files: await renderer.finish() };
+  } finally {
     await renderer.cancel();
-    if (err instanceof InputError) {
-      for (const p of err.problems) io.err(formatProblem(p));
-      io.err(`${err.problems.length} problem(s) found; nothing was written`);
-      return EXIT.invalidInput;
-    }
-    // The file system refused (a file where a folder should be, no space, no permission):
-    // writeTree has already put back what it changed.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === undefined) throw err;
-    io.err(`error: cannot write the output under ${root}: ${(err as Error).message}; nothing was changed`);
-    return EXIT.invalidInput;
   }
+}
+
+async function synth(io: Io, { configPath, root }: Options): Promise<number> {
+  const { platform, warnings, files } = await build(configPath);
+  const result = writeTree(resolve(root), files);
+  for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
+  for (const line of summary(platform)) io.out(line);
+  const at = root === '.' ? '' : `${root}/`;
+  io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written} written, ${result.removed} removed, ${result.unchanged} unchanged)`);
+  return EXIT.ok;
+}
+
+/** The CI drift check: the committed output must be exactly what synth makes of the committed config. */
+async function check(io: Io, { configPath, root }: Options): Promise<number> {
+  const { files } = await build(configPath);
+  const drifts = checkTree(resolve(root), files);
+  if (drifts.length === 0) {
+    io.out(`dist/ and argocd/ are up to date (${files.size} files)`);
+    return EXIT.ok;
+  }
+  for (const d of drifts) {
+    io.err(`${d.kind}: ${join(root, d.path)}`);
+    io.err(d.diff.split('\n').map((l) => `    ${l}`).join('\n'));
+  }
+  io.err(`${drifts.length} file(s) differ from a fresh synth: run \`npm run synth\` and commit dist/ and argocd/ (never edit them by hand)`);
+  return EXIT.failed;
+}
+
+/** What a PR changes: the output committed at `base` against a fresh synth of the working tree. */
+async function diff(io: Io, { configPath, root }: Options, base: string, format: 'terminal' | 'markdown'): Promise<number> {
+  const { files } = await build(configPath);
+  const before = treeAt(base, resolve(root));
+  const changes = classify(resourcesOf(before), resourcesOf(files));
+  io.out(format === 'markdown' ? markdownReport(changes, base) : terminalReport(changes, base));
+  return EXIT.ok;
+}
+
+function usage(io: Io, message: string): number {
+  io.err(`error: ${message}`);
+  io.err(USAGE);
+  return EXIT.usage;
 }
 
 /**

@@ -6,6 +6,7 @@ import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-cha
 import type { Platform } from './config/platform';
 import { clusterApplications, rootApplication, SMOKE_TEST_NAMESPACE } from './model/applications';
 import { chartValues } from './model/controller-values';
+import { summaryMarkdown } from './model/summary';
 import { GeneratedFile, renderFile, sortedByPath } from './output/render';
 
 /**
@@ -53,6 +54,7 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
       add(`${dir}/smoke-tests/_namespace.yaml`, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: SMOKE_TEST_NAMESPACE }));
     }
   }
+  emit({ path: 'dist/SUMMARY.md', text: summaryMarkdown(platform) });
   add('argocd/argocd-cm-patch.yaml', (scope) => new ArgoCdHealthChart(scope, 'argocd-cm', { namespace: platform.gitops.argocdNamespace }));
 }
 

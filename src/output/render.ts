@@ -13,17 +13,20 @@ export function renderYaml(docs: readonly unknown[]): string {
 /** Options of every YAML file the generator writes. */
 export const YAML_OPTIONS = { lineWidth: 0, version: '1.1' } as const;
 
-/** One generated file before rendering: its path (relative to the output root) and documents. */
+/** One generated file before rendering: its path (relative to the output root) and documents, or its text. */
 export interface GeneratedFile {
   readonly path: string;
-  readonly docs: readonly unknown[];
+  /** The YAML documents. @default - none */
+  readonly docs?: readonly unknown[];
   /** Comment lines written above the documents. @default - none */
   readonly header?: string;
+  /** The whole content of a file that is not YAML (SUMMARY.md). @default - the rendered docs */
+  readonly text?: string;
 }
 
-/** The YAML text of a generated file. */
+/** The text of a generated file. */
 export function renderFile(file: GeneratedFile): string {
-  return (file.header ?? '') + renderYaml(file.docs);
+  return file.text ?? (file.header ?? '') + renderYaml(file.docs ?? []);
 }
 
 /** A copy of a file map in path order, so output and reports never depend on build order. */

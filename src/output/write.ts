@@ -58,7 +58,7 @@ export function writeTree(root: string, files: ReadonlyMap<string, string>): Wri
 }
 
 /** Every file under the output roots, relative to `root`, with its content. */
-function readTree(root: string): Map<string, string> {
+export function readTree(root: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -1,0 +1,33 @@
+import { createTwoFilesPatch } from 'diff';
+import { readTree } from '../output/write';
+
+/** One way the committed output differs from a fresh synth. */
+export interface Drift {
+  /** Path relative to the output root. */
+  readonly path: string;
+  /** stale: content differs; missing: synth makes it but it is not there; extra: it is there but synth does not make it. */
+  readonly kind: 'stale' | 'missing' | 'extra';
+  /** A unified diff from the file on disk to the fresh one, cut to `maxLines`. */
+  readonly diff: string;
+}
+
+/**
+ * Compares `dist/` and `argocd/` under `root` with freshly generated files.
+ * @param maxLines lines of diff kept per file. @default 40
+ */
+export function checkTree(root: string, fresh: ReadonlyMap<string, string>, maxLines = 40): Drift[] {
+  const onDisk = readTree(root);
+  const drifts: Drift[] = [];
+  const paths = [...new Set([...onDisk.keys(), ...fresh.keys()])].sort();
+  for (const path of paths) {
+    const before = onDisk.get(path);
+    const after = fresh.get(path);
+    if (before === after) continue;
+    const kind = before === undefined ? 'missing' : after === undefined ? 'extra' : 'stale';
+    const patch = createTwoFilesPatch(`${path} (committed)`, `${path} (synth)`, before ?? '', after ?? '', undefined, undefined, { context: 2 })
+      .split('\n').slice(1).filter((l) => l !== '\\ No newline at end of file');
+    const cut = patch.length > maxLines ? [...patch.slice(0, maxLines), `... ${patch.length - maxLines} more lines`] : patch;
+    drifts.push({ path, kind, diff: cut.join('\n').trimEnd() });
+  }
+  return drifts;
+}
