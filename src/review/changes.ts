@@ -86,23 +86,23 @@ function removed(r: Resource, added: readonly Resource[]): Change {
   if (r.kind === 'NodePool' || r.kind === 'EC2NodeClass') {
     const team = labels(r).team;
     const successor = added.find((a) => a.kind === r.kind && a.cluster === r.cluster && team !== undefined && labels(a).team === team);
-    const renamed = successor ? ` (renamed to ${successor.name}? a rename is a delete and a create)` : '';
-    const what = r.kind === 'NodePool' ? 'every node of the pool drains' : 'the NodePools using it can no longer launch, their nodes drain';
-    return { risk: 'destructive', resource: r, action: 'removed', fields: [], why: `removed${renamed}: ${what}; Argo CD asks a person to confirm (Prune=confirm)` };
+    const renamed = successor ? ` (renamed to ${successor.name}? a rename deletes the old pool and creates a new one)` : '';
+    const what = r.kind === 'NodePool' ? 'every node of the pool drains' : 'the NodePools using it can no longer launch nodes, and theirs drain';
+    return { risk: 'destructive', resource: r, action: 'removed', fields: [], why: `${what}, whatever the disruption budgets say${renamed}; Argo CD asks a person to confirm (Prune=confirm)` };
   }
   if (r.kind === 'Application' && /-karpenter-(crd|nodepools|root)$/.test(r.name)) {
     return {
       risk: 'destructive', resource: r, action: 'removed', fields: [],
-      why: 'removed: its resources finalizer deletes what it deployed (CRDs or NodePools), draining every Karpenter node',
+      why: 'its resources finalizer deletes what it deployed (CRDs or NodePools), draining every Karpenter node',
     };
   }
   const risk: Risk = isController(r) ? 'controller' : 'other';
-  return { risk, resource: r, action: 'removed', fields: [], why: 'removed' };
+  return { risk, resource: r, action: 'removed', fields: [], why: risk === 'controller' ? 'changes the Karpenter controller' : 'no effect on nodes' };
 }
 
 function addition(r: Resource): Change {
   if (r.kind === 'NodePool') return { risk: 'capacity', resource: r, action: 'added', fields: [], why: 'new pool: Karpenter may launch nodes for it' };
-  return { risk: isController(r) ? 'controller' : 'other', resource: r, action: 'added', fields: [], why: 'added' };
+  return { risk: isController(r) ? 'controller' : 'other', resource: r, action: 'added', fields: [], why: isController(r) ? 'changes the Karpenter controller' : 'no effect on nodes' };
 }
 
 /** A changed resource yields one change per risk its fields fall in. */
