@@ -32,6 +32,22 @@ export function aConfig(overrides: Overrides = {}): Plain {
   return merge(baseline, overrides);
 }
 
+/**
+ * A minimal `platform.yaml` as text, with `teams` written as the given lines: for
+ * YAML that builders cannot express (bare keys, anchors, merge keys).
+ */
+export function rawConfigWithTeams(teamLines: readonly string[]): string {
+  return [
+    'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
+    'karpenter: { version: 1.14.1 }',
+    'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
+    'defaults: { ami: { alias: al2023@v20250505 } }',
+    'teams:',
+    ...teamLines,
+    '',
+  ].join('\n');
+}
+
 /** Options of {@link aTerraform}. */
 export interface TerraformOptions {
   /**

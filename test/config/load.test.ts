@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
 import { formatProblem, InputError } from '../../src/config/problems';
-import { aConfig, aTerraform, Plain, removeProjects, writeProject } from '../builders';
+import { aConfig, aTerraform, Plain, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
 import { aProblem, inputErrorOf, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);
@@ -209,19 +209,9 @@ describe('pools and teams per cluster', () => {
     expect(problems).toEqual(aProblem(/platform\.yaml:\d+:\d+: clusters\.demo\.teams\[1\]: .*"web".*(twice|more than once|already listed)/));
   });
 
-  // Judgement call, not a CRD rule: `defaults:` and `overrides:` may be left empty (nullish),
-  // but a team written as a bare key (`web:`, every field defaulted) fails with
-  // 'teams.web: expected an object, got null'.
+  // `defaults:` and `overrides:` may be left empty; so may a team (every field defaulted).
   it('loads a team written as a bare key with no fields, like defaults: and overrides:', () => {
-    const rawConfig = [
-      'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
-      'karpenter: { version: 1.14.1 }',
-      'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
-      'defaults: { ami: { alias: al2023@v20250505 } }',
-      'teams:',
-      '  web:',
-      '',
-    ].join('\n');
+    const rawConfig = rawConfigWithTeams(['  web:']);
     expect(poolNames(load({ rawConfig }).platform)).toEqual(['web']);
   });
 });

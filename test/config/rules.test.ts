@@ -4,7 +4,7 @@
  * rules on merged pools. Each message must name the file, line, column and
  * field path, and say what was given and what is allowed.
  */
-import { aConfig, Plain, removeProjects } from '../builders';
+import { aConfig, Plain, rawConfigWithTeams, removeProjects } from '../builders';
 import { aProblem, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);
@@ -917,19 +917,7 @@ describe('values the API server or EC2 would reject later', () => {
   });
 
   it('accepts YAML anchors and merge keys', () => {
-    const rawConfig = [
-      'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
-      'karpenter: { version: 1.14.1 }',
-      'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
-      'defaults: { ami: { alias: al2023@v20250505 } }',
-      'teams:',
-      '  web: &base',
-      '    arch: [arm64]',
-      '  api:',
-      '    <<: *base',
-      '    weight: 10',
-      '',
-    ].join('\n');
+    const rawConfig = rawConfigWithTeams(['  web: &base', '    arch: [arm64]', '  api:', '    <<: *base', '    weight: 10']);
     const { platform } = load({ rawConfig });
     expect(platform.clusters[0].pools.find((p) => p.name === 'api')?.settings).toMatchObject({ arch: ['arm64'], weight: 10 });
   });
