@@ -201,9 +201,7 @@ describe('pools and teams per cluster', () => {
     expect(poolNames(platform, 'prod')).toEqual(['api']);
   });
 
-  // Bug: listing a team twice in clusters.<id>.teams is reported as a pool-name clash
-  // pointing at teams.web ('pool name "web" is also the name of the pool at teams.web:
-  // rename one of them'), which sends the user to the wrong line with the wrong fix.
+  // Not a pool-name clash: the fix is to remove the second entry, so point at it.
   it('fails when a cluster lists a team twice, pointing at the second entry', () => {
     const problems = problemsOf({ config: aConfig({ clusters: { demo: { teams: ['web', 'web'] } } }) });
     expect(problems).toEqual(aProblem(/platform\.yaml:\d+:\d+: clusters\.demo\.teams\[1\]: .*"web".*(twice|more than once|already listed)/));

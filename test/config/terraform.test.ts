@@ -37,16 +37,13 @@ describe('the outputs file', () => {
     ]);
   });
 
-  // Bug: the file is parsed as YAML before JSON.parse runs, so JSON that YAML also rejects
-  // (a stray comma, a missing brace) is reported as 'invalid YAML: unexpected , in flow map'
-  // with no line or column, for a file the user knows as JSON.
+  // The user knows this file as JSON: a syntax error is reported as JSON, with its position.
   it('fails when the JSON has a stray comma, saying invalid JSON with its position', () => {
     expect(problemsWithOutputs('{\n  "cluster_name": { "value": "demo" },,\n  "karpenter_node_role_name": { "value": "r" }\n}\n')).toEqual([
       expect.stringMatching(/terraform\/demo\.json:2:\d+: invalid JSON: /),
     ]);
   });
 
-  // Same root cause as the YAML position bug: 'demo.json: duplicate key (...)' has no line.
   it('fails when an output appears twice, pointing at the second one', () => {
     const text = '{\n  "cluster_name": { "value": "a" },\n  "cluster_name": { "value": "b" },\n  "karpenter_node_role_name": { "value": "r" }\n}\n';
     expect(problemsWithOutputs(text)).toEqual([expect.stringMatching(/terraform\/demo\.json:3:3: (cluster_name: )?duplicate key/)]);
@@ -151,10 +148,8 @@ describe('required and unknown outputs', () => {
     ]);
   });
 
-  // Bug: cluster_arn, an output of the terraform-aws-modules/eks module that a root module
-  // often re-exports, is within the edit distance of cluster_name, so it is an error
-  // ('unknown output "cluster_arn" (did you mean "cluster_name"?)') although the file has a
-  // valid cluster_name: a near-miss should only be an error when the output it resembles is absent.
+  // cluster_arn (an output root modules often re-export) is close to cluster_name: a near-miss
+  // is a typo only when the output it resembles is absent.
   it('warns, and does not fail, about cluster_arn beside a valid cluster_name', () => {
     const outputs = aTerraform({ cluster_arn: 'arn:aws:eks:eu-west-1:111122223333:cluster/demo' });
     expect(warningsOf({ terraform: { demo: outputs } })).toEqual([expect.stringMatching(/cluster_arn: output "cluster_arn" is not used/)]);
