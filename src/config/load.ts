@@ -219,7 +219,7 @@ function resolvePools(
       const merged = mergeLayers(c.layers);
       const settings = applyBuiltIns(merged.fields);
       const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
-      checkPool(ctx, settings, problems);
+      checkPool(ctx, settings, problems, warnings);
       if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
         warnings.push(ctx.problem(['capacityTypes'],
           `pool ${c.name} uses spot capacity but cluster ${clusterId} has no karpenter_interruption_queue_name output: spot interruptions will not be handled gracefully`));
@@ -273,7 +273,7 @@ class PoolContext {
  * single-field rules are in the schema. Mirrors the CRDs' CEL rules and what
  * EC2 rejects at launch.
  */
-function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[]): void {
+function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warnings: Problem[]): void {
   const add = (path: FieldPath, message: string) => problems.push(ctx.problem(path, message));
   if (!s.ami) {
     add([], `pool ${ctx.name} has no ami: set ami.alias (e.g. al2023@v20250505) under defaults or this team`);
@@ -290,8 +290,9 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[]): void
     add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
   }
   checkVolume(s, add);
+  // A warning, not an error: some custom AMIs join the cluster on their own.
   if (family === 'Custom' && s.userData === undefined) {
-    add(['ami', 'family'], `pool ${ctx.name} uses family Custom, which Karpenter does not bootstrap: set userData that joins the node to the cluster`);
+    warnings.push(ctx.problem(['ami', 'family'], `pool ${ctx.name} uses family Custom, which Karpenter does not bootstrap: unless the AMI joins the cluster on its own, set userData that does`));
   }
   const k = s.kubelet;
   if (k?.imageGCHighThresholdPercent !== undefined && k.imageGCLowThresholdPercent !== undefined

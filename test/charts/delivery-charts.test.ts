@@ -59,6 +59,7 @@ describe('SmokeTestNamespaceChart', () => {
   it('enforces the restricted Pod Security profile', () => {
     const [ns] = Testing.synth(new SmokeTestNamespaceChart(Testing.app(), 'ns', { namespace: 'karpenter-smoke-tests' })) as Manifest[];
     expect(ns.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    expect(ns).toMatchSnapshot();
   });
 });
 
