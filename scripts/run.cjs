@@ -8,7 +8,7 @@ const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 const bundle = join(root, 'lib', 'karpenter-gitops.cjs');
-const sources = [join(root, 'src'), join(root, 'imports'), join(root, 'package-lock.json')];
+const sources = [join(root, 'src'), join(root, 'imports'), join(root, 'package-lock.json'), __filename];
 
 function newest(path) {
   const st = statSync(path);
