@@ -1,4 +1,5 @@
 import { chartValues, controllerValues } from '../../src/model/controller-values';
+import { unknownChartKeys } from '../../src/config/chart-keys';
 import { OWNED_VALUES } from '../../src/config/controller';
 import type { Platform } from '../../src/config/platform';
 import { aCluster, aTerraform } from '../pool-builders';
@@ -60,6 +61,13 @@ describe('controllerValues', () => {
 });
 
 describe('chartValues', () => {
+  it('uses only keys the 1.14.1 chart has (Helm would silently ignore any other)', () => {
+    const values = chartValues(aPlatform({}, {
+      logLevel: 'debug', resources: { requests: { cpu: '1' } }, featureGates: { nodeRepair: true }, settings: { batchMaxDuration: '10s' },
+    }), aCluster());
+    expect(unknownChartKeys(values)).toEqual([]);
+  });
+
   it('deep-merges helmValues last: maps key by key, lists replaced', () => {
     const values = chartValues(aPlatform({ helmValues: { settings: { batchIdleDuration: '2s' }, tolerations: [{ key: 'a', operator: 'Exists' }] } }), aCluster());
     expect(values.settings).toMatchObject({ clusterName: 'demo', batchIdleDuration: '2s' });
