@@ -4,6 +4,7 @@ import { checkControllerValues } from './controller';
 import { suggest, zodProblems } from './issues';
 import { BUILT_IN_POOL_DEFAULTS, Cluster, Platform, Pool, PoolSettings } from './platform';
 import { FieldPath, InputError, Problem, renderPath } from './problems';
+import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, PlatformFile, platformSchema, PoolFields, TeamFile } from './schema';
 import { SourceFile } from './source';
@@ -30,8 +31,6 @@ const FIELD_OF_KEY: Record<string, keyof PoolFields> = {
   'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
   'topology.kubernetes.io/zone': 'zones',
 };
-/** Tag keys the generator sets on every EC2 resource. */
-export const GENERATED_TAG_KEYS = ['team', 'owner', 'cost-center', 'managed-by', 'Name'];
 
 /**
  * Reads `platform.yaml` and every Terraform outputs file it names, validates
@@ -313,7 +312,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }
   });
-  if ('team' in s.labels) add(['labels', 'team'], 'the label "team" is set by the generator to the team id: remove it');
+  if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
   if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
   for (const key of Object.keys(s.tags)) {
     if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
@@ -321,7 +320,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   if (s.dedicated) {
     for (const [list, taints] of [['taints', s.taints], ['startupTaints', s.startupTaints]] as const) {
       taints.forEach((t, i) => {
-        if (t.key === 'dedicated') add([list, i, 'key'], 'the taint "dedicated" is set by dedicated: true; remove it or set dedicated: false');
+        if (t.key === DEDICATED_TAINT_KEY) add([list, i, 'key'], `the taint "${DEDICATED_TAINT_KEY}" is set by dedicated: true; remove it or set dedicated: false`);
       });
     }
   }

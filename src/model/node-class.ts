@@ -1,6 +1,7 @@
 import type { Cluster, Pool } from '../config/platform';
 import { aliasFamily, AmiFamily } from '../config/schema';
-import { MANAGED_BY, sortKeys } from './node-pool';
+import { MANAGED_BY, TEAM_LABEL } from '../config/reserved';
+import { sortKeys } from './node-pool';
 
 /** Device of the root volume (AL2023, AL2, Custom) and of Bottlerocket's OS volume. */
 export const ROOT_DEVICE = '/dev/xvda';
@@ -122,7 +123,7 @@ export function blockDevices(pool: Pool): BlockDevice[] {
 export function tags(pool: Pool, cluster: Cluster): Record<string, string> {
   return sortKeys({
     ...pool.settings.tags,
-    'team': pool.team,
+    [TEAM_LABEL]: pool.team,
     ...(pool.owner !== undefined ? { owner: pool.owner } : {}),
     ...(pool.costCenter !== undefined ? { 'cost-center': pool.costCenter } : {}),
     'managed-by': MANAGED_BY,

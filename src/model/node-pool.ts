@@ -1,11 +1,7 @@
 import type { Pool } from '../config/platform';
+import { DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
 
-/** Label every node of a pool carries: the owning team. */
-export const TEAM_LABEL = 'team';
-/** Taint key of a dedicated pool; its value is the team. */
-export const DEDICATED_TAINT_KEY = 'dedicated';
-/** Value of `app.kubernetes.io/managed-by` and of the EC2 tag `managed-by`. */
-export const MANAGED_BY = 'karpenter-gitops';
+export { DEDICATED_TAINT_KEY, MANAGED_BY, TEAM_LABEL } from '../config/reserved';
 
 /**
  * Argo CD sync options of every NodePool and EC2NodeClass: their CRDs arrive in
@@ -58,14 +54,10 @@ export interface NodePoolModel {
 /** Derives the NodePool of a pool. */
 export function nodePoolModel(pool: Pool): NodePoolModel {
   const s = pool.settings;
-  const taints: Taint[] = [
-    ...(s.dedicated ? [{ key: DEDICATED_TAINT_KEY, value: pool.team, effect: 'NoSchedule' as const }] : []),
-    ...s.taints,
-  ];
   return {
     name: pool.name,
     labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team }),
-    taints,
+    taints: taints(pool),
     startupTaints: s.startupTaints,
     requirements: requirements(pool),
     expireAfter: s.expireAfter,
@@ -77,6 +69,15 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
     limits: s.limits,
     weight: s.weight,
   };
+}
+
+/** The pool's node taints: `dedicated=<team>:NoSchedule` when dedicated, then its own. */
+export function taints(pool: Pool): Taint[] {
+  const s = pool.settings;
+  return [
+    ...(s.dedicated ? [{ key: DEDICATED_TAINT_KEY, value: pool.team, effect: 'NoSchedule' as const }] : []),
+    ...s.taints,
+  ];
 }
 
 type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: number; readonly lte?: number };

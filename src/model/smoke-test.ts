@@ -1,5 +1,5 @@
 import type { Pool } from '../config/platform';
-import { nodePoolModel } from './node-pool';
+import { taints } from './node-pool';
 
 /** A toleration that matches exactly one taint. */
 export interface Toleration {
@@ -39,7 +39,7 @@ export function smokeTestModel(pool: Pool): SmokeTestModel {
     cpuMillis: cpuMillis(t.cpu),
     memoryMiB: memoryMiB(t.memory),
     nodeSelector: { 'karpenter.sh/nodepool': pool.name },
-    tolerations: nodePoolModel(pool).taints.map((taint) => (taint.value !== undefined
+    tolerations: taints(pool).map((taint) => (taint.value !== undefined
       ? { key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }
       : { key: taint.key, operator: 'Exists', effect: taint.effect })),
   };

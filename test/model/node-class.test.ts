@@ -1,3 +1,4 @@
+import { GENERATED_TAG_KEYS } from '../../src/config/reserved';
 import { amiFamily, blockDevices, nodeClassModel, tags } from '../../src/model/node-class';
 import { aCluster, aPool, aTerraform } from '../pool-builders';
 
@@ -62,6 +63,11 @@ describe('tags', () => {
     expect(tags(pool, aCluster())).toEqual({
       'Name': 'demo/dataops', 'cost-center': '4410', 'env': 'prod', 'managed-by': 'karpenter-gitops', 'owner': 'dataops@acme.example', 'team': 'dataops',
     });
+  });
+
+  it('sets exactly the tag keys the config layer reserves for the generator', () => {
+    const pool = aPool({}, { owner: 'o@acme.example', costCenter: '1' });
+    expect(Object.keys(tags(pool, aCluster())).sort()).toEqual([...GENERATED_TAG_KEYS].sort());
   });
 
   it('leaves out owner and cost-center when the team has none', () => {
