@@ -3,11 +3,12 @@
 // its YAML-rendering worker, lib/render-worker.cjs) with
 // esbuild when a source is newer than the bundle (no type checking at run time; `npm test` type-checks),
 // then runs it in this same process.
-const { existsSync, readdirSync, statSync } = require('node:fs');
+const { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const bundle = join(root, 'lib', 'karpenter-gitops.cjs');
+const lib = join(root, 'lib');
+const bundle = join(lib, 'karpenter-gitops.cjs');
 const sources = [join(root, 'src'), join(root, 'imports'), join(root, 'package-lock.json'), __filename];
 
 function newest(path) {
@@ -18,9 +19,19 @@ function newest(path) {
 
 if (!existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(bundle).mtimeMs) {
   // Dependencies are bundled too: one file loads in half the time of node_modules' many.
-  require('esbuild').buildSync({
-    entryPoints: { 'karpenter-gitops': join(root, 'src/main.ts'), 'render-worker': join(root, 'src/render-worker.ts') },
-    bundle: true, platform: 'node', target: 'node20', outdir: join(root, 'lib'), outExtension: { '.js': '.cjs' }, logLevel: 'warning',
-  });
+  // Built into a folder of its own, then renamed into place: two runs started at once never
+  // load a half-written bundle. The worker goes first, so a complete bundle always has its worker.
+  require('node:fs').mkdirSync(lib, { recursive: true });
+  const tmp = mkdtempSync(join(lib, '.build-'));
+  try {
+    require('esbuild').buildSync({
+      entryPoints: { 'karpenter-gitops': join(root, 'src/main.ts'), 'render-worker': join(root, 'src/render-worker.ts') },
+      bundle: true, platform: 'node', target: 'node20', outdir: tmp, outExtension: { '.js': '.cjs' }, logLevel: 'warning',
+    });
+    renameSync(join(tmp, 'render-worker.cjs'), join(lib, 'render-worker.cjs'));
+    renameSync(join(tmp, 'karpenter-gitops.cjs'), bundle);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 require(bundle);

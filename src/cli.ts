@@ -4,7 +4,8 @@ import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
 import { formatProblem, InputError, Problem } from './config/problems';
 import { ParallelRenderer } from './output/parallel-render';
-import { writeTree } from './output/write';
+import { OutputDir } from './output/output-dir';
+import { OutputError } from './output/output-error';
 import { classify, resourcesOf } from './review/changes';
 import { checkTree } from './review/check';
 import { GitError, treeAt } from './review/git';
@@ -88,8 +89,12 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       io.err(`error: git: ${err.message}`);
       return EXIT.failed;
     }
+    if (err instanceof OutputError) {
+      io.err(`error: ${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
+      return EXIT.failed;
+    }
     // The file system refused (a file where a folder should be, no space, no permission):
-    // writeTree has already put back what it changed.
+    // the change has been undone.
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
     io.err(`error: cannot write the output under ${options.root}: ${(err as Error).message}; nothing was changed`);
     return EXIT.failed;
@@ -117,19 +122,33 @@ async function build(configPath: string): Promise<{ platform: Platform; warnings
 }
 
 async function synth(io: Io, { configPath, root }: Options): Promise<number> {
-  const { platform, warnings, files } = await build(configPath);
-  const result = writeTree(resolve(root), files);
-  for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
-  for (const line of summary(platform)) io.out(line);
-  const at = root === '.' ? '' : `${root}/`;
-  io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written} written, ${result.removed} removed, ${result.unchanged} unchanged)`);
-  return EXIT.ok;
+  const output = OutputDir.open(resolve(root), 'synth');
+  try {
+    const { platform, warnings, files } = await build(configPath);
+    const result = await output.replace(files);
+    for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
+    for (const line of summary(platform)) io.out(line);
+    const at = root === '.' ? '' : `${root}/`;
+    if (output.finishedInterrupted) io.out('finished the change of an earlier run that was interrupted');
+    for (const path of result.removed) io.out(`removed ${at}${path}`);
+    io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    return EXIT.ok;
+  } finally {
+    output.close();
+  }
 }
 
 /** The CI drift check: the committed output must be exactly what synth makes of the committed config. */
 async function check(io: Io, { configPath, root }: Options): Promise<number> {
-  const { files } = await build(configPath);
-  const drifts = checkTree(resolve(root), files);
+  const output = OutputDir.open(resolve(root), 'check');
+  let drifts;
+  let files;
+  try {
+    files = (await build(configPath)).files;
+    drifts = checkTree(output.read().files, files);
+  } finally {
+    output.close();
+  }
   if (drifts.length === 0) {
     io.out(`dist/ and argocd/ are up to date (${files.size} files)`);
     return EXIT.ok;

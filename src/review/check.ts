@@ -1,5 +1,4 @@
 import { createTwoFilesPatch } from 'diff';
-import { readTree } from '../output/write';
 
 /** One way the committed output differs from a fresh synth. */
 export interface Drift {
@@ -12,11 +11,10 @@ export interface Drift {
 }
 
 /**
- * Compares `dist/` and `argocd/` under `root` with freshly generated files.
+ * Compares the files of `dist/` and `argocd/` as found on disk with freshly generated ones.
  * @param maxLines lines of diff kept per file. @default 40
  */
-export function checkTree(root: string, fresh: ReadonlyMap<string, string>, maxLines = 40): Drift[] {
-  const onDisk = readTree(root);
+export function checkTree(onDisk: ReadonlyMap<string, string>, fresh: ReadonlyMap<string, string>, maxLines = 40): Drift[] {
   const drifts: Drift[] = [];
   const paths = [...new Set([...onDisk.keys(), ...fresh.keys()])].sort();
   for (const path of paths) {

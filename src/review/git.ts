@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { OUTPUT_ROOTS } from '../output/write';
+import { OUTPUT_ROOTS } from '../output/layout';
 
 /** Thrown when git cannot answer (not a repository, unknown ref). */
 export class GitError extends Error {}

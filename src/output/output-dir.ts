@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FsOps, REAL_FS } from './fs-ops';
+import { STATE_DIR } from './layout';
+import { acquireLock, OutputLock } from './lock';
+import { OutputError } from './output-error';
+import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './transaction';
+import { kindOf, OutputTree, readOutputTree } from './tree';
+
+/**
+ * The output folders under one root (`dist/`, `argocd/` and the generator's state folder),
+ * held under the lock for one run. The only way the generator touches them.
+ */
+export class OutputDir {
+  /**
+   * Opens the output under `root` for a run: refuses a state folder that is a link, takes
+   * the lock (a second run fails at once), and finishes or discards a change a killed run
+   * left behind, so what the run reads is a whole tree, old or new.
+   * @param command the run, shown to a concurrent one (`synth`, `check`)
+   */
+  public static open(root: string, command: string, ops: FsOps = REAL_FS): OutputDir {
+    mkdirSync(root, { recursive: true });
+    const state = join(root, STATE_DIR);
+    const kind = kindOf(state);
+    if (kind === 'missing') mkdirSync(state);
+    else if (kind !== 'dir') {
+      throw new OutputError(`${STATE_DIR} is ${kind === 'link' ? 'a symbolic link' : 'not a folder'}: it is karpenter-gitops' own state folder; remove it and run again`);
+    }
+    for (const inside of ['lock', TXN_DIR]) {
+      if (kindOf(join(state, inside)) === 'link') throw new OutputError(`${STATE_DIR}/${inside} is a symbolic link: remove it and run again`);
+    }
+    const lock = acquireLock(state, command);
+    try {
+      // Refuse links before a leftover change renames anything into the tree.
+      readOutputTree(root);
+      const recovered = recover(root, join(state, TXN_DIR), ops);
+      return new OutputDir(root, state, lock, ops, recovered === 'finished');
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  private constructor(
+    /** The output root. */
+    public readonly root: string,
+    private readonly state: string,
+    private readonly lock: OutputLock,
+    private readonly ops: FsOps,
+    /** Whether opening finished a change that an earlier, killed run had committed. */
+    public readonly finishedInterrupted: boolean,
+  ) {}
+
+  /** `dist/` and `argocd/` as they are now (no link is ever followed). */
+  public read(): OutputTree {
+    return readOutputTree(this.root);
+  }
+
+  /**
+   * Makes `dist/` and `argocd/` hold exactly `files`, atomically: a failure or a kill at
+   * any instant leaves the old tree or the new one (the next run finishes a committed
+   * change). Files whose content is already right are not touched.
+   * @param files paths relative to the root, each under `dist/` or `argocd/`
+   */
+  public async replace(files: ReadonlyMap<string, string>): Promise<ChangeResult> {
+    const old = this.read();
+    return applyChange(this.root, join(this.state, TXN_DIR), planChange(old, files), files, this.ops);
+  }
+
+  /** Releases the lock. */
+  public close(): void {
+    this.lock.release();
+  }
+}

@@ -1,0 +1,216 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FsOps } from './fs-ops';
+import { isOutputPath, OUTPUT_ROOTS } from './layout';
+import { OutputError } from './output-error';
+import { kindOf, OutputTree } from './tree';
+
+/**
+ * A change of the output tree, written down before any file of the tree is touched.
+ * Every step it implies can be done, and undone, again without harm, so a run killed
+ * at any instant is finished (or undone) by the next one.
+ */
+export interface Journal {
+  readonly version: 1;
+  /** Files whose new content is staged at `new/<path>`; `replaces` when the file exists now. */
+  readonly writes: readonly { readonly path: string; readonly replaces: boolean }[];
+  /** Files that go away. */
+  readonly deletes: readonly string[];
+  /** Folders that end up with no file in them, innermost first. */
+  readonly rmdirs: readonly string[];
+  /** Folders the new files need, outermost first. */
+  readonly mkdirs: readonly string[];
+}
+
+/** What a change did, file by file. */
+export interface ChangeResult {
+  /** Files created or rewritten. */
+  readonly written: readonly string[];
+  /** Files that are gone. */
+  readonly removed: readonly string[];
+  /** Files whose content was already right (not touched). */
+  readonly unchanged: number;
+}
+
+/** The staging area of one change, inside the state folder. */
+export const TXN_DIR = 'txn';
+const JOURNAL = 'journal.json';
+
+/** The change that turns `old` into exactly `files`; files already right are left out. */
+export function planChange(old: OutputTree, files: ReadonlyMap<string, string>): Journal {
+  const writes = [...files].filter(([path, content]) => old.files.get(path) !== content)
+    .map(([path]) => ({ path, replaces: old.files.has(path) }));
+  const deletes = [...old.files.keys()].filter((path) => !files.has(path));
+  const needed = new Set([...files.keys()].flatMap(parents));
+  const existing = new Set(old.dirs);
+  const roots: readonly string[] = OUTPUT_ROOTS;
+  // The roots themselves stay, even when empty.
+  const rmdirs = old.dirs.filter((d) => !needed.has(d) && !roots.includes(d)).sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
+  const mkdirs = [...needed].filter((d) => !existing.has(d)).sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
+  return { version: 1, writes, deletes, rmdirs, mkdirs };
+}
+
+/** Whether a change does nothing. */
+export function isEmpty(j: Journal): boolean {
+  return j.writes.length === 0 && j.deletes.length === 0 && j.rmdirs.length === 0 && j.mkdirs.length === 0;
+}
+
+/**
+ * Makes the change: stages every new file under `<txn>/new` and flushes it, commits the
+ * journal (the instant the change becomes certain), moves the files in by renames (the
+ * replaced and deleted ones into `<txn>/old`), then discards the staging area.
+ * Any failure before the commit leaves the tree untouched; after it, the change is undone
+ * step by step. If even that fails, the journal stays and the next run finishes the change.
+ */
+export async function applyChange(root: string, txn: string, journal: Journal, files: ReadonlyMap<string, string>, ops: FsOps): Promise<ChangeResult> {
+  const result = { written: journal.writes.map((w) => w.path), removed: [...journal.deletes], unchanged: files.size - journal.writes.length };
+  if (isEmpty(journal)) return result;
+  if (kindOf(txn) !== 'missing') ops.removeAll(txn);
+  try {
+    await stage(txn, journal, files, ops);
+    await ops.writeDurable(join(txn, `${JOURNAL}.tmp`), `${JSON.stringify(journal)}\n`);
+    ops.rename(join(txn, `${JOURNAL}.tmp`), join(txn, JOURNAL));
+    ops.fsyncDir(txn);
+  } catch (err) {
+    discardQuietly(txn, ops);
+    throw err;
+  }
+  try {
+    rollForward(root, txn, journal, ops);
+  } catch (err) {
+    if (err instanceof OutputError) throw err;
+    try {
+      rollBack(root, txn, journal, ops);
+    } catch {
+      throw new OutputError(`${message(err)}; the change could not be undone either: the next run finishes it`, false);
+    }
+    throw err;
+  }
+  return result;
+}
+
+/**
+ * Finishes the change a killed run left: a committed journal is carried out (its new
+ * files are complete on disk); staging without a journal is thrown away (the tree was
+ * never touched). Returns what it did.
+ */
+export function recover(root: string, txn: string, ops: FsOps): 'nothing' | 'discarded' | 'finished' {
+  if (kindOf(txn) === 'missing') return 'nothing';
+  if (kindOf(txn) !== 'dir') throw new OutputError(`${txn} is not a folder: remove it and run again`);
+  if (kindOf(join(txn, JOURNAL)) !== 'file') {
+    ops.removeAll(txn);
+    return 'discarded';
+  }
+  const journal = readJournal(join(txn, JOURNAL));
+  try {
+    rollForward(root, txn, journal, ops);
+  } catch (err) {
+    if (err instanceof OutputError) throw err;
+    rollBack(root, txn, journal, ops);
+    throw new OutputError(`an interrupted change could not be finished (${message(err)}), so it was undone`);
+  }
+  return 'finished';
+}
+
+async function stage(txn: string, journal: Journal, files: ReadonlyMap<string, string>, ops: FsOps): Promise<void> {
+  ops.mkdir(txn);
+  const dirs = new Set([join(txn, 'new'), join(txn, 'old'), ...journal.writes.flatMap((w) => parents(w.path).map((d) => join(txn, 'new', d)))]);
+  for (const d of [...dirs].sort((a, b) => a.length - b.length)) ops.mkdir(d);
+  await Promise.all(journal.writes.map((w) => ops.writeDurable(join(txn, 'new', w.path), files.get(w.path) ?? '')));
+  for (const d of dirs) ops.fsyncDir(d);
+}
+
+/** Carries out a committed journal; each step checks whether it was done already. */
+function rollForward(root: string, txn: string, j: Journal, ops: FsOps): void {
+  const at = (p: string) => join(root, p);
+  const backup = (p: string) => join(txn, 'old', p);
+  for (const path of j.deletes) {
+    if (exists(at(path)) && !exists(backup(path))) moveAside(root, txn, path, ops);
+  }
+  for (const d of j.rmdirs) if (isEmptyDir(at(d), ops)) ops.rmdir(at(d));
+  for (const d of j.mkdirs) if (!exists(at(d))) ops.mkdir(at(d));
+  for (const w of j.writes) {
+    const staged = join(txn, 'new', w.path);
+    if (!exists(staged)) continue;
+    if (w.replaces && exists(at(w.path)) && !exists(backup(w.path))) moveAside(root, txn, w.path, ops);
+    ops.rename(staged, at(w.path));
+  }
+  for (const d of touchedDirs(root, j)) if (exists(d)) ops.fsyncDir(d);
+  try {
+    ops.unlink(join(txn, JOURNAL));
+  } catch (err) {
+    throw new OutputError(`dist/ and argocd/ hold the new files, but the journal of the change could not be removed (${message(err)}): the next run tidies it up`, false);
+  }
+  discardQuietly(txn, ops);
+}
+
+/** Undoes a committed journal, in reverse; each step checks whether there is anything to undo. */
+function rollBack(root: string, txn: string, j: Journal, ops: FsOps): void {
+  const at = (p: string) => join(root, p);
+  const backup = (p: string) => join(txn, 'old', p);
+  for (const w of [...j.writes].reverse()) {
+    const staged = join(txn, 'new', w.path);
+    if (!exists(staged) && exists(at(w.path))) ops.rename(at(w.path), staged);
+    if (w.replaces && exists(backup(w.path))) ops.rename(backup(w.path), at(w.path));
+  }
+  for (const d of [...j.mkdirs].reverse()) if (isEmptyDir(at(d), ops)) ops.rmdir(at(d));
+  for (const d of [...j.rmdirs].reverse()) if (!exists(at(d))) ops.mkdir(at(d));
+  for (const path of [...j.deletes].reverse()) if (exists(backup(path))) ops.rename(backup(path), at(path));
+  for (const d of touchedDirs(root, j)) if (exists(d)) ops.fsyncDir(d);
+  ops.unlink(join(txn, JOURNAL));
+  ops.removeAll(txn);
+}
+
+/** Moves a file of the tree into the staging area's `old/`, creating the folders it needs there. */
+function moveAside(root: string, txn: string, path: string, ops: FsOps): void {
+  for (const d of parents(path)) if (!exists(join(txn, 'old', d))) ops.mkdir(join(txn, 'old', d));
+  ops.rename(join(root, path), join(txn, 'old', path));
+}
+
+/** The folders whose entries a change renames, so they are flushed before the journal goes. */
+function touchedDirs(root: string, j: Journal): string[] {
+  const paths = [...j.writes.map((w) => w.path), ...j.deletes, ...j.rmdirs, ...j.mkdirs];
+  return [...new Set(paths.map((p) => join(root, dirname(p))))];
+}
+
+function readJournal(path: string): Journal {
+  const bad = () => new OutputError(`${path} is not a journal karpenter-gitops wrote: remove its folder and run again`);
+  let j: Partial<Journal>;
+  try {
+    j = JSON.parse(readFileSync(path, 'utf8')) as Partial<Journal>;
+  } catch {
+    throw bad();
+  }
+  const paths = [...(j.writes ?? []).map((w) => w?.path), ...(j.deletes ?? []), ...(j.rmdirs ?? []), ...(j.mkdirs ?? [])];
+  const valid = j.version === 1 && Array.isArray(j.writes) && Array.isArray(j.deletes) && Array.isArray(j.rmdirs) && Array.isArray(j.mkdirs)
+    && paths.every((p) => typeof p === 'string' && (isOutputPath(p) || (OUTPUT_ROOTS as readonly string[]).includes(p)));
+  if (!valid) throw bad();
+  return j as Journal;
+}
+
+/** Removes a staging area that holds no committed journal; one left behind is discarded by the next run. */
+function discardQuietly(txn: string, ops: FsOps): void {
+  try { ops.removeAll(txn); } catch { /* without a journal, the next run discards it */ }
+}
+
+function exists(path: string): boolean {
+  return existsSync(path) || kindOf(path) === 'link';
+}
+
+function isEmptyDir(path: string, ops: FsOps): boolean {
+  return kindOf(path) === 'dir' && ops.list(path).length === 0;
+}
+
+/** The folders above a relative path, outermost first (`dist/a/b.yaml` → `dist`, `dist/a`). */
+function parents(path: string): string[] {
+  const segments = path.split('/');
+  return segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/'));
+}
+
+function depth(path: string): number {
+  return path.split('/').length;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

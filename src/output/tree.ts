@@ -1,0 +1,80 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OUTPUT_ROOTS } from './layout';
+import { OutputError } from './output-error';
+
+/** The files and folders under the output roots, as found on disk. */
+export interface OutputTree {
+  /** Every file, relative to the root (`dist/demo/apps/karpenter.yaml`), with its content. */
+  readonly files: Map<string, string>;
+  /** Every folder of the output (the roots that exist included), relative to the root. */
+  readonly dirs: readonly string[];
+}
+
+/**
+ * Reads `dist/` and `argocd/` under `root` without ever following a symbolic link: a
+ * link, a FIFO, a socket or a device anywhere in them (the roots included) is an
+ * {@link OutputError} naming it, so a commit that plants `dist -> /etc` or
+ * `dist/demo/x.yaml -> ~/.ssh/id_rsa` can make synth neither write nor print outside
+ * the repository.
+ */
+export function readOutputTree(root: string): OutputTree {
+  const files = new Map<string, string>();
+  const dirs: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const path = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        dirs.push(path);
+        walk(path);
+      } else if (entry.isFile()) {
+        files.set(path, readRegular(root, path));
+      } else {
+        throw notRegular(path, entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file');
+      }
+    }
+  };
+  for (const dir of OUTPUT_ROOTS) {
+    const kind = kindOf(join(root, dir));
+    if (kind === 'missing') continue;
+    if (kind !== 'dir') throw notRegular(dir, kind === 'link' ? 'a symbolic link' : 'not a folder');
+    dirs.push(dir);
+    walk(dir);
+  }
+  return { files, dirs };
+}
+
+/** What a path is, without following a link at it. */
+export function kindOf(path: string): 'missing' | 'dir' | 'file' | 'link' | 'other' {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return 'link';
+    if (st.isDirectory()) return 'dir';
+    return st.isFile() ? 'file' : 'other';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw err;
+  }
+}
+
+/** Reads a file that must still be a regular file when opened (O_NOFOLLOW closes the race with a swap to a link). */
+function readRegular(root: string, path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(join(root, path), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw notRegular(path, 'a symbolic link');
+    throw err;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw notRegular(path, 'not a regular file');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function notRegular(path: string, what: string): OutputError {
+  return new OutputError(`${path} is ${what}: karpenter-gitops owns dist/ and argocd/ and never follows links or reads special files there; `
+    + `remove it (git rm ${path}) and run synth again`);
+}

@@ -1,0 +1,102 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Real processes of `npm run synth` / `npm run check` (the bundle, as users run it), killed and raced.
+const RUN = join(__dirname, '..', '..', 'scripts', 'run.cjs');
+
+/** A project with two configs of `teams` teams on two clusters that differ in every cluster: a.yaml and b.yaml. */
+function project(teams: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kg-proc-'));
+  mkdirSync(join(dir, 'config/terraform'), { recursive: true });
+  for (const c of ['east', 'west']) {
+    writeFileSync(join(dir, `config/terraform/${c}.json`), JSON.stringify({ cluster_name: c, karpenter_node_role_name: `KarpenterNodeRole-${c}` }));
+  }
+  const config = (variant: 'a' | 'b') => {
+    let text = 'gitops: { repoURL: https://github.com/acme/platform-gitops.git }\nkarpenter: { version: 1.14.1 }\n'
+      + 'clusters:\n  east: { terraformOutputs: terraform/east.json }\n  west: { terraformOutputs: terraform/west.json }\n'
+      + `defaults: { ami: { alias: al2023@v2025050${variant === 'a' ? 5 : 6} } }\nteams:\n`;
+    // b drops every third team and adds others: files are changed, removed and added.
+    for (let i = 0; i < teams; i++) {
+      if (variant === 'b' && i % 3 === 0) text += `  new-${i}: { limits: { cpu: "8" } }\n`;
+      else text += `  team-${i}: { limits: { cpu: "${variant === 'a' ? 10 : 20}" } }\n`;
+    }
+    return text;
+  };
+  writeFileSync(join(dir, 'config/a.yaml'), config('a'));
+  writeFileSync(join(dir, 'config/b.yaml'), config('b'));
+  return dir;
+}
+
+function runSync(dir: string, command: string, variant: string) {
+  return spawnSync(process.execPath, [RUN, command, '--config', `config/${variant}.yaml`], { cwd: dir, encoding: 'utf8' });
+}
+
+/** Which config the tree under `dir` is exactly the synth of, by `check` (which first finishes any interrupted change). */
+function treeOf(dir: string): 'a' | 'b' | 'neither' {
+  if (runSync(dir, 'check', 'a').status === 0) return 'a';
+  return runSync(dir, 'check', 'b').status === 0 ? 'b' : 'neither';
+}
+
+describe('synth processes that are killed or race', () => {
+  const dirs: string[] = [];
+  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+  it('leaves the old tree or the new one when killed with SIGKILL at any moment of its writes', async () => {
+    const dir = project(60);
+    dirs.push(dir);
+    expect(runSync(dir, 'synth', 'a').status).toBe(0);
+    /** Starts synth b; resolves when the staging area appears (or the run ends) and when the run ends. */
+    const start = () => {
+      const child = spawn(process.execPath, [RUN, 'synth', '--config', 'config/b.yaml'], { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      let done = false;
+      void exited.then(() => { done = true; });
+      const staging = (async () => {
+        while (!done && !existsSync(join(dir, '.karpenter-gitops/txn'))) await new Promise((r) => setImmediate(r));
+        return Date.now();
+      })();
+      return { child, exited, staging };
+    };
+    // How long the write phase lasts: from the staging area's appearance to the end of the run.
+    const probe = start();
+    const writeStart = await probe.staging;
+    await probe.exited;
+    const writePhase = Date.now() - writeStart;
+    expect(runSync(dir, 'synth', 'a').status).toBe(0);
+    const seen: string[] = [];
+    // Kills spread over the write phase: while new files are staged, at the commit, while they are renamed in.
+    for (const fraction of [0, 0.2, 0.4, 0.6, 0.75, 0.9]) {
+      const delay = Math.round(writePhase * fraction);
+      const run = start();
+      await run.staging;
+      setTimeout(() => run.child.kill('SIGKILL'), delay);
+      await run.exited;
+      const which = treeOf(dir);
+      expect({ delay, which }).not.toEqual({ delay, which: 'neither' });
+      seen.push(which);
+      expect(runSync(dir, 'synth', 'a').status).toBe(0);
+    }
+    // A kill as the staging area appears is before the commit: the old tree stays.
+    expect(seen[0]).toBe('a');
+  }, 120_000);
+
+  it('lets only one of two runs started at once write; the tree is exactly one of the configs', async () => {
+    const dir = project(60);
+    dirs.push(dir);
+    expect(runSync(dir, 'synth', 'a').status).toBe(0);
+    const results = await Promise.all(['a', 'b'].map((v) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [RUN, 'synth', '--config', `config/${v}.yaml`], { cwd: dir });
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      child.on('exit', (code) => resolve({ code, stderr }));
+    })));
+    for (const r of results) {
+      if (r.code !== 0) expect(r.stderr).toMatch(/^error: another karpenter-gitops synth run \(pid \d+ .*\) is writing this output/m);
+    }
+    expect(results.some((r) => r.code === 0)).toBe(true);
+    expect(treeOf(dir)).not.toBe('neither');
+  }, 60_000);
+});
+

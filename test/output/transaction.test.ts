@@ -1,0 +1,160 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { FsOps, REAL_FS } from '../../src/output/fs-ops';
+import { OutputDir } from '../../src/output/output-dir';
+
+/** Every file and folder under `root` (the state folder excluded), for exact before/after comparisons. */
+function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const rel = relative(root, path);
+      if (rel === '.karpenter-gitops') continue;
+      if (statSync(path).isDirectory()) {
+        out.set(`${rel}/`, '');
+        walk(path);
+      } else {
+        out.set(rel, readFileSync(path, 'utf8'));
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** A tree as `files` would leave it: the files plus the folders they need. */
+function expected(files: ReadonlyMap<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, content] of files) {
+    const segs = path.split('/');
+    for (let i = 1; i < segs.length; i++) out.set(`${segs.slice(0, i).join('/')}/`, '');
+    out.set(path, content);
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+const OLD = new Map([
+  ['argocd/demo.yaml', 'root v1\n'],
+  ['dist/SUMMARY.md', 'summary v1\n'],
+  ['dist/demo/apps/karpenter.yaml', 'controller v1\n'],
+  ['dist/demo/nodepools/web.yaml', 'web v1\n'],
+  ['dist/demo/nodepools/ml-gpu.yaml', 'ml v1\n'],
+  ['dist/prod/nodepools/web.yaml', 'prod web v1\n'],
+  ['dist/prod/smoke-tests/web.yaml', 'prod smoke v1\n'],
+]);
+// A fleet's change: a cluster removed (its folders go), a pool renamed, a file changed, a cluster added.
+const NEW = new Map([
+  ['argocd/demo.yaml', 'root v1\n'],
+  ['argocd/staging.yaml', 'staging root\n'],
+  ['dist/SUMMARY.md', 'summary v2\n'],
+  ['dist/demo/apps/karpenter.yaml', 'controller v2\n'],
+  ['dist/demo/nodepools/web.yaml', 'web v1\n'],
+  ['dist/demo/nodepools/ml-train.yaml', 'ml v1\n'],
+  ['dist/staging/nodepools/web/web.yaml', 'staging web\n'],
+]);
+
+/** File-system steps that fail at step `at` (counting from 1); with `dead`, every later step fails too, as after a kill. */
+function faulty(at: number, dead: boolean): FsOps & { steps: number } {
+  const state = { steps: 0 };
+  const step = () => {
+    state.steps++;
+    if (state.steps === at || (dead && state.steps > at)) throw Object.assign(new Error(`injected failure at step ${state.steps}`), { code: 'EIO' });
+  };
+  const wrap = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => { step(); return f(...a); };
+  return Object.assign(state, {
+    writeDurable: async (p: string, c: string) => { step(); return REAL_FS.writeDurable(p, c); },
+    rename: wrap(REAL_FS.rename), unlink: wrap(REAL_FS.unlink), mkdir: wrap(REAL_FS.mkdir), rmdir: wrap(REAL_FS.rmdir),
+    fsyncDir: wrap(REAL_FS.fsyncDir), removeAll: wrap(REAL_FS.removeAll), list: REAL_FS.list,
+  });
+}
+
+describe('replacing the output tree', () => {
+  const roots: string[] = [];
+  function oldTree(): string {
+    const root = mkdtempSync(join(tmpdir(), 'kg-txn-'));
+    roots.push(root);
+    for (const [path, content] of OLD) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    return root;
+  }
+  afterAll(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
+
+  async function replace(root: string, files: ReadonlyMap<string, string>, ops: FsOps = REAL_FS) {
+    const out = OutputDir.open(root, 'synth', ops);
+    try {
+      return await out.replace(files);
+    } finally {
+      out.close();
+    }
+  }
+
+  it('makes the tree exactly the new files, removing emptied folders and leaving no staging behind', async () => {
+    const root = oldTree();
+    const result = await replace(root, NEW);
+    expect(snapshot(root)).toEqual(expected(NEW));
+    expect(result.removed).toEqual(['dist/demo/nodepools/ml-gpu.yaml', 'dist/prod/nodepools/web.yaml', 'dist/prod/smoke-tests/web.yaml']);
+    expect(readdirSync(join(root, '.karpenter-gitops'))).toEqual([]);
+  });
+
+  it('does not touch files whose content is already right', async () => {
+    const root = oldTree();
+    const before = statSync(join(root, 'dist/demo/nodepools/web.yaml')).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    const result = await replace(root, NEW);
+    expect(statSync(join(root, 'dist/demo/nodepools/web.yaml')).mtimeMs).toBe(before);
+    expect(result.unchanged).toBe(2);
+  });
+
+  // Every step of a clean run is a place a failure can happen.
+  const clean = faulty(0, false);
+  let steps = 0;
+  beforeAll(async () => {
+    await replace(oldTree(), NEW, clean);
+    steps = clean.steps;
+  });
+
+  it('has a few dozen file-system steps to test', () => {
+    expect(steps).toBeGreaterThan(20);
+  });
+
+  it('leaves the old tree exactly as it was, and says so, when any single step fails', async () => {
+    for (let at = 1; at <= steps; at++) {
+      const root = oldTree();
+      const error = await replace(root, NEW, faulty(at, false)).then(() => undefined, (e: Error & { unchanged?: boolean }) => e);
+      const tree = snapshot(root);
+      if (error?.unchanged === false) {
+        // Only removing the journal of a finished change can fail this way: the tree is the new one.
+        expect({ at, message: error.message, tree }).toEqual({ at, message: expect.stringMatching(/hold the new files/), tree: expected(NEW) });
+      } else if (error) {
+        expect({ at, message: error.message, tree }).toEqual({ at, message: `injected failure at step ${at}`, tree: expected(OLD) });
+      } else {
+        // Removing the scratch staging area failed: the run succeeded, the next one tidies up.
+        expect({ at, tree }).toEqual({ at, tree: expected(NEW) });
+      }
+      OutputDir.open(root, 'synth').close();
+      expect({ at, tree: snapshot(root), left: existsSync(join(root, '.karpenter-gitops', 'txn')) }).toEqual({ at, tree, left: false });
+    }
+  });
+
+  it('leaves the old tree or the new one when killed after any step, once the next run has recovered', async () => {
+    const outcomes = new Set<string>();
+    for (let at = 1; at <= steps; at++) {
+      const root = oldTree();
+      // The last step, tidying up the scratch area, may die without failing the run.
+      await replace(root, NEW, faulty(at, true)).catch(() => undefined);
+      OutputDir.open(root, 'synth').close();
+      const tree = snapshot(root);
+      const which = JSON.stringify([...tree]) === JSON.stringify([...expected(OLD)]) ? 'old'
+        : JSON.stringify([...tree]) === JSON.stringify([...expected(NEW)]) ? 'new' : 'mixed';
+      expect({ at, which }).not.toEqual({ at, which: 'mixed' });
+      expect(existsSync(join(root, '.karpenter-gitops', 'txn'))).toBe(false);
+      outcomes.add(which);
+    }
+    // Kills before the journal is committed give the old tree; after it, the new one.
+    expect([...outcomes].sort()).toEqual(['new', 'old']);
+  });
+});
