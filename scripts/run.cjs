@@ -27,6 +27,8 @@ if (!existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(bundle).m
     require('esbuild').buildSync({
       entryPoints: { 'karpenter-gitops': join(root, 'src/main.ts'), 'render-worker': join(root, 'src/render-worker.ts') },
       bundle: true, platform: 'node', target: 'node20', outdir: tmp, outExtension: { '.js': '.cjs' }, logLevel: 'warning',
+      // jsonc-parser's default (UMD) build requires its parts at run time, which a bundle cannot follow.
+      alias: { 'jsonc-parser': require.resolve('jsonc-parser/lib/esm/main.js', { paths: [root] }) },
     });
     renameSync(join(tmp, 'render-worker.cjs'), join(lib, 'render-worker.cjs'));
     renameSync(join(tmp, 'karpenter-gitops.cjs'), bundle);

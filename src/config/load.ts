@@ -7,6 +7,7 @@ import { FieldPath, InputError, Problem, renderPath } from './problems';
 import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, PlatformFile, platformSchema, PoolFields, TeamFile } from './schema';
+import { InputOptions, repositoryOf } from './input-file';
 import { SourceFile } from './source';
 import { readTerraformOutputs, TerraformOutputs } from './terraform';
 
@@ -38,7 +39,7 @@ const FIELD_OF_KEY: Record<string, keyof PoolFields> = {
  * {@link InputError} with every problem found when anything is wrong.
  */
 export function loadPlatform(configPath: string): LoadResult {
-  const source = SourceFile.read(configPath);
+  const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES));
   if (source.problems.length) throw new InputError(source.problems);
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
@@ -144,16 +145,28 @@ function overlaps(a: string, b: string): boolean {
   return within(a, b) || within(b, a);
 }
 
+/** Largest platform.yaml accepted: a fleet of thousands of teams is well below it. */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/** Largest Terraform outputs file accepted: a real one is a few KiB. */
+const MAX_TERRAFORM_BYTES = 1024 * 1024;
+
+/** Input files resolve inside the config's repository (its folder without one): a planted link reads nothing else. */
+function inputOptions(configPath: string, maxBytes: number): InputOptions {
+  const repo = repositoryOf(resolve(configPath));
+  return { confineTo: repo.dir, confineName: repo.name, maxBytes };
+}
+
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
 function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string): ReturnType<typeof readTerraformOutputs> {
   const tfPath = resolve(dirname(configPath), path);
   const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
-  const tf = readTerraformOutputs(tfPath, tfDisplay);
+  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES));
   if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
-    return {
-      problems: [source.problem(['clusters', id, 'terraformOutputs'], `file not found: ${tfDisplay} (write it with: terraform output -json > ${tfDisplay})`)],
-      warnings: [],
-    };
+    const repo = repositoryOf(resolve(configPath));
+    const how = repo.isRepository
+      ? `write it from the repository root with: terraform -chdir=terraform output -json > ${relative(repo.dir, tfPath)}`
+      : `write it with: terraform output -json > ${tfDisplay}`;
+    return { problems: [source.problem(['clusters', id, 'terraformOutputs'], `file not found: ${tfDisplay} (${how})`)], warnings: [] };
   }
   return tf;
 }

@@ -1,33 +1,55 @@
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { Document, isMap, isPair, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, Scalar, visit, YAMLMap } from 'yaml';
+import { InputOptions, readInput } from './input-file';
 import { FieldPath, Problem, renderPath } from './problems';
 
+/** The tags a config may use: YAML's core schema. Others (`!!binary`, `!!set`, `!!timestamp`, `!custom`) are errors. */
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
 /**
- * A YAML or JSON input file parsed with source positions, so that every
- * problem can name the line and column of the field it is about.
+ * Most values the aliases of a file may expand to. A real DRY config (one `ami` anchor used
+ * by every team of a large fleet) stays far below it; an alias bomb (aliases of aliases,
+ * each level multiplying) reaches it after a few levels, before anything is expanded.
+ */
+export const MAX_EXPANDED_VALUES = 1_000_000;
+
+/**
+ * A YAML or JSON input file parsed with source positions, so that every problem can name
+ * the line and column of the field it is about. Only plain data gets through: core tags,
+ * string keys (an unquoted `1e3:` or `yes:` key is an error that says to quote it),
+ * resolvable aliases, merge keys onto maps, and a bounded alias expansion.
  */
 export class SourceFile {
   /**
-   * Reads and parses a file. Syntax errors and duplicate keys are returned as
-   * problems rather than thrown; `value` is then undefined.
+   * Reads and parses a file. Unreadable files, syntax errors and the problems above are
+   * returned as problems rather than thrown; `value` is then undefined.
    */
-  public static read(path: string, displayPath: string = relative(process.cwd(), path) || path): SourceFile {
-    const read = readText(path, displayPath);
-    if (typeof read !== 'string') return new SourceFile(displayPath, undefined, new LineCounter(), [read]);
-    return SourceFile.parse(read, displayPath);
+  public static read(path: string, options: InputOptions, displayPath: string = relative(process.cwd(), path) || path): SourceFile {
+    const text = readInput(path, displayPath, options);
+    if (typeof text !== 'string') return new SourceFile(displayPath, undefined, new LineCounter(), [text]);
+    return SourceFile.parse(text, displayPath);
   }
 
   /** Parses text already in memory (tests, JSON files). */
   public static parse(text: string, displayPath: string): SourceFile {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true, merge: true });
+    const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+    const at = (offset: number) => lineCounter.linePos(offset);
     const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
-      const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-      return { file: displayPath, line: pos.line, col: pos.col, path: '', message: yamlMessage(e.code, e.message) };
+      const pos = e.linePos?.[0] ?? at(e.pos[0]);
+      return { file: displayPath, line: pos.line, col: pos.col, path: '', message: yamlMessage(e.message) };
     });
+    if (problems.length === 0) {
+      for (const { offset, message } of dataProblems(doc, (offset) => at(offset).line)) {
+        const pos = at(offset);
+        problems.push({ file: displayPath, line: pos.line, col: pos.col, path: '', message });
+      }
+    }
     return new SourceFile(displayPath, problems.length ? undefined : doc, lineCounter, problems);
   }
+
+  private readonly keyIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+  private cached?: { value: unknown };
 
   private constructor(
     /** Path shown in messages. */
@@ -38,9 +60,11 @@ export class SourceFile {
     public readonly problems: readonly Problem[],
   ) {}
 
-  /** The parsed content as plain JavaScript data; undefined when parsing failed. */
+  /** The parsed content as plain JavaScript data (computed once); undefined when parsing failed. */
   public get value(): unknown {
-    return this.doc?.toJS({ maxAliasCount: 100 });
+    // Expansion is bounded by dataProblems(), so yaml's own alias heuristic is not needed.
+    this.cached ??= { value: this.doc?.toJS({ maxAliasCount: -1 }) };
+    return this.cached.value;
   }
 
   /**
@@ -60,8 +84,9 @@ export class SourceFile {
     for (let i = 0; i < path.length; i++) {
       const seg = path[i];
       const last = i === path.length - 1;
+      if (isAlias(node)) node = node.resolve(this.doc);
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        const pair = this.pairs(node).get(String(seg));
         if (!pair) break;
         const keyStart = rangeStart(pair.key);
         if (last && at === 'key' && keyStart !== undefined) {
@@ -70,8 +95,8 @@ export class SourceFile {
         }
         node = pair.value;
         offset = rangeStart(node) ?? keyStart ?? offset;
-      } else if (node && typeof node === 'object' && 'items' in node && typeof seg === 'number') {
-        const item = (node as { items: unknown[] }).items[seg];
+      } else if (isSeq(node) && typeof seg === 'number') {
+        const item = node.items[seg];
         if (item === undefined) break;
         node = item;
         offset = rangeStart(node) ?? offset;
@@ -82,17 +107,100 @@ export class SourceFile {
     const pos = this.lineCounter.linePos(offset);
     return [pos.line, pos.col];
   }
+
+  /** The pairs of a map by key, indexed once: locating thousands of problems stays linear. */
+  private pairs(map: YAMLMap): Map<string, Pair> {
+    let index = this.keyIndex.get(map);
+    if (!index) {
+      index = new Map();
+      for (const p of map.items) if (isPair(p) && isScalar(p.key) && !index.has(String(p.key.value))) index.set(String(p.key.value), p);
+      this.keyIndex.set(map, index);
+    }
+    return index;
+  }
 }
 
-/** A file's text, or the problem of reading it (`file not found` when it does not exist). */
-export function readText(path: string, displayPath: string): string | Problem {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(err)})`;
-    return { file: displayPath, line: 0, col: 0, path: '', message: why };
+/**
+ * What makes a well-formed YAML document unfit as plain data: tags beyond the core schema,
+ * keys that are not strings as written, duplicate keys, unknown aliases, merge keys onto
+ * anything but maps, and aliases that expand beyond {@link MAX_EXPANDED_VALUES}.
+ */
+function dataProblems(doc: Document, lineOf: (offset: number) => number): { offset: number; message: string }[] {
+  const out: { offset: number; message: string }[] = [];
+  const add = (node: unknown, message: string) => out.push({ offset: rangeStart(node) ?? 0, message });
+  visit(doc, {
+    Node(_, node) {
+      if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
+        add(node, `YAML tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} is not supported: write plain maps, lists, strings, numbers and booleans`);
+      }
+      if (isAlias(node) && node.resolve(doc) === undefined) {
+        add(node, `alias *${node.source} has no anchor &${node.source} before it`);
+      }
+      if (isMap(node)) out.push(...keyProblems(doc, node, lineOf));
+    },
+  });
+  if (out.length === 0) {
+    const size = expandedSize(doc);
+    if (size > MAX_EXPANDED_VALUES) {
+      add(doc.contents, `the aliases of this file expand to more than ${MAX_EXPANDED_VALUES} values: use fewer nested aliases`);
+    }
   }
+  return out;
+}
+
+function keyProblems(doc: Document, map: YAMLMap, lineOf: (offset: number) => number): { offset: number; message: string }[] {
+  const out: { offset: number; message: string }[] = [];
+  const seen = new Map<string, Scalar>();
+  for (const pair of map.items) {
+    const key = pair.key;
+    if (isScalar(key) && typeof key.value === 'symbol') {
+      if (!isMergeSource(doc, pair.value)) out.push({ offset: rangeStart(key) ?? 0, message: 'merge key << needs a map, an alias of a map, or a list of them' });
+      continue;
+    }
+    if (!isScalar(key) || key.value === null || key.value === undefined || key.value === '') {
+      out.push({ offset: rangeStart(key) ?? rangeStart(pair.value) ?? 0, message: 'keys must be names: write a string key before the colon' });
+      continue;
+    }
+    if (typeof key.value !== 'string') {
+      const written = key.source ?? String(key.value);
+      out.push({
+        offset: rangeStart(key) ?? 0,
+        message: `key ${written} is read as the ${typeof key.value === 'boolean' ? 'boolean' : 'number'} ${String(key.value)}: quote it ("${written}") to use it as a name`,
+      });
+      continue;
+    }
+    const first = seen.get(key.value);
+    if (first) {
+      out.push({ offset: rangeStart(key) ?? 0, message: `duplicate key "${key.value}" (first at line ${lineOf(rangeStart(first) ?? 0)}): each key may appear once in a map` });
+    } else {
+      seen.set(key.value, key);
+    }
+  }
+  return out;
+}
+
+function isMergeSource(doc: Document, value: unknown): boolean {
+  const isMapOrAlias = (v: unknown) => isMap(v) || (isAlias(v) && isMap(v.resolve(doc)));
+  return isMapOrAlias(value) || (isSeq(value) && value.items.length > 0 && value.items.every(isMapOrAlias));
+}
+
+/** How many values the document holds once every alias is expanded, computed without expanding. */
+function expandedSize(doc: Document): number {
+  const memo = new Map<unknown, number>();
+  const size = (node: unknown): number => {
+    if (isAlias(node)) return size((node as Alias).resolve(doc));
+    if (!node || typeof node !== 'object') return 1;
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    // An anchor that contains an alias of itself would never end: count it once.
+    memo.set(node, 1);
+    let n = 1;
+    if (isMap(node)) for (const p of node.items) n += size(p.key) + size(p.value);
+    else if (isSeq(node)) for (const item of node.items) n += size(item);
+    memo.set(node, Math.min(n, MAX_EXPANDED_VALUES + 1));
+    return memo.get(node) ?? n;
+  };
+  return size(doc.contents);
 }
 
 function rangeStart(node: unknown): number | undefined {
@@ -100,8 +208,7 @@ function rangeStart(node: unknown): number | undefined {
   return range ? range[0] : undefined;
 }
 
-function yamlMessage(code: string, message: string): string {
-  if (code === 'DUPLICATE_KEY') return 'duplicate key (each key may appear once in a map)';
+function yamlMessage(message: string): string {
   // The yaml library's messages start with a capital and may span lines; keep the first line.
   const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   return `invalid YAML: ${first.charAt(0).toLowerCase()}${first.slice(1)}`;

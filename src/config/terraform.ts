@@ -1,6 +1,8 @@
 import { suggest, unknownKeyMessage } from './issues';
 import { Problem } from './problems';
-import { readText, SourceFile } from './source';
+import { parse as parseJson, ParseError, printParseErrorCode } from 'jsonc-parser';
+import { InputOptions, readInput } from './input-file';
+import { SourceFile } from './source';
 
 /** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
 export const TERRAFORM_OUTPUTS = {
@@ -32,8 +34,10 @@ const ARN = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.+)$/;
  * `terraform output -json` writes (`{"name": {"value": ...}}`) and a flat
  * `{"name": value}`. An output whose value is null counts as absent.
  */
-export function readTerraformOutputs(path: string, displayPath: string): { outputs?: TerraformOutputs; problems: Problem[]; warnings: Problem[] } {
-  const text = readText(path, displayPath);
+export function readTerraformOutputs(path: string, displayPath: string, options: InputOptions): { outputs?: TerraformOutputs; problems: Problem[]; warnings: Problem[] } {
+  const text = readInput(path, displayPath, {
+    ...options, utf16Hint: 'in PowerShell: terraform output -json | Out-File -Encoding utf8 <file>',
+  });
   if (typeof text !== 'string') return { problems: [text], warnings: [] };
   // Strict JSON first: the user knows this file as JSON, so say what JSON says is wrong.
   const strict = jsonSyntaxProblem(text, displayPath);
@@ -136,21 +140,32 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** YAML accepts some text JSON does not; a Terraform outputs file must be strict JSON. */
+/**
+ * YAML accepts some text JSON does not; a Terraform outputs file must be strict JSON. The
+ * problem names the line and column and the offending token only, never more of the file,
+ * with a hint for the usual mistakes: an empty file, `terraform output` without `-json`,
+ * a trailing comma.
+ */
 function jsonSyntaxProblem(text: string, displayPath: string): Problem | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const offset = at ? Number(at[1]) : 0;
+  const at = (offset: number, message: string): Problem => {
     const before = text.slice(0, offset).split('\n');
-    return {
-      file: displayPath, line: at ? before.length : 0, col: at ? before[before.length - 1].length + 1 : 0, path: '',
-      message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/^./, (c) => c.toLowerCase())}`,
-    };
+    return { file: displayPath, line: before.length, col: before[before.length - 1].length + 1, path: '', message };
+  };
+  const write = 'write it with: terraform -chdir=terraform output -json > <file>';
+  if (text.trim() === '') return { file: displayPath, line: 0, col: 0, path: '', message: `empty file: ${write}` };
+  const first = text.search(/\S/);
+  if (text[first] !== '{' && /^[A-Za-z_][\w-]*\s*=/.test(text.slice(first))) {
+    return at(first, `this is what \`terraform output\` prints without -json: ${write}`);
   }
+  const errors: ParseError[] = [];
+  parseJson(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  if (errors.length === 0) return undefined;
+  const e = errors[0];
+  const token = text.slice(e.offset, e.offset + Math.max(1, Math.min(e.length, 20))).split('\n')[0];
+  const previous = text.slice(0, e.offset).trimEnd();
+  if (previous.endsWith(',') && /^[}\]]/.test(token)) return at(previous.length - 1, 'invalid JSON: trailing comma (JSON allows none before } or ]): remove it');
+  const what = printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return at(e.offset, `invalid JSON: ${what}${token ? ` at ${JSON.stringify(token)}` : ' at the end of the file'}`);
 }
 
 function dropUndefined<T extends object>(o: T): T {
