@@ -37,15 +37,17 @@ export class SourceFile {
     const at = (offset: number) => lineCounter.linePos(offset);
     const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
       const pos = e.linePos?.[0] ?? at(e.pos[0]);
-      return { file: displayPath, line: pos.line, col: pos.col, path: '', message: yamlMessage(e.message) };
+      const message = e.code === 'TAG_RESOLVE_FAILED' ? unsupportedTag(/!\S*/.exec(e.message)?.[0] ?? 'tag') : yamlMessage(e.message);
+      return { file: displayPath, line: pos.line, col: pos.col, path: '', message };
     });
+    const targets = new Map<Alias, Node>();
     if (problems.length === 0) {
-      for (const { offset, message } of dataProblems(doc, (offset) => at(offset).line)) {
+      for (const { offset, message } of dataProblems(doc, targets, (offset) => at(offset).line)) {
         const pos = at(offset);
         problems.push({ file: displayPath, line: pos.line, col: pos.col, path: '', message });
       }
     }
-    return new SourceFile(displayPath, problems.length ? undefined : doc, lineCounter, problems);
+    return new SourceFile(displayPath, problems.length ? undefined : doc, lineCounter, problems, targets);
   }
 
   private readonly keyIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
@@ -58,6 +60,8 @@ export class SourceFile {
     private readonly lineCounter: LineCounter,
     /** Problems found while reading or parsing. */
     public readonly problems: readonly Problem[],
+    /** The node each alias stands for. */
+    private readonly aliases: ReadonlyMap<Alias, Node> = new Map(),
   ) {}
 
   /** The parsed content as plain JavaScript data (computed once); undefined when parsing failed. */
@@ -84,7 +88,7 @@ export class SourceFile {
     for (let i = 0; i < path.length; i++) {
       const seg = path[i];
       const last = i === path.length - 1;
-      if (isAlias(node)) node = node.resolve(this.doc);
+      if (isAlias(node)) node = this.aliases.get(node);
       if (isMap(node)) {
         const pair = this.pairs(node).get(String(seg));
         if (!pair) break;
@@ -125,36 +129,42 @@ export class SourceFile {
  * keys that are not strings as written, duplicate keys, unknown aliases, merge keys onto
  * anything but maps, and aliases that expand beyond {@link MAX_EXPANDED_VALUES}.
  */
-function dataProblems(doc: Document, lineOf: (offset: number) => number): { offset: number; message: string }[] {
+function dataProblems(doc: Document, targets: Map<Alias, Node>, lineOf: (offset: number) => number): { offset: number; message: string }[] {
   const out: { offset: number; message: string }[] = [];
   const add = (node: unknown, message: string) => out.push({ offset: rangeStart(node) ?? 0, message });
+  // Aliases resolved in one pass into `targets` (yaml's Alias.resolve searches the whole document each time).
+  const anchors = new Map<string, Node>();
   visit(doc, {
-    Node(_, node) {
+    Node(_, node, path) {
       if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
-        add(node, `YAML tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} is not supported: write plain maps, lists, strings, numbers and booleans`);
+        add(node, unsupportedTag(node.tag.replace('tag:yaml.org,2002:', '!!')));
       }
-      if (isAlias(node) && node.resolve(doc) === undefined) {
-        add(node, `alias *${node.source} has no anchor &${node.source} before it`);
+      if (isAlias(node)) {
+        const target = anchors.get(node.source);
+        if (target === undefined) add(node, `alias *${node.source} has no anchor &${node.source} before it`);
+        else if (path.includes(target)) add(node, `alias *${node.source} is inside the value it refers to`);
+        else targets.set(node, target);
+      } else if (node.anchor) {
+        anchors.set(node.anchor, node);
       }
-      if (isMap(node)) out.push(...keyProblems(doc, node, lineOf));
     },
   });
-  if (out.length === 0) {
-    const size = expandedSize(doc);
-    if (size > MAX_EXPANDED_VALUES) {
-      add(doc.contents, `the aliases of this file expand to more than ${MAX_EXPANDED_VALUES} values: use fewer nested aliases`);
-    }
+  if (out.length) return out;
+  const resolve = (v: unknown): unknown => (isAlias(v) ? targets.get(v) : v);
+  visit(doc, { Map(_, map) { out.push(...keyProblems(map, resolve, lineOf)); } });
+  if (out.length === 0 && expandedSize(doc, resolve) > MAX_EXPANDED_VALUES) {
+    add(doc.contents, `the aliases of this file expand to more than ${MAX_EXPANDED_VALUES} values: use fewer nested aliases`);
   }
   return out;
 }
 
-function keyProblems(doc: Document, map: YAMLMap, lineOf: (offset: number) => number): { offset: number; message: string }[] {
+function keyProblems(map: YAMLMap, resolve: (v: unknown) => unknown, lineOf: (offset: number) => number): { offset: number; message: string }[] {
   const out: { offset: number; message: string }[] = [];
   const seen = new Map<string, Scalar>();
   for (const pair of map.items) {
     const key = pair.key;
     if (isScalar(key) && typeof key.value === 'symbol') {
-      if (!isMergeSource(doc, pair.value)) out.push({ offset: rangeStart(key) ?? 0, message: 'merge key << needs a map, an alias of a map, or a list of them' });
+      if (!isMergeSource(pair.value, resolve)) out.push({ offset: rangeStart(key) ?? 0, message: 'merge key << needs a map, an alias of a map, or a list of them' });
       continue;
     }
     if (!isScalar(key) || key.value === null || key.value === undefined || key.value === '') {
@@ -179,28 +189,30 @@ function keyProblems(doc: Document, map: YAMLMap, lineOf: (offset: number) => nu
   return out;
 }
 
-function isMergeSource(doc: Document, value: unknown): boolean {
-  const isMapOrAlias = (v: unknown) => isMap(v) || (isAlias(v) && isMap(v.resolve(doc)));
+function isMergeSource(value: unknown, resolve: (v: unknown) => unknown): boolean {
+  const isMapOrAlias = (v: unknown) => isMap(resolve(v));
   return isMapOrAlias(value) || (isSeq(value) && value.items.length > 0 && value.items.every(isMapOrAlias));
 }
 
 /** How many values the document holds once every alias is expanded, computed without expanding. */
-function expandedSize(doc: Document): number {
+function expandedSize(doc: Document, resolve: (v: unknown) => unknown): number {
   const memo = new Map<unknown, number>();
   const size = (node: unknown): number => {
-    if (isAlias(node)) return size((node as Alias).resolve(doc));
-    if (!node || typeof node !== 'object') return 1;
-    const known = memo.get(node);
+    const target = resolve(node);
+    if (!target || typeof target !== 'object') return 1;
+    const known = memo.get(target);
     if (known !== undefined) return known;
-    // An anchor that contains an alias of itself would never end: count it once.
-    memo.set(node, 1);
     let n = 1;
-    if (isMap(node)) for (const p of node.items) n += size(p.key) + size(p.value);
-    else if (isSeq(node)) for (const item of node.items) n += size(item);
-    memo.set(node, Math.min(n, MAX_EXPANDED_VALUES + 1));
-    return memo.get(node) ?? n;
+    if (isMap(target)) for (const p of target.items) n += size(p.key) + size(p.value);
+    else if (isSeq(target)) for (const item of target.items) n += size(item);
+    memo.set(target, Math.min(n, MAX_EXPANDED_VALUES + 1));
+    return memo.get(target) ?? n;
   };
   return size(doc.contents);
+}
+
+function unsupportedTag(tag: string): string {
+  return `YAML tag ${tag} is not supported: write plain maps, lists, strings, numbers and booleans`;
 }
 
 function rangeStart(node: unknown): number | undefined {
