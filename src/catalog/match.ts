@@ -148,7 +148,8 @@ function intersect(a: KarpenterRequirement, b: KarpenterRequirement): KarpenterR
   else values = [...a.values].filter((v) => b.values.has(v));
   values = values.filter((v) => withinBounds(v, gte, lte));
   // Bounds only constrain a complement; a concrete set has been filtered by them already.
-  return complement ? { key: a.key, complement, values: new Set(values), gte, lte, minValues } : { key: a.key, complement, values: new Set(values), minValues };
+  const result = { key: a.key, complement, values: new Set(values), minValues };
+  return complement ? { ...result, gte, lte } : result;
 }
 
 /** @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Operator) */
@@ -296,21 +297,27 @@ export function createMatcher(types: readonly InstanceType[]): Matcher {
 
 type Bits = Uint32Array;
 
+/** The values some type has for a key, sorted for messages and as a set for lookups. */
+interface KnownValues {
+  readonly sorted: readonly string[];
+  readonly set: ReadonlySet<string>;
+}
+
 interface KeyGroup {
   readonly requirement: KarpenterRequirement;
   readonly indexes: readonly number[];
 }
 
 class CachingMatcher implements Matcher {
-  private readonly labelKeys: ReadonlySet<string>;
+  private readonly instanceTypeLabels: ReadonlySet<string>;
   private readonly results = new Map<string, MatchResult>();
   private readonly admittedByRequirement = new Map<string, Bits>();
-  private readonly knownValues = new Map<string, readonly string[]>();
+  private readonly knownValues = new Map<string, KnownValues>();
 
   constructor(private readonly types: readonly InstanceType[]) {
     const keys = new Set([...INSTANCE_TYPE_LABELS, ...UNIFORM_LABELS.keys()]);
     for (const t of types) for (const k of t.labels.keys()) keys.add(k);
-    this.labelKeys = keys;
+    this.instanceTypeLabels = keys;
   }
 
   match(requirements: readonly NodeSelectorRequirement[]): MatchResult {
@@ -335,7 +342,7 @@ class CachingMatcher implements Matcher {
   }
 
   isInstanceTypeLabel(key: string): boolean {
-    return this.labelKeys.has(NORMALIZED_LABELS.get(key) ?? key);
+    return this.instanceTypeLabels.has(NORMALIZED_LABELS.get(key) ?? key);
   }
 
   /** The types every group admits; groups on other keys (zone, custom labels) admit all. */
@@ -389,10 +396,13 @@ class CachingMatcher implements Matcher {
   }
 
   /** Every value of the key some type has (the uniform values for tenancy and the like). */
-  private valuesKnown(key: string): readonly string[] {
-    let values = this.knownValues.get(key);
-    if (!values) this.knownValues.set(key, values = UNIFORM_LABELS.get(key) ?? distinctLabelValues(this.types, key));
-    return values;
+  private known(key: string): KnownValues {
+    let known = this.knownValues.get(key);
+    if (!known) {
+      const sorted = UNIFORM_LABELS.get(key) ?? distinctLabelValues(this.types, key);
+      this.knownValues.set(key, known = { sorted, set: new Set(sorted) });
+    }
+    return known;
   }
 
   private unknownValues(requirements: readonly NodeSelectorRequirement[]): MatchDiagnostic[] {
@@ -400,7 +410,7 @@ class CachingMatcher implements Matcher {
     requirements.forEach((r, i) => {
       const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
       if ((r.operator !== 'In' && r.operator !== 'NotIn') || !this.isInstanceTypeLabel(key)) return;
-      const known = new Set(this.valuesKnown(key));
+      const known = this.known(key).set;
       (r.values ?? []).forEach((value, valueIndex) => {
         if (!known.has(value)) out.push({ kind: 'unknown-value', requirements: [i], valueIndex, ...this.unknownValue(key, value) });
       });
@@ -409,7 +419,7 @@ class CachingMatcher implements Matcher {
   }
 
   private unknownValue(key: string, value: string): { message: string; suggestion?: string } {
-    const known = this.valuesKnown(key);
+    const known = this.known(key).sorted;
     const asType = key === INSTANCE_TYPE ? undefined : this.types.find((t) => t.name === value);
     if (asType) {
       const own = asType.labels.get(key);
@@ -417,7 +427,7 @@ class CachingMatcher implements Matcher {
         ? { message: `"${value}" is an instance type, not a ${key}, and it has no ${key} label` }
         : { message: `"${value}" is an instance type, not a ${key}; its ${key} is "${own}"`, suggestion: own };
     }
-    if (key === INSTANCE_TYPE && this.valuesKnown(FAMILY).includes(value)) {
+    if (key === INSTANCE_TYPE && this.known(FAMILY).set.has(value)) {
       return { message: `"${value}" is an instance family, not an instance type (use ${FAMILY})` };
     }
     if (known.length === 0) return { message: `no instance type has the label ${key}` };
@@ -432,7 +442,11 @@ class CachingMatcher implements Matcher {
     const alone = requirements.map((_, i) => this.admitSubset(requirements, [i]));
     const lonely = requirements.flatMap((r, i) => (isEmpty(alone[i]) ? [{ r, i }] : []));
     if (lonely.length > 0) {
-      return lonely.map(({ r, i }) => ({ kind: 'admits-nothing' as const, requirements: [i], message: `${describe(r)} admits no instance type: ${this.whyNothing(r)}` }));
+      return lonely.map(({ r, i }) => ({
+        kind: 'admits-nothing' as const,
+        requirements: [i],
+        message: `${describe(r)} admits no instance type: ${this.whyNothing(r)}`,
+      }));
     }
     const culprits = this.minimalEmptySubset(requirements);
     return [{ kind: 'conflict', requirements: culprits, message: this.conflictMessage(requirements, culprits, alone) }];
@@ -450,7 +464,7 @@ class CachingMatcher implements Matcher {
 
   private whyNothing(r: NodeSelectorRequirement): string {
     const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
-    const known = this.valuesKnown(key);
+    const known = this.known(key).sorted;
     switch (r.operator) {
       case 'In': return `no instance type has ${key} in ${list(r.values ?? [])}`;
       case 'NotIn': return `every instance type has ${key} and it excludes every value`;
@@ -486,7 +500,8 @@ class CachingMatcher implements Matcher {
       out.push({
         kind: 'collapsed',
         requirements: g.indexes,
-        message: `${g.indexes.map((i) => describe(requirements[i])).join(' and ')} leave no ${key} value, which Karpenter reads as "${key} DoesNotExist": only instance types without the label qualify`,
+        message: `${g.indexes.map((i) => describe(requirements[i])).join(' and ')} leave no ${key} value, `
+          + `which Karpenter reads as "${key} DoesNotExist": only instance types without the label qualify`,
       });
     }
     return out;
@@ -509,14 +524,17 @@ function explain(types: readonly InstanceType[], admittedBy: string, key: string
   return `the ${types.length} instance types ${admittedBy} admits have ${shown.length > 0 ? `${key} ${list(shown)}` : ''}${lacking}`;
 }
 
-function minValuesDiagnostics(checks: readonly MinValuesCheck[], requirements: readonly NodeSelectorRequirement[], admitted: readonly InstanceType[]): MatchDiagnostic[] {
+function minValuesDiagnostics(
+  checks: readonly MinValuesCheck[], requirements: readonly NodeSelectorRequirement[], admitted: readonly InstanceType[],
+): MatchDiagnostic[] {
   return checks.filter((c) => c.status === 'unmet').map((c) => {
     const values = new Set(admitted.flatMap((t) => valuesOf(t, c.key)));
     const found = c.distinct === 0 ? 'none' : `${c.distinct} (${[...values].slice(0, 5).join(', ')}${values.size > 5 ? ', …' : ''})`;
     return {
       kind: 'min-values' as const,
       requirements: [c.requirement],
-      message: `${describe(requirements[c.requirement])} needs ${c.minValues} distinct ${c.key} values among the admitted instance types, they have ${found}`,
+      message: `${describe(requirements[c.requirement])} needs ${c.minValues} distinct ${c.key} values `
+        + `among the admitted instance types, they have ${found}`,
     };
   });
 }
