@@ -27,7 +27,10 @@ export type CatalogRow = readonly [
   price: number | null,
 ];
 
-/** The content of `src/catalog/instance-types.json`. */
+/**
+ * The content of `src/catalog/instance-types.json`.
+ * @see https://karpenter.sh/docs/reference/instance-types/
+ */
 export interface CatalogData {
   /** {@link CATALOG_FORMAT} of the generator that wrote it. */
   readonly format: number;
@@ -68,6 +71,8 @@ const REQUIRED_RESOURCES = ['cpu', 'memory', 'pods'];
  * The catalog data of one Karpenter release. Throws one Error listing every
  * problem (one line each) when an input is not in the expected shape, so an
  * upgrade never produces a silently empty or partial catalog.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/hack/docs/instancetypes_gen/main.go (writes the page)
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/hack/code/prices_gen/main.go (writes the price list)
  */
 export function buildCatalog(input: BuildCatalogInput): CatalogData {
   const problems: string[] = [];
