@@ -1,5 +1,6 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import { ApplicationChart } from './charts/application-chart';
+import { restoreKeys } from './constructs/safe-keys';
 import { ArgoCdHealthChart } from './charts/argocd-health-chart';
 import { NodePoolChart } from './charts/node-pool-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
@@ -68,5 +69,5 @@ export function chartManifests(chart: Chart): unknown[] {
   const constructs = chart.node.findAll();
   const errors = constructs.flatMap((c) => c.node.validate().map((e) => `${c.node.path}: ${e}`));
   if (errors.length) throw new Error(`invalid constructs:\n${errors.join('\n')}`);
-  return constructs.filter(ApiObject.isApiObject).map((o) => o.toJson());
+  return constructs.filter(ApiObject.isApiObject).map((o) => restoreKeys(o.toJson()));
 }

@@ -25,12 +25,12 @@ export const OWNED_VALUES: readonly { readonly path: readonly string[]; readonly
 type Controller = NonNullable<PlatformFile['karpenter']['controller']>;
 
 /** Settings that come from Terraform or have their own config field, not `controller.settings`. */
-const SETTINGS_SET_ELSEWHERE: Record<string, string> = {
+const SETTINGS_SET_ELSEWHERE: ReadonlyMap<string, string> = new Map(Object.entries({
   clusterName: 'it comes from the terraform output cluster_name',
   interruptionQueue: 'it comes from the terraform output karpenter_interruption_queue_name',
   clusterEndpoint: 'it comes from the terraform output cluster_endpoint',
   featureGates: 'use karpenter.controller.featureGates',
-};
+}));
 
 /**
  * Checks `karpenter.controller.settings`, `karpenter.controller.featureGates` and
@@ -41,10 +41,10 @@ export function checkControllerValues(source: SourceFile, karpenter: PlatformFil
   const problems: Problem[] = [];
   const controller = karpenter.controller ?? {};
   const settingsNode = CHART_VALUES_KEYS.children?.settings;
-  const settingKeys = Object.keys(settingsNode?.children ?? {}).filter((k) => !(k in SETTINGS_SET_ELSEWHERE));
+  const settingKeys = Object.keys(settingsNode?.children ?? {}).filter((k) => !SETTINGS_SET_ELSEWHERE.has(k));
   for (const key of Object.keys(controller.settings ?? {})) {
     const at = ['karpenter', 'controller', 'settings', key];
-    if (key in SETTINGS_SET_ELSEWHERE) problems.push(source.problem(at, `setting "${key}" is not set here: ${SETTINGS_SET_ELSEWHERE[key]}`, 'key'));
+    if (SETTINGS_SET_ELSEWHERE.has(key)) problems.push(source.problem(at, `setting "${key}" is not set here: ${SETTINGS_SET_ELSEWHERE.get(key)}`, 'key'));
     else if (!settingKeys.includes(key)) problems.push(source.problem(at, unknownKeyMessage('chart setting', key, settingKeys), 'key'));
   }
   const gates = Object.keys(settingsNode?.children?.featureGates?.children ?? {});

@@ -2,6 +2,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { Problem } from './problems';
 import { SourceFile } from './source';
+import { userMapParts } from './user-map';
 
 type Path = (string | number)[];
 
@@ -141,6 +142,13 @@ interface Def {
 export function knownKeysAt(schema: z.ZodType, path: Path): string[] {
   let node: z.ZodType | undefined = schema;
   for (let i = 0; i <= path.length && node; ) {
+    const map = userMapParts(node);
+    if (map) {
+      if (i === path.length) return Object.values((map.key as unknown as { _zod: { def: { entries?: Record<string, string> } } })._zod.def.entries ?? {});
+      node = map.value;
+      i++;
+      continue;
+    }
     const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
     if (def.innerType) { node = def.innerType; continue; }
     if (def.type === 'pipe' && def.in) { node = def.in; continue; }

@@ -21,7 +21,7 @@ export interface LoadResult {
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools'] as const;
 /** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
-const FIELD_OF_KEY: Record<string, keyof PoolFields> = {
+const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entries({
   'kubernetes.io/arch': 'arch',
   'karpenter.sh/capacity-type': 'capacityTypes',
   'node.kubernetes.io/instance-type': 'instanceTypes',
@@ -31,7 +31,7 @@ const FIELD_OF_KEY: Record<string, keyof PoolFields> = {
   'karpenter.k8s.aws/instance-cpu': 'instanceCpu',
   'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
   'topology.kubernetes.io/zone': 'zones',
-};
+}) as [string, keyof PoolFields][]);
 
 /**
  * Reads `platform.yaml` and every Terraform outputs file it names, validates
@@ -320,7 +320,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
     add(['kubelet', 'evictionSoftGracePeriod', signal], `needs a matching kubelet.evictionSoft.${signal}`);
   }
   s.requirements.forEach((r, i) => {
-    const field = FIELD_OF_KEY[r.key];
+    const field = FIELD_OF_KEY.get(r.key);
     if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }

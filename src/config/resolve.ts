@@ -1,5 +1,6 @@
 import { FieldPath } from './problems';
 import { PoolFields } from './schema';
+import { isPlainMap } from './user-map';
 
 /** One level of the inheritance chain: its fields and where they sit in platform.yaml. */
 export interface Layer {
@@ -29,7 +30,7 @@ const UNITS = new Set(['ami']);
  */
 export function mergeLayers(layers: readonly Layer[]): MergedFields {
   const origins = new Map<string, FieldPath>();
-  let merged: Record<string, unknown> = {};
+  let merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const layer of layers) {
     merged = mergeInto(merged, layer.fields as Record<string, unknown>, [], layer.at, origins);
   }
@@ -48,7 +49,8 @@ export function mergeLayers(layers: readonly Layer[]): MergedFields {
 function mergeInto(
   target: Record<string, unknown>, source: Record<string, unknown>, path: FieldPath, at: FieldPath, origins: Map<string, FieldPath>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...target };
+  // No prototype: a key such as `__proto__` or `constructor` is set like any other.
+  const out: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, target);
   for (const [k, v] of Object.entries(source)) {
     if (v === undefined) continue;
     const here = [...path, k];
@@ -73,7 +75,7 @@ function mergeInto(
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return isPlainMap(v);
 }
 
 function key(path: FieldPath): string {

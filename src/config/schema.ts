@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userMap } from './user-map';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.
@@ -65,317 +66,338 @@ export function restrictedTagKey(key: string): string | undefined {
   return undefined;
 }
 
-const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
-  error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
-});
-// Numbers become strings: the CRDs take an integer or a string, never a float like 0.5.
-const quantity = z.union([
-  z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' })
-    .refine((q) => !q.startsWith('-'), { error: 'cannot be negative' }),
-  z.number().nonnegative(),
-], { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' }).transform(String);
-const int32 = z.number().int().max(2147483647);
-const labelValue = z.string().max(63).regex(LABEL_VALUE, {
-  error: 'must be a label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
-});
-const labelKey = z.string().max(316).regex(QUALIFIED_NAME, {
-  error: 'must be a label key such as "example.com/role" or "role"',
-}).superRefine((key, ctx) => {
-  const why = restrictedLabelKey(key);
-  if (why) ctx.addIssue({ code: 'custom', message: why });
-});
-const durationOrNever = z.string().regex(DURATION_OR_NEVER, { error: 'must be a duration such as "30s", "10m", "720h" or "Never"' });
-const selectorTags = z.record(z.string().min(1, { error: 'empty tag keys are not supported' }), z.string().min(1, { error: 'empty tag values are not supported' }))
-  .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' });
-const nonNegInt = z.number().int().nonnegative();
-
-const taint = z.strictObject({
-  key: z.string().min(1).regex(QUALIFIED_NAME, { error: 'must be a taint key such as "example.com/gpu"' }),
-  value: z.string().regex(QUALIFIED_NAME, { error: 'must be a taint value: letters, digits, "-", "_", "." or "/"' }).optional(),
-  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
-});
-
-const bounds = z.strictObject({ gt: nonNegInt.optional(), gte: nonNegInt.optional(), lt: nonNegInt.optional(), lte: nonNegInt.optional() })
-  .refine((b) => Object.keys(b).length > 0, { error: 'set at least one of gt, gte, lt, lte' });
-
-const requirement = z.strictObject({
-  key: labelKey,
-  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Gte', 'Lt', 'Lte']),
-  values: z.array(labelValue).optional(),
-  minValues: z.number().int().min(1).max(50).optional(),
-}).superRefine((r, ctx) => {
-  const values = r.values ?? [];
-  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
-  }
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
-  }
-  if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative integer value, e.g. ["5"]` });
-  }
-  if (r.minValues !== undefined && r.operator === 'In' && values.length < r.minValues) {
-    ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues ${r.minValues} is more than the ${values.length} value(s) given` });
-  }
-});
-
-const budget = z.strictObject({
-  nodes: z.union([z.string(), nonNegInt], { error: 'expected a node count or percentage such as "10%" or "0"' })
-    .transform(String)
-    .pipe(z.string().regex(BUDGET_NODES, { error: 'must be a node count or percentage such as "10%" or "0"' })),
-  schedule: z.string().regex(SCHEDULE, { error: 'must be a cron schedule such as "0 9 * * mon-fri" or @daily' }).optional(),
-  duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
-  reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50)
-    .refine((r) => new Set(r).size === r.length, { error: 'each reason may appear once' }).optional(),
-}).superRefine((b, ctx) => {
-  if ((b.schedule === undefined) !== (b.duration === undefined)) {
-    const missing = b.schedule === undefined ? 'schedule' : 'duration';
-    ctx.addIssue({ code: 'custom', path: [], message: `schedule and duration go together: add ${missing}` });
-  }
-});
-
-const amiSelectorTerm = z.strictObject({
-  id: z.string().regex(/ami-[0-9a-z]+/, { error: 'must be an AMI id such as ami-0123456789abcdef0' }).optional(),
-  name: z.string().optional(),
-  owner: z.string().optional(),
-  tags: selectorTags.optional(),
-  ssmParameter: z.string().optional(),
-}).superRefine((t, ctx) => {
-  if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
-  }
-  if (t.id !== undefined && (t.name !== undefined || t.tags !== undefined || t.owner !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with name, owner or tags in one term' });
-  }
-});
-
 /** The AMI families a pool may use. */
 export const AMI_FAMILIES = ['AL2023', 'Bottlerocket', 'AL2', 'Custom'] as const;
 /** AMI family, as in `EC2NodeClass.spec.amiFamily`. */
 export type AmiFamily = (typeof AMI_FAMILIES)[number];
-const ALIAS_FAMILIES: Record<string, AmiFamily> = { al2023: 'AL2023', bottlerocket: 'Bottlerocket', al2: 'AL2' };
+const ALIAS_FAMILIES: ReadonlyMap<string, AmiFamily> = new Map([['al2023', 'AL2023'], ['bottlerocket', 'Bottlerocket'], ['al2', 'AL2']]);
 
 /** The family an alias such as `al2023@v20250505` implies, or undefined for an unknown family. */
 export function aliasFamily(alias: string): AmiFamily | undefined {
-  return ALIAS_FAMILIES[alias.split('@')[0]];
+  return ALIAS_FAMILIES.get(alias.split('@')[0]);
 }
-
-const ami = z.strictObject({
-  family: z.enum(AMI_FAMILIES).optional(),
-  alias: z.string().max(30, { error: 'an alias is at most 30 characters' }).regex(ALIAS, {
-    error: 'must be family@version, e.g. al2023@v20250505 or bottlerocket@v1.39.1',
-  }).optional(),
-  allowLatest: z.boolean().optional(),
-  selectorTerms: z.array(amiSelectorTerm).min(1).max(30).optional(),
-}).superRefine((a, ctx) => {
-  // ami is one unit (never merged across levels), so every rule about it is checked here.
-  if (a.alias !== undefined && a.selectorTerms !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['selectorTerms'], message: 'set either alias or selectorTerms, not both' });
-  }
-  if (a.alias === undefined && a.selectorTerms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'set alias (e.g. al2023@v20250505) or selectorTerms with family' });
-  }
-  if (a.selectorTerms !== undefined && a.family === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['family'], message: `family is required with selectorTerms (one of ${AMI_FAMILIES.join(', ')})` });
-  }
-  if (a.alias !== undefined && ALIAS.test(a.alias)) {
-    const [prefix, version] = a.alias.split('@');
-    const implied = aliasFamily(a.alias);
-    if (!implied) {
-      ctx.addIssue({ code: 'custom', path: ['alias'], message: `unknown alias family "${prefix}" (allowed: al2023, bottlerocket, al2)` });
-    } else if (a.family !== undefined && a.family !== implied && a.family !== 'Custom') {
-      ctx.addIssue({ code: 'custom', path: ['family'], message: `family ${a.family} does not match alias ${a.alias} (use ${implied}, or leave family out)` });
-    }
-    if (version === 'latest' && a.allowLatest !== true) {
-      ctx.addIssue({
-        code: 'custom', path: ['alias'],
-        message: `"${a.alias}" replaces every node on each AMI release: pin a version (e.g. ${prefix}@v20250505) or set allowLatest: true`,
-      });
-    }
-  }
-});
-
-const volume = z.strictObject({
-  size: z.string().regex(VOLUME_SIZE, { error: 'must be a size in Gi, G, Ti or T, such as "20Gi"' }).optional(),
-  type: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
-  iops: z.number().int().positive().optional(),
-  throughput: z.number().int().positive().optional(),
-  encrypted: z.boolean().optional(),
-  kmsKeyID: z.string().min(1).optional(),
-  deleteOnTermination: z.boolean().optional(),
-});
 
 const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
 const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
 const EVICTION_THRESHOLD = /^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$/;
-const threshold = z.string().regex(EVICTION_THRESHOLD, { error: 'must be a percentage or quantity such as "5%" or "100Mi"' });
-const reserved = z.partialRecord(z.enum(RESERVED_RESOURCES), z.string().regex(QUANTITY, { error: 'must be a quantity such as "100m" or "1Gi"' })
-  .refine((v) => !v.startsWith('-'), { error: 'cannot be negative' }));
 
-const kubelet = z.strictObject({
-  clusterDNS: z.array(z.string()).optional(),
-  cpuCFSQuota: z.boolean().optional(),
-  evictionHard: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
-  evictionSoft: z.partialRecord(z.enum(EVICTION_SIGNALS), threshold).optional(),
-  evictionSoftGracePeriod: z.partialRecord(z.enum(EVICTION_SIGNALS), z.string().regex(DURATION, { error: 'must be a duration such as "1m30s"' })).optional(),
-  evictionMaxPodGracePeriod: int32.optional(),
-  imageGCHighThresholdPercent: z.number().int().min(0).max(100).optional(),
-  imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
-  kubeReserved: reserved.optional(),
-  systemReserved: reserved.optional(),
-  maxPods: int32.nonnegative().optional(),
-  podsPerCore: int32.nonnegative().optional(),
-});
+/** How a schema validates a map whose keys the user writes: {@link userMap}, or a plain record for the editor schema. */
+type MapOf = <K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V) => z.ZodType<Record<string, z.output<V>>, Record<string, z.input<V>>>;
 
-const metadataOptions = z.strictObject({
-  httpEndpoint: z.enum(['enabled', 'disabled']).optional(),
-  httpProtocolIPv6: z.enum(['enabled', 'disabled']).optional(),
-  httpPutResponseHopLimit: z.number().int().min(1).max(64).optional(),
-  httpTokens: z.enum(['required', 'optional']).optional(),
-});
+/** For the editor schema: a userMap is a transform, which JSON Schema cannot express; the record it validates as can. */
+const recordMap = ((key: z.ZodType<string>, value: z.ZodType) => z.partialRecord(key, value)) as unknown as MapOf;
 
-const subnetTerm = z.strictObject({
-  id: z.string().regex(/subnet-[0-9a-z]+/, { error: 'must be a subnet id such as subnet-0123456789abcdef0' }).optional(),
-  tags: selectorTags.optional(),
-}).refine((t) => (t.id === undefined) !== (t.tags === undefined), { error: 'a subnet selector term needs exactly one of id, tags' });
+/**
+ * Every schema of the config, built with `map` for the maps whose keys the user writes:
+ * the validating schemas use {@link userMap}, the editor schema plain records.
+ */
+function defineSchemas(map: MapOf) {
+  const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
+    error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+  });
+  // Numbers become strings: the CRDs take an integer or a string, never a float like 0.5.
+  const quantity = z.union([
+    z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' })
+      .refine((q) => !q.startsWith('-'), { error: 'cannot be negative' }),
+    z.number().nonnegative(),
+  ], { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' }).transform(String);
+  const int32 = z.number().int().max(2147483647);
+  const labelValue = z.string().max(63).regex(LABEL_VALUE, {
+    error: 'must be a label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
+  });
+  const labelKey = z.string().max(316).regex(QUALIFIED_NAME, {
+    error: 'must be a label key such as "example.com/role" or "role"',
+  }).superRefine((key, ctx) => {
+    const why = restrictedLabelKey(key);
+    if (why) ctx.addIssue({ code: 'custom', message: why });
+  });
+  const durationOrNever = z.string().regex(DURATION_OR_NEVER, { error: 'must be a duration such as "30s", "10m", "720h" or "Never"' });
+  const selectorTags = map(z.string().min(1, { error: 'empty tag keys are not supported' }), z.string().min(1, { error: 'empty tag values are not supported' }))
+    .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' });
+  const nonNegInt = z.number().int().nonnegative();
 
-const securityGroupTerm = z.strictObject({
-  id: z.string().regex(/sg-[0-9a-z]+/, { error: 'must be a security group id such as sg-0123456789abcdef0' }).optional(),
-  name: z.string().optional(),
-  tags: selectorTags.optional(),
-}).refine((t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length === 1, {
-  error: 'a security group selector term needs exactly one of id, name, tags',
-});
+  const taint = z.strictObject({
+    key: z.string().min(1).regex(QUALIFIED_NAME, { error: 'must be a taint key such as "example.com/gpu"' }),
+    value: z.string().regex(QUALIFIED_NAME, { error: 'must be a taint value: letters, digits, "-", "_", "." or "/"' }).optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+  });
 
-const capacityReservationTerm = z.strictObject({
-  id: z.string().regex(/^cr-[0-9a-z]+$/, { error: 'must be a capacity reservation id such as cr-0123456789abcdef0' }).optional(),
-  ownerID: z.string().regex(/^[0-9]{12}$/, { error: 'must be a 12-digit AWS account id' }).optional(),
-  instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
-  tags: selectorTags.optional(),
-}).superRefine((t, ctx) => {
-  if (t.id === undefined && t.tags === undefined && t.instanceMatchCriteria === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'a capacity reservation term needs one of id, tags, instanceMatchCriteria' });
-  }
-  if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined || t.instanceMatchCriteria !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with tags, ownerID or instanceMatchCriteria in one term' });
-  }
-});
+  const bounds = z.strictObject({ gt: nonNegInt.optional(), gte: nonNegInt.optional(), lt: nonNegInt.optional(), lte: nonNegInt.optional() })
+    .refine((b) => Object.keys(b).length > 0, { error: 'set at least one of gt, gte, lt, lte' });
 
-const tags = z.record(z.string().max(128), z.string().max(256)).superRefine((t, ctx) => {
-  for (const key of Object.keys(t)) {
-    const why = restrictedTagKey(key);
-    if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
-  }
-});
+  const requirement = z.strictObject({
+    key: labelKey,
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Gte', 'Lt', 'Lte']),
+    values: z.array(labelValue).optional(),
+    minValues: z.number().int().min(1).max(50).optional(),
+  }).superRefine((r, ctx) => {
+    const values = r.values ?? [];
+    if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
+    }
+    if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
+    }
+    if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative integer value, e.g. ["5"]` });
+    }
+    if (r.minValues !== undefined && r.operator === 'In' && values.length < r.minValues) {
+      ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues ${r.minValues} is more than the ${values.length} value(s) given` });
+    }
+  });
 
-/** Every field a pool can set; each level of the inheritance chain uses this shape. */
-export const poolFieldsSchema = z.strictObject({
-  dedicated: z.boolean().optional().describe('taint dedicated=<team>:NoSchedule on the nodes (default true)'),
-  labels: z.record(labelKey, labelValue).optional().describe('node labels, added to team: <team>'),
-  taints: z.array(taint).optional(),
-  startupTaints: z.array(taint).optional(),
-  arch: z.array(z.enum(['amd64', 'arm64'])).min(1).optional().describe('default [amd64]'),
-  capacityTypes: z.array(z.enum(['on-demand', 'spot', 'reserved'])).min(1).optional().describe('default [on-demand]'),
-  capacityReservationSelectorTerms: z.array(capacityReservationTerm).min(1).max(30).optional(),
-  instanceTypes: z.array(labelValue).min(1).optional(),
-  instanceFamilies: z.array(labelValue).min(1).optional(),
-  instanceCategories: z.array(labelValue).min(1).optional(),
-  instanceGeneration: bounds.optional(),
-  instanceCpu: bounds.optional(),
-  instanceMemoryMiB: bounds.optional(),
-  zones: z.array(labelValue).min(1).optional(),
-  requirements: z.array(requirement).max(100).optional(),
-  limits: z.record(z.string().min(1), quantity).optional(),
-  weight: z.number().int().min(1).max(100).optional(),
-  expireAfter: durationOrNever.optional().describe('default 720h'),
-  terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
-  disruption: z.strictObject({
-    consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced']).optional(),
-    consolidateAfter: durationOrNever.optional(),
-    budgets: z.array(budget).max(50).optional(),
-  }).optional(),
-  ami: ami.optional(),
-  volume: volume.optional(),
-  kubelet: kubelet.optional(),
-  metadataOptions: metadataOptions.optional(),
-  userData: z.string().optional(),
-  tags: tags.optional(),
-  subnetSelectorTerms: z.array(subnetTerm).min(1).max(30).optional(),
-  securityGroupSelectorTerms: z.array(securityGroupTerm).min(1).max(30).optional(),
-  associatePublicIPAddress: z.boolean().optional(),
-  detailedMonitoring: z.boolean().optional(),
-  instanceStorePolicy: z.enum(['RAID0']).optional(),
-  smokeTest: z.strictObject({
-    replicas: nonNegInt.optional(),
-    cpu: z.union([z.number().positive(), z.string().regex(/^([0-9]+m|[0-9]+(\.[0-9]{1,3})?)$/)], {
-      error: 'expected CPU as cores or millicores, such as "1", "0.5" or "500m"',
+  const budget = z.strictObject({
+    nodes: z.union([z.string(), nonNegInt], { error: 'expected a node count or percentage such as "10%" or "0"' })
+      .transform(String)
+      .pipe(z.string().regex(BUDGET_NODES, { error: 'must be a node count or percentage such as "10%" or "0"' })),
+    schedule: z.string().regex(SCHEDULE, { error: 'must be a cron schedule such as "0 9 * * mon-fri" or @daily' }).optional(),
+    duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
+    reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50)
+      .refine((r) => new Set(r).size === r.length, { error: 'each reason may appear once' }).optional(),
+  }).superRefine((b, ctx) => {
+    if ((b.schedule === undefined) !== (b.duration === undefined)) {
+      const missing = b.schedule === undefined ? 'schedule' : 'duration';
+      ctx.addIssue({ code: 'custom', path: [], message: `schedule and duration go together: add ${missing}` });
+    }
+  });
+
+  const amiSelectorTerm = z.strictObject({
+    id: z.string().regex(/ami-[0-9a-z]+/, { error: 'must be an AMI id such as ami-0123456789abcdef0' }).optional(),
+    name: z.string().optional(),
+    owner: z.string().optional(),
+    tags: selectorTags.optional(),
+    ssmParameter: z.string().optional(),
+  }).superRefine((t, ctx) => {
+    if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
+    }
+    if (t.id !== undefined && (t.name !== undefined || t.tags !== undefined || t.owner !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with name, owner or tags in one term' });
+    }
+  });
+
+  const ami = z.strictObject({
+    family: z.enum(AMI_FAMILIES).optional(),
+    alias: z.string().max(30, { error: 'an alias is at most 30 characters' }).regex(ALIAS, {
+      error: 'must be family@version, e.g. al2023@v20250505 or bottlerocket@v1.39.1',
     }).optional(),
-    memory: z.string().regex(/^[1-9][0-9]*(Mi|Gi)$/, { error: 'expected memory in Mi or Gi, such as "512Mi" or "2Gi"' }).optional(),
-    image: z.string().min(1).optional(),
-  }).optional(),
-});
+    allowLatest: z.boolean().optional(),
+    selectorTerms: z.array(amiSelectorTerm).min(1).max(30).optional(),
+  }).superRefine((a, ctx) => {
+    // ami is one unit (never merged across levels), so every rule about it is checked here.
+    if (a.alias !== undefined && a.selectorTerms !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['selectorTerms'], message: 'set either alias or selectorTerms, not both' });
+    }
+    if (a.alias === undefined && a.selectorTerms === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'set alias (e.g. al2023@v20250505) or selectorTerms with family' });
+    }
+    if (a.selectorTerms !== undefined && a.family === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['family'], message: `family is required with selectorTerms (one of ${AMI_FAMILIES.join(', ')})` });
+    }
+    if (a.alias !== undefined && ALIAS.test(a.alias)) {
+      const [prefix, version] = a.alias.split('@');
+      const implied = aliasFamily(a.alias);
+      if (!implied) {
+        ctx.addIssue({ code: 'custom', path: ['alias'], message: `unknown alias family "${prefix}" (allowed: al2023, bottlerocket, al2)` });
+      } else if (a.family !== undefined && a.family !== implied && a.family !== 'Custom') {
+        ctx.addIssue({ code: 'custom', path: ['family'], message: `family ${a.family} does not match alias ${a.alias} (use ${implied}, or leave family out)` });
+      }
+      if (version === 'latest' && a.allowLatest !== true) {
+        ctx.addIssue({
+          code: 'custom', path: ['alias'],
+          message: `"${a.alias}" replaces every node on each AMI release: pin a version (e.g. ${prefix}@v20250505) or set allowLatest: true`,
+        });
+      }
+    }
+  });
 
+  const volume = z.strictObject({
+    size: z.string().regex(VOLUME_SIZE, { error: 'must be a size in Gi, G, Ti or T, such as "20Gi"' }).optional(),
+    type: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
+    iops: z.number().int().positive().optional(),
+    throughput: z.number().int().positive().optional(),
+    encrypted: z.boolean().optional(),
+    kmsKeyID: z.string().min(1).optional(),
+    deleteOnTermination: z.boolean().optional(),
+  });
+
+  const threshold = z.string().regex(EVICTION_THRESHOLD, { error: 'must be a percentage or quantity such as "5%" or "100Mi"' });
+  const reserved = map(z.enum(RESERVED_RESOURCES), z.string().regex(QUANTITY, { error: 'must be a quantity such as "100m" or "1Gi"' })
+    .refine((v) => !v.startsWith('-'), { error: 'cannot be negative' }));
+
+  const kubelet = z.strictObject({
+    clusterDNS: z.array(z.string()).optional(),
+    cpuCFSQuota: z.boolean().optional(),
+    evictionHard: map(z.enum(EVICTION_SIGNALS), threshold).optional(),
+    evictionSoft: map(z.enum(EVICTION_SIGNALS), threshold).optional(),
+    evictionSoftGracePeriod: map(z.enum(EVICTION_SIGNALS), z.string().regex(DURATION, { error: 'must be a duration such as "1m30s"' })).optional(),
+    evictionMaxPodGracePeriod: int32.optional(),
+    imageGCHighThresholdPercent: z.number().int().min(0).max(100).optional(),
+    imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
+    kubeReserved: reserved.optional(),
+    systemReserved: reserved.optional(),
+    maxPods: int32.nonnegative().optional(),
+    podsPerCore: int32.nonnegative().optional(),
+  });
+
+  const metadataOptions = z.strictObject({
+    httpEndpoint: z.enum(['enabled', 'disabled']).optional(),
+    httpProtocolIPv6: z.enum(['enabled', 'disabled']).optional(),
+    httpPutResponseHopLimit: z.number().int().min(1).max(64).optional(),
+    httpTokens: z.enum(['required', 'optional']).optional(),
+  });
+
+  const subnetTerm = z.strictObject({
+    id: z.string().regex(/subnet-[0-9a-z]+/, { error: 'must be a subnet id such as subnet-0123456789abcdef0' }).optional(),
+    tags: selectorTags.optional(),
+  }).refine((t) => (t.id === undefined) !== (t.tags === undefined), { error: 'a subnet selector term needs exactly one of id, tags' });
+
+  const securityGroupTerm = z.strictObject({
+    id: z.string().regex(/sg-[0-9a-z]+/, { error: 'must be a security group id such as sg-0123456789abcdef0' }).optional(),
+    name: z.string().optional(),
+    tags: selectorTags.optional(),
+  }).refine((t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length === 1, {
+    error: 'a security group selector term needs exactly one of id, name, tags',
+  });
+
+  const capacityReservationTerm = z.strictObject({
+    id: z.string().regex(/^cr-[0-9a-z]+$/, { error: 'must be a capacity reservation id such as cr-0123456789abcdef0' }).optional(),
+    ownerID: z.string().regex(/^[0-9]{12}$/, { error: 'must be a 12-digit AWS account id' }).optional(),
+    instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
+    tags: selectorTags.optional(),
+  }).superRefine((t, ctx) => {
+    if (t.id === undefined && t.tags === undefined && t.instanceMatchCriteria === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'a capacity reservation term needs one of id, tags, instanceMatchCriteria' });
+    }
+    if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined || t.instanceMatchCriteria !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with tags, ownerID or instanceMatchCriteria in one term' });
+    }
+  });
+
+  const tags = map(z.string().max(128), z.string().max(256)).superRefine((t, ctx) => {
+    for (const key of Object.keys(t)) {
+      const why = restrictedTagKey(key);
+      if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
+    }
+  });
+
+  /** Every field a pool can set; each level of the inheritance chain uses this shape. */
+  const poolFieldsSchema = z.strictObject({
+    dedicated: z.boolean().optional().describe('taint dedicated=<team>:NoSchedule on the nodes (default true)'),
+    labels: map(labelKey, labelValue).optional().describe('node labels, added to team: <team>'),
+    taints: z.array(taint).optional(),
+    startupTaints: z.array(taint).optional(),
+    arch: z.array(z.enum(['amd64', 'arm64'])).min(1).optional().describe('default [amd64]'),
+    capacityTypes: z.array(z.enum(['on-demand', 'spot', 'reserved'])).min(1).optional().describe('default [on-demand]'),
+    capacityReservationSelectorTerms: z.array(capacityReservationTerm).min(1).max(30).optional(),
+    instanceTypes: z.array(labelValue).min(1).optional(),
+    instanceFamilies: z.array(labelValue).min(1).optional(),
+    instanceCategories: z.array(labelValue).min(1).optional(),
+    instanceGeneration: bounds.optional(),
+    instanceCpu: bounds.optional(),
+    instanceMemoryMiB: bounds.optional(),
+    zones: z.array(labelValue).min(1).optional(),
+    requirements: z.array(requirement).max(100).optional(),
+    limits: map(z.string().min(1), quantity).optional(),
+    weight: z.number().int().min(1).max(100).optional(),
+    expireAfter: durationOrNever.optional().describe('default 720h'),
+    terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
+    disruption: z.strictObject({
+      consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced']).optional(),
+      consolidateAfter: durationOrNever.optional(),
+      budgets: z.array(budget).max(50).optional(),
+    }).optional(),
+    ami: ami.optional(),
+    volume: volume.optional(),
+    kubelet: kubelet.optional(),
+    metadataOptions: metadataOptions.optional(),
+    userData: z.string().optional(),
+    tags: tags.optional(),
+    subnetSelectorTerms: z.array(subnetTerm).min(1).max(30).optional(),
+    securityGroupSelectorTerms: z.array(securityGroupTerm).min(1).max(30).optional(),
+    associatePublicIPAddress: z.boolean().optional(),
+    detailedMonitoring: z.boolean().optional(),
+    instanceStorePolicy: z.enum(['RAID0']).optional(),
+    smokeTest: z.strictObject({
+      replicas: nonNegInt.optional(),
+      cpu: z.union([z.number().positive(), z.string().regex(/^([0-9]+m|[0-9]+(\.[0-9]{1,3})?)$/)], {
+        error: 'expected CPU as cores or millicores, such as "1", "0.5" or "500m"',
+      }).optional(),
+      memory: z.string().regex(/^[1-9][0-9]*(Mi|Gi)$/, { error: 'expected memory in Mi or Gi, such as "512Mi" or "2Gi"' }).optional(),
+      image: z.string().min(1).optional(),
+    }).optional(),
+  });
+
+
+  const teamSchema = poolFieldsSchema.extend({
+    owner: z.string().min(1).max(256).optional().describe('EC2 tag "owner"'),
+    costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
+    defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
+    pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
+  });
+
+  const clusterSchema = z.strictObject({
+    terraformOutputs: z.string().min(1).describe('the `terraform output -json` file, relative to platform.yaml'),
+    destination: z.strictObject({
+      server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
+      name: z.string().min(1).optional(),
+    }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
+    teams: z.array(dnsLabel).optional().describe('default: every team'),
+    smokeTests: z.boolean().optional().describe('default true'),
+    overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
+  });
+
+  /** Keys of the controller chart values that `karpenter.controller` maps to. */
+  const controllerSchema = z.strictObject({
+    replicas: z.number().int().min(1).optional().describe('default 2'),
+    resources: z.strictObject({
+      requests: map(z.string(), quantity).optional(),
+      limits: map(z.string(), quantity).optional(),
+    }).optional(),
+    logLevel: z.enum(['debug', 'info', 'error']).optional(),
+    featureGates: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+    settings: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+  });
+
+  /** The whole of `config/platform.yaml`. */
+  const platformSchema = z.strictObject({
+    $schema: z.string().optional(),
+    gitops: z.strictObject({
+      repoURL: z.string().min(1).describe('the git repository Argo CD reads dist/ from'),
+      targetRevision: z.string().min(1).optional().describe('default HEAD'),
+      argocdNamespace: dnsLabel.optional().describe('default argocd'),
+      project: z.string().min(1).optional().describe('Argo CD AppProject, default "default"'),
+    }),
+    karpenter: z.strictObject({
+      version: z.string().regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an exact version such as 1.14.1 (no "v", no ranges)' }),
+      namespace: dnsLabel.optional().describe('default kube-system'),
+      controller: controllerSchema.optional(),
+      helmValues: map(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
+    }),
+    clusters: map(dnsLabel, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
+    defaults: poolFieldsSchema.nullish(),
+    teams: map(dnsLabel, teamSchema.nullable()),
+  });
+
+  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, platform: platformSchema };
+}
+
+const SCHEMAS = defineSchemas(userMap);
+/** Every field a pool can set; each level of the inheritance chain uses this shape. */
+export const poolFieldsSchema = SCHEMAS.poolFields;
+/** The whole of `config/platform.yaml`. */
+export const platformSchema = SCHEMAS.platform;
 /** Pool fields as written at one level of the inheritance chain. */
 export type PoolFields = z.infer<typeof poolFieldsSchema>;
-
-const teamSchema = poolFieldsSchema.extend({
-  owner: z.string().min(1).max(256).optional().describe('EC2 tag "owner"'),
-  costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
-  defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
-  pools: z.record(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
-});
-
-const clusterSchema = z.strictObject({
-  terraformOutputs: z.string().min(1).describe('the `terraform output -json` file, relative to platform.yaml'),
-  destination: z.strictObject({
-    server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
-    name: z.string().min(1).optional(),
-  }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
-  teams: z.array(dnsLabel).optional().describe('default: every team'),
-  smokeTests: z.boolean().optional().describe('default true'),
-  overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
-});
-
-/** Keys of the controller chart values that `karpenter.controller` maps to. */
-const controllerSchema = z.strictObject({
-  replicas: z.number().int().min(1).optional().describe('default 2'),
-  resources: z.strictObject({
-    requests: z.record(z.string(), quantity).optional(),
-    limits: z.record(z.string(), quantity).optional(),
-  }).optional(),
-  logLevel: z.enum(['debug', 'info', 'error']).optional(),
-  featureGates: z.record(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
-  settings: z.record(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
-});
-
-/** The whole of `config/platform.yaml`. */
-export const platformSchema = z.strictObject({
-  $schema: z.string().optional(),
-  gitops: z.strictObject({
-    repoURL: z.string().min(1).describe('the git repository Argo CD reads dist/ from'),
-    targetRevision: z.string().min(1).optional().describe('default HEAD'),
-    argocdNamespace: dnsLabel.optional().describe('default argocd'),
-    project: z.string().min(1).optional().describe('Argo CD AppProject, default "default"'),
-  }),
-  karpenter: z.strictObject({
-    version: z.string().regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an exact version such as 1.14.1 (no "v", no ranges)' }),
-    namespace: dnsLabel.optional().describe('default kube-system'),
-    controller: controllerSchema.optional(),
-    helmValues: z.record(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
-  }),
-  clusters: z.record(dnsLabel, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
-  defaults: poolFieldsSchema.nullish(),
-  teams: z.record(dnsLabel, teamSchema.nullable()),
-});
 
 /** `config/platform.yaml` after schema validation, before inheritance is resolved. */
 export type PlatformFile = z.infer<typeof platformSchema>;
 /** One entry of `teams` (a bare `web:` is an empty team). */
-export type TeamFile = z.infer<typeof teamSchema>;
+export type TeamFile = z.infer<typeof SCHEMAS.team>;
 /** One entry of `clusters`. */
-export type ClusterFile = z.infer<typeof clusterSchema>;
+export type ClusterFile = z.infer<typeof SCHEMAS.cluster>;
 
 /** The JSON Schema editors use to complete and check `config/platform.yaml`. */
 export function platformJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(platformSchema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  return z.toJSONSchema(defineSchemas(recordMap).platform, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
 }

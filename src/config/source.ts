@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, Scalar, visit, YAMLMap } from 'yaml';
 import { InputOptions, readInput } from './input-file';
 import { FieldPath, Problem, renderPath } from './problems';
+import { withoutPrototypes } from './user-map';
 
 /** The tags a config may use: YAML's core schema. Others (`!!binary`, `!!set`, `!!timestamp`, `!custom`) are errors. */
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
@@ -64,10 +65,14 @@ export class SourceFile {
     private readonly aliases: ReadonlyMap<Alias, Node> = new Map(),
   ) {}
 
-  /** The parsed content as plain JavaScript data (computed once); undefined when parsing failed. */
+  /**
+   * The parsed content as plain JavaScript data (computed once), its maps without a
+   * prototype so that keys such as `constructor` or `__proto__` are ordinary keys;
+   * undefined when parsing failed.
+   */
   public get value(): unknown {
     // Expansion is bounded by dataProblems(), so yaml's own alias heuristic is not needed.
-    this.cached ??= { value: this.doc?.toJS({ maxAliasCount: -1 }) };
+    this.cached ??= { value: withoutPrototypes(this.doc?.toJS({ maxAliasCount: -1 })) };
     return this.cached.value;
   }
 

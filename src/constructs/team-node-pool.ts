@@ -4,6 +4,7 @@ import * as aws from '../../imports/karpenter.k8s.aws';
 import * as karpenter from '../../imports/karpenter.sh';
 import { MANAGED_BY, NodePoolModel, POOL_SYNC_OPTIONS, TEAM_LABEL } from '../model/node-pool';
 import { NodeClassModel } from '../model/node-class';
+import { escapeKeys } from './safe-keys';
 
 /** Properties of a {@link TeamNodePool}. */
 export interface TeamNodePoolProps {
@@ -32,7 +33,7 @@ export class TeamNodePool extends Construct {
     super(scope, id);
     const nc = props.nodeClass;
     const np = props.nodePool;
-    this.nodeClass = new aws.Ec2NodeClass(this, 'EC2NodeClass', {
+    this.nodeClass = new aws.Ec2NodeClass(this, 'EC2NodeClass', escapeKeys({
       metadata: metadata(nc.name, props.team),
       spec: {
         role: nc.role,
@@ -85,9 +86,9 @@ export class TeamNodePool extends Construct {
         detailedMonitoring: nc.detailedMonitoring,
         instanceStorePolicy: nc.instanceStorePolicy as aws.Ec2NodeClassSpecInstanceStorePolicy | undefined,
       },
-    });
+    }));
 
-    this.nodePool = new karpenter.NodePool(this, 'NodePool', {
+    this.nodePool = new karpenter.NodePool(this, 'NodePool', escapeKeys({
       metadata: metadata(np.name, props.team),
       spec: {
         template: {
@@ -127,7 +128,7 @@ export class TeamNodePool extends Construct {
         ])),
         weight: np.weight,
       },
-    });
+    }));
   }
 }
 

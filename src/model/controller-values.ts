@@ -1,4 +1,3 @@
-import deepmerge from 'deepmerge';
 import type { Cluster, Platform } from '../config/platform';
 
 type Quantities = Readonly<Record<string, string | number>>;
@@ -70,9 +69,24 @@ export function controllerValues(platform: Platform, cluster: Cluster): Karpente
  * deep-merged last, as Helm merges values files (maps key by key, lists replaced).
  */
 export function chartValues(platform: Platform, cluster: Cluster): Record<string, unknown> {
-  return deepmerge<Record<string, unknown>>({ ...controllerValues(platform, cluster) }, { ...platform.karpenter.helmValues }, {
-    arrayMerge: (_target, source) => source,
-  });
+  return mergeValues({ ...controllerValues(platform, cluster) }, platform.karpenter.helmValues);
+}
+
+/**
+ * Helm's merge of two values files: maps merge key by key, anything else replaces. Every
+ * key is an ordinary key, `__proto__` and `constructor` included (deepmerge drops them).
+ */
+export function mergeValues(base: Readonly<Record<string, unknown>>, over: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out = Object.assign(Object.create(null) as Record<string, unknown>, base);
+  for (const [key, value] of Object.entries(over)) {
+    const prev = Object.hasOwn(out, key) ? out[key] : undefined;
+    out[key] = isMap(prev) && isMap(value) ? mergeValues(prev, value) : value;
+  }
+  return out;
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Drops undefined fields, so the values file lists only what is set. */
