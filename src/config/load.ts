@@ -55,7 +55,7 @@ export function loadPlatform(configPath: string): LoadResult {
   const retry = rest === undefined ? undefined : platformSchema.safeParse(rest);
   const more = retry?.success
     ? resolvePlatform(source, configPath, retry.data).problems
-      .filter((p) => p.file !== source.displayPath || !dropped.some((d) => overlaps(p.path, d)))
+      .filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped))
     : Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path).problems);
   throw new InputError(dedupe([...schemaProblems, ...more]));
 }
@@ -139,10 +139,32 @@ function withoutInvalid(data: unknown, issues: readonly { readonly code: string;
   return { rest, dropped };
 }
 
-/** Whether one rendered path lies within the other. */
-function overlaps(a: string, b: string): boolean {
-  const within = (x: string, y: string) => x === y || x.startsWith(`${y}.`) || x.startsWith(`${y}[`);
-  return within(a, b) || within(b, a);
+/**
+ * Whether a rendered path lies within one of `dropped`, or holds one of them. Linear in
+ * the path's length: a config with thousands of broken fields stays fast to report.
+ */
+function overlapsAny(path: string, dropped: readonly string[]): boolean {
+  const index = droppedIndex(dropped);
+  const prefixes = pathPrefixes(path);
+  return prefixes.some((p) => index.paths.has(p)) || index.prefixes.has(path);
+}
+
+const droppedIndexes = new WeakMap<readonly string[], { paths: Set<string>; prefixes: Set<string> }>();
+
+function droppedIndex(dropped: readonly string[]): { paths: Set<string>; prefixes: Set<string> } {
+  let index = droppedIndexes.get(dropped);
+  if (!index) {
+    index = { paths: new Set(dropped), prefixes: new Set(dropped.flatMap(pathPrefixes)) };
+    droppedIndexes.set(dropped, index);
+  }
+  return index;
+}
+
+/** `teams.web.arch[0]` → `teams`, `teams.web`, `teams.web.arch`, `teams.web.arch[0]`. */
+function pathPrefixes(path: string): string[] {
+  const out: string[] = [];
+  for (const m of path.matchAll(/\[(?:"(?:[^"\\]|\\.)*"|\d+)\]|\.?[^.[]+/g)) out.push(path.slice(0, (m.index ?? 0) + m[0].length));
+  return out;
 }
 
 /** Largest platform.yaml accepted: a fleet of thousands of teams is well below it. */
@@ -325,6 +347,12 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }
   });
+  const generated = generatedRequirements(s);
+  if (generated.length + s.requirements.length > MAX_REQUIREMENTS) {
+    add(s.requirements.length ? ['requirements'] : [generated[generated.length - 1]],
+      `a NodePool takes at most ${MAX_REQUIREMENTS} requirements; this pool has ${generated.length + s.requirements.length}: `
+      + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
+  }
   if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
   if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
   for (const key of Object.keys(s.tags)) {
@@ -339,6 +367,19 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   }
 }
 
+/** The NodePool CRD's `maxItems` for requirements. */
+const MAX_REQUIREMENTS = 100;
+
+/** The field behind each requirement the generator writes from pool fields (arch and capacity types always). */
+function generatedRequirements(s: PoolSettings): (keyof PoolFields)[] {
+  const out: (keyof PoolFields)[] = ['arch', 'capacityTypes'];
+  for (const field of ['instanceTypes', 'instanceFamilies', 'instanceCategories', 'zones'] as const) if (s[field]) out.push(field);
+  for (const field of ['instanceGeneration', 'instanceCpu', 'instanceMemoryMiB'] as const) {
+    for (const bound of Object.keys(s[field] ?? {})) if (bound) out.push(field);
+  }
+  return out;
+}
+
 function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
   const v = s.volume;
   if (v.throughput !== undefined && v.type !== 'gp3') add(['volume', 'throughput'], `throughput applies to gp3 volumes only (type is ${v.type})`);
@@ -346,12 +387,24 @@ function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) =>
   if (v.type === 'gp3' && v.iops !== undefined && (v.iops < 3000 || v.iops > 16000)) add(['volume', 'iops'], `gp3 iops must be 3000..16000, got ${v.iops}`);
   if (v.type === 'gp3' && v.throughput !== undefined && (v.throughput < 125 || v.throughput > 1000)) add(['volume', 'throughput'], `gp3 throughput must be 125..1000 MiB/s, got ${v.throughput}`);
   if (v.kmsKeyID !== undefined && !v.encrypted) add(['volume', 'kmsKeyID'], 'kmsKeyID needs encrypted: true');
+  // EC2 refuses to launch a node whose volume is outside its type's sizes.
+  const [min, max] = EBS_SIZES_GIB[v.type];
+  const size = gibibytes(v.size);
+  if (size < min || size > max) add(['volume', 'size'], `${v.type} volumes are ${min}Gi to ${max}Gi, got ${v.size}`);
   // EC2 caps provisioned IOPS per GiB; the volume the pool sizes is the one these apply to.
   const perGiB = { gp3: 500, io1: 50, io2: 1000 }[v.type as 'gp3' | 'io1' | 'io2'];
   if (perGiB !== undefined && v.iops !== undefined && v.iops > perGiB * gibibytes(v.size)) {
     add(['volume', 'iops'], `${v.type} allows at most ${perGiB} iops per GiB: ${v.iops} iops needs at least ${Math.ceil(v.iops / perGiB)}Gi, volume.size is ${v.size}`);
   }
 }
+
+/**
+ * Sizes EC2 accepts per EBS volume type, in GiB.
+ * @see https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html
+ */
+const EBS_SIZES_GIB: Readonly<Record<PoolSettings['volume']['type'], readonly [number, number]>> = {
+  gp3: [1, 16384], gp2: [1, 16384], io1: [4, 16384], io2: [4, 65536], st1: [125, 16384], sc1: [125, 16384], standard: [1, 1024],
+};
 
 /** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
 function gibibytes(size: string): number {

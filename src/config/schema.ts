@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { cronProblem } from './cron';
+import { suggest } from './issues';
 import { userMap } from './user-map';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
@@ -10,12 +12,35 @@ const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
 const DURATION = /^([0-9]+(s|m|h))+$/;
 const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
 const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
-const SCHEDULE = /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
 /** Label or taint key: optional DNS-subdomain prefix, then a name. */
 export const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const VOLUME_SIZE = /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$/;
+// The EC2NodeClass CRD's volumeSize pattern without its empty alternatives (which accept a bare
+// "Ti" or "T"); like the CRD it refuses 18Ti, 19Ti, 28Ti, ... (write those in Gi).
+const VOLUME_SIZE = /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]|[1-5][0-7]|58)Ti|([1-9]|[1-5][0-9]|6[0-3]|64)T)$/;
+/** The largest value an int64 holds: the CRDs' CEL rules parse requirement bounds with int(). */
+const INT64_MAX = 9223372036854775807n;
+/** Names Windows reserves for files (`con.yaml` cannot be checked out there): not a team or cluster id. */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+/** Resource names without a domain that Kubernetes and Karpenter know; others need one (`nvidia.com/gpu`). */
+const STANDARD_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pods', 'nodes'] as const;
+/** The standard resources a container requests. */
+const CONTAINER_RESOURCES = ['cpu', 'memory', 'ephemeral-storage'] as const;
+
+/**
+ * Why a resource name is wrong, or undefined: a standard name (`cpu`, `memory`, `hugepages-2Mi`,
+ * and, where `standard` allows, `pods`, `nodes`) or a domain-qualified extended resource.
+ * A misspelt `cpus` would otherwise be a limit nothing ever reaches.
+ */
+export function resourceNameProblem(name: string, standard: readonly string[] = STANDARD_RESOURCES): string | undefined {
+  if (name.includes('/')) {
+    return QUALIFIED_NAME.test(name) ? undefined : `"${name}" is not a resource name: use domain/name, e.g. nvidia.com/gpu`;
+  }
+  if (standard.includes(name) || /^hugepages-[0-9]+(Ki|Mi|Gi)$/.test(name)) return undefined;
+  const best = suggest(name, standard);
+  return `unknown resource "${name}"${best ? ` (did you mean "${best}"?)` : ''} (allowed: ${standard.join(', ')}, hugepages-<size>, or domain/name such as nvidia.com/gpu)`;
+}
 const ALIAS = /^[a-zA-Z0-9]+@.+$/;
 
 /** Label keys the NodePool CRD accepts in the karpenter.k8s.aws domain. */
@@ -95,6 +120,14 @@ function defineSchemas(map: MapOf) {
   const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
     error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   });
+  // Team and cluster ids name files and folders of dist/.
+  const fileId = dnsLabel.refine((id) => !WINDOWS_RESERVED.test(id), {
+    error: 'is a name Windows reserves for devices (con, prn, aux, nul, com1-9, lpt1-9): its files could not be checked out there; choose another',
+  });
+  const resourceName = (standard?: readonly string[]) => z.string().superRefine((name, ctx) => {
+    const why = resourceNameProblem(name, standard);
+    if (why) ctx.addIssue({ code: 'custom', message: why });
+  });
   // Numbers become strings: the CRDs take an integer or a string, never a float like 0.5.
   const quantity = z.union([
     z.string().regex(QUANTITY, { error: 'expected a Kubernetes quantity such as "2", "500m" or "64Gi"' })
@@ -140,6 +173,8 @@ function defineSchemas(map: MapOf) {
     }
     if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
       ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative integer value, e.g. ["5"]` });
+    } else if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && BigInt(values[0]) > INT64_MAX) {
+      ctx.addIssue({ code: 'custom', path: ['values', 0], message: `${values[0]} is larger than the largest 64-bit integer (${INT64_MAX}), which the NodePool CRD reads it as` });
     }
     if (r.minValues !== undefined && r.operator === 'In' && values.length < r.minValues) {
       ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues ${r.minValues} is more than the ${values.length} value(s) given` });
@@ -150,7 +185,10 @@ function defineSchemas(map: MapOf) {
     nodes: z.union([z.string(), nonNegInt], { error: 'expected a node count or percentage such as "10%" or "0"' })
       .transform(String)
       .pipe(z.string().regex(BUDGET_NODES, { error: 'must be a node count or percentage such as "10%" or "0"' })),
-    schedule: z.string().regex(SCHEDULE, { error: 'must be a cron schedule such as "0 9 * * mon-fri" or @daily' }).optional(),
+    schedule: z.string().superRefine((schedule, ctx) => {
+      const why = cronProblem(schedule);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    }).optional(),
     duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
     reasons: z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50)
       .refine((r) => new Set(r).size === r.length, { error: 'each reason may appear once' }).optional(),
@@ -212,7 +250,9 @@ function defineSchemas(map: MapOf) {
   });
 
   const volume = z.strictObject({
-    size: z.string().regex(VOLUME_SIZE, { error: 'must be a size in Gi, G, Ti or T, such as "20Gi"' }).optional(),
+    size: z.string().regex(VOLUME_SIZE, {
+      error: 'must be a whole size in Gi, G, Ti or T that the EC2NodeClass CRD accepts, such as "20Gi" (at most 59000Gi, 64000G, 58Ti or 64T; the CRD refuses some Ti sizes such as 18Ti: write them in Gi)',
+    }).optional(),
     type: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
     iops: z.number().int().positive().optional(),
     throughput: z.number().int().positive().optional(),
@@ -298,7 +338,7 @@ function defineSchemas(map: MapOf) {
     instanceMemoryMiB: bounds.optional(),
     zones: z.array(labelValue).min(1).optional(),
     requirements: z.array(requirement).max(100).optional(),
-    limits: map(z.string().min(1), quantity).optional(),
+    limits: map(resourceName(), quantity).optional(),
     weight: z.number().int().min(1).max(100).optional(),
     expireAfter: durationOrNever.optional().describe('default 720h'),
     terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
@@ -342,7 +382,7 @@ function defineSchemas(map: MapOf) {
       server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
       name: z.string().min(1).optional(),
     }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
-    teams: z.array(dnsLabel).optional().describe('default: every team'),
+    teams: z.array(fileId).optional().describe('default: every team'),
     smokeTests: z.boolean().optional().describe('default true'),
     overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
   });
@@ -351,8 +391,8 @@ function defineSchemas(map: MapOf) {
   const controllerSchema = z.strictObject({
     replicas: z.number().int().min(1).optional().describe('default 2'),
     resources: z.strictObject({
-      requests: map(z.string(), quantity).optional(),
-      limits: map(z.string(), quantity).optional(),
+      requests: map(resourceName(CONTAINER_RESOURCES), quantity).optional(),
+      limits: map(resourceName(CONTAINER_RESOURCES), quantity).optional(),
     }).optional(),
     logLevel: z.enum(['debug', 'info', 'error']).optional(),
     featureGates: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
@@ -374,9 +414,9 @@ function defineSchemas(map: MapOf) {
       controller: controllerSchema.optional(),
       helmValues: map(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
     }),
-    clusters: map(dnsLabel, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
+    clusters: map(fileId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
     defaults: poolFieldsSchema.nullish(),
-    teams: map(dnsLabel, teamSchema.nullable()),
+    teams: map(fileId, teamSchema.nullable()),
   });
 
   return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, platform: platformSchema };

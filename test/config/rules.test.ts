@@ -224,6 +224,16 @@ describe('required fields and the Karpenter version', () => {
 describe('team, cluster and pool names', () => {
   failsWhen([
     {
+      when: 'a team id is a name Windows reserves (its files could not be checked out there)',
+      config: aConfig({ teams: { con: {} } }),
+      problem: /platform\.yaml:\d+:\d+: teams\.con: invalid key "con": is a name Windows reserves for devices \(con, prn, aux, nul, com1-9, lpt1-9\)/,
+    },
+    {
+      when: 'a cluster id is a name Windows reserves',
+      config: aConfig({ clusters: { demo: undefined, lpt1: { terraformOutputs: 'terraform/demo.json' } } }),
+      problem: /platform\.yaml:\d+:\d+: clusters\.lpt1: invalid key "lpt1": is a name Windows reserves/,
+    },
+    {
       when: 'a team key is not a DNS label',
       config: aConfig({ teams: { Web_Team: {} } }),
       problem: /platform\.yaml:\d+:\d+: teams\.Web_Team: invalid key "Web_Team": .*must be a DNS-1123 label: lowercase letters, digits and "-"/,
@@ -326,6 +336,16 @@ describe('requirements', () => {
   const withRequirement = (requirement: Plain) => aConfig({ teams: { web: { requirements: [requirement] } } });
   failsWhen([
     {
+      when: 'a Gt value is larger than a 64-bit integer (the CRD\'s CEL int() would overflow)',
+      config: withRequirement({ key: 'example.com/size', operator: 'Gt', values: ['99999999999999999999'] }),
+      problem: /teams\.web\.requirements\[0\]\.values\[0\]: 99999999999999999999 is larger than the largest 64-bit integer \(9223372036854775807\), which the NodePool CRD reads it as$/,
+    },
+    {
+      when: 'the requirements and the ones generated from pool fields exceed the CRD\'s 100',
+      config: aConfig({ teams: { web: { instanceCategories: ['c'], requirements: Array.from({ length: 98 }, (_, i) => ({ key: `example.com/k${i}`, operator: 'Exists' })) } } }),
+      problem: /teams\.web\.requirements: a NodePool takes at most 100 requirements; this pool has 101: 98 in requirements and 3 from arch, capacityTypes, instanceCategories$/,
+    },
+    {
       when: 'a requirement key is in the karpenter.sh domain',
       config: withRequirement({ key: 'karpenter.sh/foo', operator: 'Exists' }),
       problem: /platform\.yaml:\d+:\d+: teams\.web\.requirements\[0\]\.key: label domain "karpenter\.sh" is restricted/,
@@ -408,6 +428,29 @@ describe('quantities', () => {
       /platform\.yaml:\d+:\d+: teams\.web\.limits\.cpu: .*expected a Kubernetes quantity such as "2", "500m" or "64Gi"/,
     ));
   });
+
+  failsWhen([
+    {
+      when: 'a limit names a resource that does not exist (the limit would never bind)',
+      config: aConfig({ teams: { web: { limits: { cpus: '10' } } } }),
+      problem: /teams\.web\.limits\.cpus: invalid key "cpus": unknown resource "cpus" \(did you mean "cpu"\?\) \(allowed: cpu, memory, ephemeral-storage, pods, nodes, hugepages-<size>, or domain\/name such as nvidia\.com\/gpu\)$/,
+    },
+    {
+      when: 'a controller resource name has characters no resource name has',
+      config: aConfig({ karpenter: { controller: { resources: { requests: { 'memo*ry': '1Gi' } } } } }),
+      problem: /karpenter\.controller\.resources\.requests\["memo\*ry"\]: invalid key "memo\*ry": unknown resource "memo\*ry" \(did you mean "memory"\?\)/,
+    },
+    {
+      when: 'a controller resource is one a container cannot request',
+      config: aConfig({ karpenter: { controller: { resources: { limits: { nodes: '1' } } } } }),
+      problem: /karpenter\.controller\.resources\.limits\.nodes: invalid key "nodes": unknown resource "nodes"/,
+    },
+  ]);
+
+  it('accepts extended and hugepages resources in limits', () => {
+    expect(load({ config: aConfig({ teams: { web: { limits: { 'nvidia.com/gpu': '8', 'hugepages-2Mi': '1Gi', nodes: '10' } } } }) })
+      .platform.clusters[0].pools[0].settings.limits).toEqual({ 'nvidia.com/gpu': '8', 'hugepages-2Mi': '1Gi', nodes: '10' });
+  });
 });
 
 describe('instance bounds', () => {
@@ -461,7 +504,37 @@ describe('disruption, expiry and weight', () => {
     {
       when: 'a budget schedule is not cron',
       config: withBudget({ nodes: '0', schedule: 'every day', duration: '8h' }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.budgets\[0\]\.schedule: "every day": must be a cron schedule such as "0 9 \* \* mon-fri" or @daily/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.budgets\[0\]\.schedule: a schedule has 5 fields \(minute, hour, day of month, month, day of week\), got 2: e\.g\. "0 9 \* \* mon-fri"$/,
+    },
+    {
+      when: 'a budget schedule has an hour out of range',
+      config: withBudget({ nodes: '0', schedule: '0 25 * * mon-fri', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: hour "25": 25 is out of range 0-23$/,
+    },
+    {
+      when: 'a budget schedule names a day that does not exist',
+      config: withBudget({ nodes: '0', schedule: '0 9 * * mon-fry', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: day of week "mon-fry": unknown name "fry" \(months jan-dec, days sun-sat\)$/,
+    },
+    {
+      when: 'a budget schedule has a character cron does not take',
+      config: withBudget({ nodes: '0', schedule: '0 9 : * mon-fri', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: day of month ":": ":" is not allowed \(Karpenter's cron takes numbers, names, \*, \?, ranges, lists and steps\)$/,
+    },
+    {
+      when: 'a budget schedule uses a Quartz extension Karpenter does not parse',
+      config: withBudget({ nodes: '0', schedule: '0 9 L * *', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: day of month "L": "L" is not allowed/,
+    },
+    {
+      when: 'a budget schedule has a day of week 7',
+      config: withBudget({ nodes: '0', schedule: '0 9 * * 7', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: day of week "7": days are 0-6 \(sun-sat\); 7 is not allowed$/,
+    },
+    {
+      when: 'a budget schedule is a macro the CRD does not allow',
+      config: withBudget({ nodes: '0', schedule: '@every 5m', duration: '8h' }),
+      problem: /teams\.web\.disruption\.budgets\[0\]\.schedule: unknown schedule macro "@every 5m" \(allowed: @annually, @yearly, @monthly, @weekly, @daily, @midnight, @hourly\)$/,
     },
     {
       when: 'consolidateAfter is not a duration',
@@ -590,7 +663,27 @@ describe('volume', () => {
     {
       when: 'the volume size has a bad format',
       config: withVolume({ size: '20 GB' }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.volume\.size: "20 GB": must be a size in Gi, G, Ti or T, such as "20Gi"/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.volume\.size: "20 GB": must be a whole size in Gi, G, Ti or T that the EC2NodeClass CRD accepts, such as "20Gi"/,
+    },
+    {
+      when: 'the volume is larger than its type allows (gp3 at most 16TiB)',
+      config: withVolume({ size: '20000Gi' }),
+      problem: /teams\.web\.volume\.size: gp3 volumes are 1Gi to 16384Gi, got 20000Gi$/,
+    },
+    {
+      when: 'the volume is smaller than its type allows (st1 at least 125GiB)',
+      config: withVolume({ size: '100Gi', type: 'st1' }),
+      problem: /teams\.web\.volume\.size: st1 volumes are 125Gi to 16384Gi, got 100Gi$/,
+    },
+    {
+      when: 'the volume size is a bare unit (which the CRD pattern lets through)',
+      config: withVolume({ size: 'Ti' }),
+      problem: /teams\.web\.volume\.size: "Ti": must be a whole size in Gi, G, Ti or T/,
+    },
+    {
+      when: 'the volume size is one the CRD pattern refuses (18Ti)',
+      config: withVolume({ size: '18Ti' }),
+      problem: /teams\.web\.volume\.size: "18Ti": .*the CRD refuses some Ti sizes such as 18Ti: write them in Gi/,
     },
     {
       when: 'throughput is set on a gp2 volume',
