@@ -6,7 +6,7 @@ import { formatProblem, InputError, Problem } from './config/problems';
 import { ParallelRenderer } from './output/parallel-render';
 import { OutputDir } from './output/output-dir';
 import { OutputError } from './output/output-error';
-import { classify, resourcesOf } from './review/changes';
+import { classify, resourcesOf, TreeError } from './review/changes';
 import { checkTree } from './review/check';
 import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
@@ -27,7 +27,8 @@ const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
 options:
   --config FILE           platform config (default: config/platform.yaml)
   --outdir DIR            output root (default: the current directory)
-  --format terminal|markdown   diff output (default: terminal)`;
+  --format terminal|markdown   diff output (default: terminal)
+  --report-url URL        with --format markdown: where the full report is, linked when the comment is shortened`;
 
 /** Exit codes of the command line (contract section 3). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -50,6 +51,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         outdir: { type: 'string' },
         base: { type: 'string' },
         format: { type: 'string' },
+        'report-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -64,9 +66,9 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   if (!(COMMANDS as readonly string[]).includes(command) || extra.length > 0) {
     return usage(io, `unknown command "${[command, ...extra].join(' ')}"`);
   }
-  const { base, format } = args.values;
+  const { base, format, 'report-url': reportUrl } = args.values;
   if (command === 'diff' && base === undefined) return usage(io, 'diff needs --base REF (e.g. --base origin/main)');
-  if (command !== 'diff' && (base !== undefined || format !== undefined)) return usage(io, `--base and --format go with diff, not ${command}`);
+  if (command !== 'diff' && (base !== undefined || format !== undefined || reportUrl !== undefined)) return usage(io, `--base, --format and --report-url go with diff, not ${command}`);
   if (format !== undefined && format !== 'terminal' && format !== 'markdown') return usage(io, `unknown format "${format}" (allowed: terminal, markdown)`);
 
   const options = {
@@ -76,7 +78,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   try {
     switch (command as Command) {
       case 'check': return await check(io, options);
-      case 'diff': return await diff(io, options, base ?? '', format === 'markdown' ? 'markdown' : 'terminal');
+      case 'diff': return await diff(io, options, base ?? '', format === 'markdown' ? 'markdown' : 'terminal', reportUrl);
       default: return await synth(io, options);
     }
   } catch (err) {
@@ -87,6 +89,10 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     }
     if (err instanceof GitError) {
       io.err(`error: git: ${err.message}`);
+      return EXIT.failed;
+    }
+    if (err instanceof TreeError) {
+      io.err(`error: ${err.message}`);
       return EXIT.failed;
     }
     if (err instanceof OutputError) {
@@ -162,11 +168,11 @@ async function check(io: Io, { configPath, root }: Options): Promise<number> {
 }
 
 /** What a PR changes: the output committed at `base` against a fresh synth of the working tree. */
-async function diff(io: Io, { configPath, root }: Options, base: string, format: 'terminal' | 'markdown'): Promise<number> {
+async function diff(io: Io, { configPath, root }: Options, base: string, format: 'terminal' | 'markdown', reportUrl?: string): Promise<number> {
   const { files } = await build(configPath);
   const before = treeAt(base, resolve(root));
-  const changes = classify(resourcesOf(before), resourcesOf(files));
-  io.out(format === 'markdown' ? markdownReport(changes, base) : terminalReport(changes, base));
+  const changes = classify(resourcesOf(before, base), resourcesOf(files));
+  io.out(format === 'markdown' ? markdownReport(changes, base, { fullReportUrl: reportUrl }) : terminalReport(changes, base));
   return EXIT.ok;
 }
 

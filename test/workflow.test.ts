@@ -20,6 +20,13 @@ describe('.github/workflows/pr.yaml', () => {
     expect(steps.find((s) => s.run?.includes('diff'))?.env?.BASE_REF).toBe('${{ github.base_ref }}');
   });
 
+  it('keeps the full report as an artifact and links it from a shortened comment', () => {
+    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" > karpenter-diff\.txt/);
+    expect(runs.join('\n')).toMatch(/--format markdown --report-url "\$RUN_URL" > karpenter-diff\.md/);
+    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    expect(upload?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
+  });
+
   it('posts the report as one sticky comment', () => {
     const post = steps.find((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@'));
     expect(post?.with).toMatchObject({ path: 'karpenter-diff.md' });

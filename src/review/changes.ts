@@ -42,21 +42,41 @@ export interface Change {
   readonly pacedBy?: string;
 }
 
-/** Every resource in a set of generated files (YAML only; SUMMARY.md is not a resource). */
-export function resourcesOf(files: ReadonlyMap<string, string>): Map<string, Resource> {
+/** A generated file that does not parse as what the generator writes (a hand edit or a bad merge on the base branch). */
+export class TreeError extends Error {}
+
+/** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */
+function documentsOf(file: string, text: string, where: string): Record<string, unknown>[] {
+  return parseAllDocuments(text).map((doc, i) => {
+    const error = doc.errors[0];
+    if (error) {
+      const at = error.linePos?.[0];
+      throw new TreeError(`${file}${at ? `:${at.line}:${at.col}` : ''} in ${where} is not valid YAML (${error.message.split('\n')[0]}): fix or regenerate it there first`);
+    }
+    const body: unknown = doc.toJS();
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new TreeError(`${file} in ${where}: document ${i + 1} is not a map: fix or regenerate it there first`);
+    }
+    return body as Record<string, unknown>;
+  });
+}
+
+/**
+ * Every resource in a set of generated files (YAML only; SUMMARY.md is not a resource).
+ * @param where what the files are, for errors (`origin/main`, `the working tree`)
+ */
+export function resourcesOf(files: ReadonlyMap<string, string>, where = 'the working tree'): Map<string, Resource> {
   const out = new Map<string, Resource>();
   for (const [file, text] of files) {
     if (!file.endsWith('.yaml')) continue;
     const cluster = /^dist\/([^/]+)\//.exec(file)?.[1] ?? /^argocd\/([^/]+)\.yaml$/.exec(file)?.[1] ?? '';
     if (file.endsWith('/karpenter/values.yaml')) {
-      const body = (parseAllDocuments(text)[0]?.toJS() ?? {}) as Record<string, unknown>;
+      const body = documentsOf(file, text, where)[0] ?? {};
       const r = { id: `HelmValues//${cluster}`, kind: 'HelmValues', name: cluster, cluster, file, body };
       out.set(r.id, r);
       continue;
     }
-    for (const doc of parseAllDocuments(text)) {
-      const body = doc.toJS() as Record<string, unknown> | null;
-      if (!body || typeof body !== 'object') continue;
+    for (const body of documentsOf(file, text, where)) {
       const meta = (body.metadata ?? {}) as { name?: string; namespace?: string };
       const kind = String(body.kind);
       const r = { id: `${kind}/${meta.namespace ?? ''}/${meta.name ?? ''}`, kind, name: meta.name ?? '', cluster, file, body };

@@ -11,8 +11,15 @@ export class GitError extends Error {}
 export function treeAt(ref: string, root: string): Map<string, string> {
   const prefix = git(root, ['rev-parse', '--show-prefix']).trim();
   const commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
-  const listed = git(root, ['ls-tree', '-r', '-z', '--name-only', commit, '--', ...OUTPUT_ROOTS.map((d) => `${prefix}${d}`)])
-    .split('\0').filter(Boolean);
+  // "<mode> <type> <sha>\t<path>": a link (120000) or a submodule (160000) is never read as a file.
+  const entries = git(root, ['ls-tree', '-r', '-z', commit, '--', ...OUTPUT_ROOTS.map((d) => `${prefix}${d}`)])
+    .split('\0').filter(Boolean).map((line) => ({ mode: line.slice(0, line.indexOf(' ')), path: line.slice(line.indexOf('\t') + 1) }));
+  const odd = entries.find((e) => e.mode !== '100644' && e.mode !== '100755');
+  if (odd) {
+    const what = odd.mode === '120000' ? 'a symbolic link' : odd.mode === '160000' ? 'a submodule' : `of mode ${odd.mode}`;
+    throw new GitError(`${odd.path.slice(prefix.length)} is ${what} in ${ref}: the generated tree holds only files; fix the base branch first`);
+  }
+  const listed = entries.map((e) => e.path);
   const files = new Map<string, string>();
   if (listed.length === 0) return files;
   const batch = spawnSync('git', ['-C', root, 'cat-file', '--batch'], {

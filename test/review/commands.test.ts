@@ -93,6 +93,32 @@ describe('diff', () => {
     expect(r).toMatchObject({ code: 1, err: expect.stringMatching(/^error: git: no such commit "no-such-branch"$/) });
   });
 
+  const commit = (message: string) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-am', message]);
+
+  it('fails naming the file when the base tree holds YAML that does not parse', async () => {
+    writeFileSync(join(dir, 'dist/demo/nodepools/web.yaml'), 'kind: NodePool\nmetadata: {name: [web\n');
+    commit('garbage');
+    const r = await diff();
+    expect(r).toMatchObject({ code: 1, err: expect.stringMatching(/^error: dist\/demo\/nodepools\/web\.yaml:\d+:\d+ in HEAD is not valid YAML \(.*\): fix or regenerate it there first$/) });
+  });
+
+  it('fails naming the file when the base tree holds a document that is not a map', async () => {
+    writeFileSync(join(dir, 'dist/demo/nodepools/web.yaml'), '- a\n- b\n');
+    commit('a list');
+    const r = await diff();
+    expect(r).toMatchObject({ code: 1, err: expect.stringMatching(/^error: dist\/demo\/nodepools\/web\.yaml in HEAD: document 1 is not a map/) });
+  });
+
+  it('fails when the base tree holds a symbolic link, never reading where it points', async () => {
+    unlinkSync(join(dir, 'dist/demo/nodepools/web.yaml'));
+    execFileSync('ln', ['-s', '/etc/passwd', join(dir, 'dist/demo/nodepools/web.yaml')]);
+    execFileSync('git', ['-C', dir, 'add', '-A']);
+    commit('a link');
+    const r = await diff();
+    expect(r).toMatchObject({ code: 1, err: expect.stringMatching(/^error: git: dist\/demo\/nodepools\/web\.yaml is a symbolic link in HEAD: the generated tree holds only files/) });
+    expect(r.err).not.toMatch(/root:/);
+  });
+
   it.each([[['diff']], [['diff', '--base', 'HEAD', '--format', 'html']], [['check', '--base', 'HEAD']]])('exits 2 for %j', async (args) => {
     expect((await cli(args)).code).toBe(2);
   });

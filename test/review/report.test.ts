@@ -25,6 +25,25 @@ describe('reports', () => {
     expect(text).toMatch(/spec\.weight: \(unset\) -> 10/);
   });
 
+  it('stays under GitHub\'s comment limit for a change of hundreds of pools, keeping every destructive change named', () => {
+    const many = (n: number, weight?: number) => files(...Array.from({ length: n }, (_, i) => pool(`pool-${String(i).padStart(3, '0')}`, weight)));
+    const base = new Map([...many(600), ...files(...Array.from({ length: 250 }, (_, i) => pool(`gone-${i}`)))]);
+    const big = classify(resourcesOf(base), resourcesOf(many(600, 7)));
+    const md = markdownReport(big, 'origin/main', { fullReportUrl: 'https://github.com/acme/gitops/actions/runs/1' });
+    expect(md.length).toBeLessThanOrEqual(65_536);
+    expect(md).toMatch(/^250 destructive, 0 replaces-nodes, 600 capacity, 0 controller, 0 other$/m);
+    for (let i = 0; i < 250; i++) expect(md).toContain(`NodePool \`gone-${i}\` (removed)`);
+    expect(md).toMatch(/^- cluster demo: 600 NodePool changed$/m);
+    expect(md).toMatch(/This report was shortened to fit a GitHub comment\. The full report: \[the workflow run's `karpenter-diff` artifact\]\(https:\/\/github\.com\/acme\/gitops\/actions\/runs\/1\), or `npm run diff -- --base origin\/main` locally\./);
+  });
+
+  it('cuts the destructive list, counting what it leaves out, when even that does not fit', () => {
+    const base = files(...Array.from({ length: 300 }, (_, i) => pool(`gone-${i}`)));
+    const md = markdownReport(classify(resourcesOf(base), resourcesOf(new Map())), 'origin/main', { maxChars: 5_000 });
+    expect(md.length).toBeLessThanOrEqual(5_000);
+    expect(md).toMatch(/^\| … \d+ more destructive change\(s\) \| \| see the full report \| \|$/m);
+  });
+
   it('says so when nothing changed', () => {
     expect(markdownReport([], 'origin/main')).toMatch(/No change to any generated resource/);
     expect(terminalReport([], 'HEAD')).toMatch(/no changes to the generated resources/);
