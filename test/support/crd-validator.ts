@@ -475,7 +475,7 @@ function applyDefaults(value: Json, schema: Schema | undefined): void {
   if (!isJsonObject(value)) return;
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     if (property.default === undefined) continue;
-    if (!(key in value) || isNonNullableNull(value[key], property)) value[key] = copyDefault(property);
+    if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property)) value[key] = copyDefault(property);
   }
   for (const key of Object.keys(value)) {
     const member = memberSchema(schema, key);
@@ -1046,11 +1046,9 @@ function cloneJson(value: unknown, at: string): Json {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (Array.isArray(value)) return value.map((item: unknown, i) => cloneJson(item, indexPath(at, i)));
   if (isObjectLiteral(value)) {
-    const copy: JsonObject = {};
-    for (const [key, member] of Object.entries(value)) {
-      if (member !== undefined) copy[key] = cloneJson(member, childPath(at, key));
-    }
-    return copy;
+    // Object.fromEntries defines properties: a `__proto__` key stays an ordinary key, as in JSON.
+    return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)
+      .map(([key, member]) => [key, cloneJson(member, childPath(at, key))])) as JsonObject;
   }
   throw new TypeError(`crd-validator: ${at}: ${String(value)} is not a JSON value`);
 }
