@@ -116,8 +116,10 @@ async function stage(txn: string, journal: Journal, files: ReadonlyMap<string, s
   ops.mkdir(txn);
   const dirs = new Set([join(txn, 'new'), join(txn, 'old'), ...journal.writes.flatMap((w) => parents(w.path).map((d) => join(txn, 'new', d)))]);
   for (const d of [...dirs].sort((a, b) => a.length - b.length)) ops.mkdir(d);
-  await Promise.all(journal.writes.map((w) => ops.writeDurable(join(txn, 'new', w.path), files.get(w.path) ?? '')));
-  for (const d of dirs) ops.fsyncDir(d);
+  const staged = journal.writes.map((w) => join(txn, 'new', w.path));
+  await Promise.all(journal.writes.map((w, i) => ops.write(staged[i], files.get(w.path) ?? '')));
+  // Every new file is on disk before the journal says the change may be carried out.
+  await ops.flush(txn, [...staged, ...dirs]);
 }
 
 /** Carries out a committed journal; each step checks whether it was done already. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { FsOps, REAL_FS } from '../../src/output/fs-ops';
+import { FsOps, fsyncEach, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
 
 /** Every file and folder under `root` (the state folder excluded), for exact before/after comparisons. */
@@ -65,10 +65,22 @@ function faulty(at: number, dead: boolean): FsOps & { steps: number } {
   const wrap = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => { step(); return f(...a); };
   return Object.assign(state, {
     writeDurable: async (p: string, c: string) => { step(); return REAL_FS.writeDurable(p, c); },
+    write: async (p: string, c: string) => { step(); return REAL_FS.write(p, c); },
+    flush: async (d: string, paths: readonly string[]) => { step(); return REAL_FS.flush(d, paths); },
     rename: wrap(REAL_FS.rename), unlink: wrap(REAL_FS.unlink), mkdir: wrap(REAL_FS.mkdir), rmdir: wrap(REAL_FS.rmdir),
     fsyncDir: wrap(REAL_FS.fsyncDir), removeAll: wrap(REAL_FS.removeAll), list: REAL_FS.list,
   });
 }
+
+describe('flushing staged files', () => {
+  it('falls back to an fsync of each file and folder where sync -f is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kg-flush-'));
+    writeFileSync(join(dir, 'a.yaml'), 'a');
+    await expect(fsyncEach([join(dir, 'a.yaml'), dir])).resolves.toBeUndefined();
+    await expect(fsyncEach([join(dir, 'missing.yaml')])).rejects.toThrow(/ENOENT/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
 
 describe('replacing the output tree', () => {
   const roots: string[] = [];
