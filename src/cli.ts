@@ -8,6 +8,7 @@ import { OutputDir } from './output/output-dir';
 import { OutputError } from './output/output-error';
 import { classify, resourcesOf, TreeError } from './review/changes';
 import { checkTree } from './review/check';
+import { legacyPoolsAppProblems } from './review/guard';
 import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { generate } from './synth';
@@ -131,7 +132,10 @@ async function synth(io: Io, { configPath, root }: Options): Promise<number> {
   const output = OutputDir.open(resolve(root), 'synth');
   try {
     const { platform, warnings, files } = await build(configPath);
-    const result = await output.replace(files);
+    const old = output.read();
+    const cascade = legacyPoolsAppProblems(old.files, files);
+    if (cascade.length) throw new OutputError(cascade.join('\n'));
+    const result = await output.replace(files, old);
     for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
     for (const line of summary(platform)) io.out(line);
     const at = root === '.' ? '' : `${root}/`;

@@ -32,3 +32,13 @@ output "cluster_endpoint" {
   description = "EKS API server endpoint; emitted only when var.cluster_endpoint is set (optional)."
   value       = var.cluster_endpoint
 }
+
+output "karpenter_pod_identity_namespace" {
+  description = "Namespace of the EKS Pod Identity association of the controller role; the generator checks it against karpenter.namespace. Absent (null) with IRSA (optional)."
+  value       = var.enable_irsa ? null : var.namespace
+}
+
+output "karpenter_pod_identity_service_account" {
+  description = "ServiceAccount of the EKS Pod Identity association; the generator checks it against the chart's ServiceAccount name. Absent (null) with IRSA (optional)."
+  value       = var.enable_irsa ? null : var.service_account
+}

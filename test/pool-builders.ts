@@ -1,4 +1,4 @@
-import { BUILT_IN_POOL_DEFAULTS, Cluster, Pool, PoolSettings } from '../src/config/platform';
+import { BUILT_IN_POOL_DEFAULTS, Cluster, KarpenterConfig, Platform, Pool, PoolSettings } from '../src/config/platform';
 import { TerraformOutputs } from '../src/config/terraform';
 
 /** Pool settings as resolved by the config layer: built-in defaults, an AL2023 alias, then `overrides`. */
@@ -23,6 +23,17 @@ export function aTerraform(overrides: Partial<TerraformOutputs> = {}): Terraform
   };
 }
 
+/** A cluster's Karpenter: 1.14.1 in kube-system, two replicas on a node group, nothing else set. */
+export function aKarpenter(overrides: Partial<KarpenterConfig> = {}, controller: Partial<KarpenterConfig['controller']> = {}): KarpenterConfig {
+  return {
+    version: '1.14.1',
+    namespace: 'kube-system',
+    helmValues: {},
+    ...overrides,
+    controller: { replicas: 2, host: 'nodeGroup', featureGates: {}, settings: {}, ...controller },
+  };
+}
+
 /** A cluster holding `pools`. */
 export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> = {}): Cluster {
   return {
@@ -30,7 +41,17 @@ export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> 
     terraform: aTerraform(),
     destination: { server: 'https://kubernetes.default.svc' },
     smokeTests: true,
+    karpenter: aKarpenter(),
+    legacyNodepoolsApp: false,
     pools,
     ...overrides,
+  };
+}
+
+/** A platform of `clusters`, its Applications in project `project`. */
+export function aPlatform(clusters: Cluster[] = [aCluster()], project = 'default'): Platform {
+  return {
+    gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main', argocdNamespace: 'argocd', project },
+    clusters,
   };
 }

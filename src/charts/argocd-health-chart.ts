@@ -1,6 +1,7 @@
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-31';
 import { Construct } from 'constructs';
+import { APPLICATION_HEALTH_LUA } from '../model/application-health';
 
 /** Properties of an {@link ArgoCdHealthChart}. */
 export interface ArgoCdHealthChartProps {
@@ -9,26 +10,9 @@ export interface ArgoCdHealthChartProps {
 }
 
 /**
- * The health check Argo CD needs to wait on Applications: since Argo CD 1.8 an
- * Application has no health of its own, so sync waves across Applications of an
- * app of apps do not wait without it.
- * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/health/#argocd-app
+ * `argocd/argocd-cm-patch.yaml`: merged into Argo CD's `argocd-cm` ConfigMap once per Argo CD
+ * installation: the Application health check that makes sync waves across Applications wait.
  */
-export const APPLICATION_HEALTH_LUA = `hs = {}
-hs.status = "Progressing"
-hs.message = ""
-if obj.status ~= nil then
-  if obj.status.health ~= nil then
-    hs.status = obj.status.health.status
-    if obj.status.health.message ~= nil then
-      hs.message = obj.status.health.message
-    end
-  end
-end
-return hs
-`;
-
-/** `argocd/argocd-cm-patch.yaml`: merged into Argo CD's `argocd-cm` ConfigMap at bootstrap. */
 export class ArgoCdHealthChart extends Chart {
   public constructor(scope: Construct, id: string, props: ArgoCdHealthChartProps) {
     super(scope, id, { disableResourceNameHashes: true });

@@ -1,9 +1,8 @@
 import { unknownChartKeys } from './chart-keys';
-import { CHART_VALUES_KEYS } from './chart-values-keys';
 import { unknownKeyMessage } from './issues';
-import { FieldPath, Problem } from './problems';
-import { PlatformFile } from './schema';
-import { SourceFile } from './source';
+import { FieldPath } from './problems';
+import { KarpenterFile } from './schema';
+import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from './settings-rules';
 
 /**
  * Chart values the generator sets, and what sets them. `helmValues` may not set
@@ -22,7 +21,7 @@ export const OWNED_VALUES: readonly { readonly path: readonly string[]; readonly
   { path: ['affinity', 'nodeAffinity'], by: 'karpenter-gitops (the controller must not run on nodes it manages)' },
 ];
 
-type Controller = NonNullable<PlatformFile['karpenter']['controller']>;
+type Controller = NonNullable<KarpenterFile['controller']>;
 
 /** Settings that come from Terraform or have their own config field, not `controller.settings`. */
 const SETTINGS_SET_ELSEWHERE: ReadonlyMap<string, string> = new Map(Object.entries({
@@ -32,51 +31,114 @@ const SETTINGS_SET_ELSEWHERE: ReadonlyMap<string, string> = new Map(Object.entri
   featureGates: 'use karpenter.controller.featureGates',
 }));
 
+/** The settings a user may set in `karpenter.controller.settings`. */
+export const USER_SETTINGS: readonly SettingKey[] = (Object.keys(SETTINGS_RULES) as SettingKey[]).filter((k) => !SETTINGS_SET_ELSEWHERE.has(k));
+
+/** A problem about the `karpenter` config of one cluster, at a path inside it (`['controller', 'settings', 'x']`). */
+export interface ControllerProblem {
+  readonly path: FieldPath;
+  readonly message: string;
+  readonly at?: 'key';
+}
+
 /**
- * Checks `karpenter.controller.settings`, `karpenter.controller.featureGates` and
- * `karpenter.helmValues` against the keys the chart knows (Helm silently ignores
- * unknown keys), and `helmValues` against the values the generator owns.
+ * Checks a cluster's `karpenter` (the top-level one with the cluster's merged over it):
+ * settings by name, type, enum and range as Karpenter parses them; feature gates by name;
+ * `helmValues` against the keys the chart knows (Helm silently ignores unknown keys) and
+ * against the values the generator owns.
  */
-export function checkControllerValues(source: SourceFile, karpenter: PlatformFile['karpenter']): Problem[] {
-  const problems: Problem[] = [];
+export function checkControllerValues(karpenter: KarpenterFile): ControllerProblem[] {
+  const problems: ControllerProblem[] = [];
   const controller = karpenter.controller ?? {};
-  const settingsNode = CHART_VALUES_KEYS.children?.settings;
-  const settingKeys = Object.keys(settingsNode?.children ?? {}).filter((k) => !SETTINGS_SET_ELSEWHERE.has(k));
-  for (const key of Object.keys(controller.settings ?? {})) {
-    const at = ['karpenter', 'controller', 'settings', key];
-    if (SETTINGS_SET_ELSEWHERE.has(key)) problems.push(source.problem(at, `setting "${key}" is not set here: ${SETTINGS_SET_ELSEWHERE.get(key)}`, 'key'));
-    else if (!settingKeys.includes(key)) problems.push(source.problem(at, unknownKeyMessage('chart setting', key, settingKeys), 'key'));
-  }
-  const gates = Object.keys(settingsNode?.children?.featureGates?.children ?? {});
-  for (const key of Object.keys(controller.featureGates ?? {})) {
-    if (!gates.includes(key)) {
-      problems.push(source.problem(['karpenter', 'controller', 'featureGates', key], unknownKeyMessage('feature gate', key, gates), 'key'));
+  for (const [key, value] of Object.entries(controller.settings ?? {})) {
+    const at = ['controller', 'settings', key];
+    if (SETTINGS_SET_ELSEWHERE.has(key)) problems.push({ path: at, message: `setting "${key}" is not set here: ${SETTINGS_SET_ELSEWHERE.get(key)}`, at: 'key' });
+    else if (!Object.hasOwn(SETTINGS_RULES, key)) problems.push({ path: at, message: unknownKeyMessage('chart setting', key, USER_SETTINGS), at: 'key' });
+    else {
+      const why = settingValueProblem(key, SETTINGS_RULES[key as SettingKey], value);
+      if (why) problems.push({ path: at, message: why });
     }
+  }
+  const gates = Object.keys(FEATURE_GATE_DEFAULTS);
+  for (const key of Object.keys(controller.featureGates ?? {})) {
+    if (!gates.includes(key)) problems.push({ path: ['controller', 'featureGates', key], message: unknownKeyMessage('feature gate', key, gates), at: 'key' });
   }
 
   const helmValues = karpenter.helmValues ?? {};
   for (const u of unknownChartKeys(helmValues)) {
-    const at: FieldPath = ['karpenter', 'helmValues', ...u.path];
     const key = u.path[u.path.length - 1];
-    problems.push(source.problem(at, u.known.length
-      ? `${unknownKeyMessage('chart key', key, u.known)}: Helm would silently ignore it`
-      : `chart key "${u.path.slice(0, -1).join('.')}" is not a map: Helm would silently ignore "${key}"`, 'key'));
+    problems.push({
+      path: ['helmValues', ...u.path], at: 'key',
+      message: u.known.length
+        ? `${unknownKeyMessage('chart key', key, u.known)}: Helm would silently ignore it`
+        : `chart key "${u.path.slice(0, -1).join('.')}" is not a map: Helm would silently ignore "${key}"`,
+    });
   }
   for (const owned of OWNED_VALUES) {
     if (owned.when && !owned.when(controller)) continue;
     if (has(helmValues, owned.path)) {
-      problems.push(source.problem(['karpenter', 'helmValues', ...owned.path], `already set by ${owned.by}: set it there, not in helmValues`, 'key'));
+      problems.push({ path: ['helmValues', ...owned.path], message: `already set by ${owned.by}: set it there, not in helmValues`, at: 'key' });
     }
   }
   for (const [key, by] of [['settings', 'karpenter.controller.settings'], ['featureGates', 'karpenter.controller.featureGates']] as const) {
     const prefix = key === 'settings' ? ['settings'] : ['settings', 'featureGates'];
     for (const name of Object.keys(controller[key] ?? {})) {
       if (has(helmValues, [...prefix, name])) {
-        problems.push(source.problem(['karpenter', 'helmValues', ...prefix, name], `already set by ${by}.${name}: set it there, not in helmValues`, 'key'));
+        problems.push({ path: ['helmValues', ...prefix, name], message: `already set by ${by}.${name}: set it there, not in helmValues`, at: 'key' });
       }
     }
   }
+  for (const name of Object.keys((helmValues.settings as Record<string, unknown> | undefined) ?? {})) {
+    if (Object.hasOwn(SETTINGS_RULES, name)) {
+      problems.push({ path: ['helmValues', 'settings', name], message: `set chart settings in karpenter.controller.settings.${name}, where they are checked and reach the controller even when false or 0`, at: 'key' });
+    }
+  }
   return problems;
+}
+
+/** Go's time.ParseDuration syntax, e.g. `1m30s`, `1.5h`, `300ms`. */
+const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+const NANOS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** Nanoseconds of a Go duration. */
+function nanos(duration: string): number {
+  let total = 0;
+  for (const m of duration.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * NANOS[m[2]];
+  return total;
+}
+
+/**
+ * Why the controller would not take a setting's value, or undefined. Karpenter silently
+ * falls back to its default on a value it cannot parse, so each is checked here.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/env/env.go
+ * @see https://karpenter.sh/docs/reference/settings/
+ */
+export function settingValueProblem(key: string, rule: SettingRule, value: string | number | boolean): string | undefined {
+  const given = JSON.stringify(value);
+  const fallback = `Karpenter would silently use its default, ${JSON.stringify(rule.controllerDefault)}`;
+  switch (rule.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `setting ${key} is true or false, got ${given}`;
+    case 'duration': {
+      if (typeof value !== 'string' || !GO_DURATION.test(value)) return `setting ${key} is a duration such as "10s", "1m" or "1h30m", got ${given}: ${fallback}`;
+      if (typeof rule.minimum === 'string' && nanos(value) < nanos(rule.minimum)) return `setting ${key} must be at least ${rule.minimum}, got ${given}`;
+      return undefined;
+    }
+    case 'integer':
+    case 'number': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : NaN;
+      if (Number.isNaN(n) || (rule.type === 'integer' && !Number.isInteger(n))) return `setting ${key} is ${rule.type === 'integer' ? 'a whole number' : 'a number'}, got ${given}: ${fallback}`;
+      if (typeof rule.minimum === 'number' && n < rule.minimum) return `setting ${key} must be at least ${rule.minimum}, got ${given}`;
+      if (rule.exclusiveMaximum !== undefined && n >= rule.exclusiveMaximum) return `setting ${key} must be below ${rule.exclusiveMaximum}, got ${given}`;
+      return undefined;
+    }
+    case 'enum':
+      return typeof value === 'string' && (rule.enum ?? []).includes(value) ? undefined : `setting ${key}: unknown value ${given} (allowed: ${(rule.enum ?? []).join(', ')})`;
+    default:
+      if (typeof value !== 'string') return `setting ${key} is a string, got ${given}`;
+      // The chart passes it through Helm's tpl, which would evaluate a template in it.
+      return rule.tpl && value.includes('{{') ? `setting ${key} must not contain "{{": the chart evaluates it as a Helm template` : undefined;
+  }
 }
 
 function has(values: unknown, path: readonly string[]): boolean {

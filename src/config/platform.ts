@@ -60,20 +60,46 @@ export interface Cluster {
   readonly destination: Destination;
   /** Whether the smoke-test Application is generated. @default true */
   readonly smokeTests: boolean;
+  /** The Karpenter release and controller of this cluster: `karpenter` with `clusters.<id>.karpenter` merged over it. */
+  readonly karpenter: KarpenterConfig;
+  /** The cluster's Kubernetes minor version (`1.33`). @default - unknown */
+  readonly kubernetesVersion?: string;
+  /**
+   * Keep the single `<cluster>-karpenter-nodepools` Application of earlier releases, orphaned
+   * (no finalizer, prune or automated sync), while the per-team Applications adopt its pools.
+   * @default false
+   */
+  readonly legacyNodepoolsApp: boolean;
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
+}
+
+/** Where the controller runs: a managed node group, or Fargate (which needs IRSA: Pod Identity does not work there). */
+export type ControllerHost = 'nodeGroup' | 'fargate';
+
+/** The Karpenter release and controller of one cluster. */
+export interface KarpenterConfig {
+  /** Chart and CRD chart version, exact `x.y.z`. */
+  readonly version: string;
+  /** The controller's namespace. @default kube-system */
+  readonly namespace: string;
+  readonly controller: ControllerConfig;
+  /** Deep-merged into the chart values last. @default {} */
+  readonly helmValues: Readonly<Record<string, unknown>>;
 }
 
 /** Controller settings from `karpenter.controller`. */
 export interface ControllerConfig {
   /** @default 2 */
   readonly replicas: number;
+  /** @default nodeGroup */
+  readonly host: ControllerHost;
   /** @default - the chart's */
   readonly resources?: { readonly requests?: Readonly<Record<string, string | number>>; readonly limits?: Readonly<Record<string, string | number>> };
   /** @default - the chart's (info) */
   readonly logLevel?: 'debug' | 'info' | 'error';
   /** @default {} */
-  readonly featureGates: Readonly<Record<string, string | number | boolean>>;
+  readonly featureGates: Readonly<Record<string, boolean>>;
   /** @default {} */
   readonly settings: Readonly<Record<string, string | number | boolean>>;
 }
@@ -82,13 +108,6 @@ export interface ControllerConfig {
 export interface Platform {
   /** Where Argo CD reads the generated files. */
   readonly gitops: { readonly repoURL: string; readonly targetRevision: string; readonly argocdNamespace: string; readonly project: string };
-  /** The Karpenter release and its controller. */
-  readonly karpenter: {
-    readonly version: string;
-    readonly namespace: string;
-    readonly controller: ControllerConfig;
-    readonly helmValues: Readonly<Record<string, unknown>>;
-  };
-  /** The clusters, in file order. */
+  /** The clusters, in file order, each with its own Karpenter release and controller. */
   readonly clusters: readonly Cluster[];
 }

@@ -11,3 +11,18 @@ export const DEDICATED_TAINT_KEY = 'dedicated';
 export const MANAGED_BY = 'karpenter-gitops';
 /** EC2 tag keys the generator sets (see the model's `tags()`). */
 export const GENERATED_TAG_KEYS: readonly string[] = [TEAM_LABEL, 'owner', 'cost-center', 'managed-by', 'Name'];
+
+/**
+ * The names of the Applications the generator writes. All live in Argo CD's one namespace,
+ * so they are checked to be distinct across the fleet (a cluster `a-pools-b` and a team
+ * `b-karpenter-root` of cluster `a` would collide).
+ */
+export const APP_NAMES = {
+  crds: (cluster: string) => `${cluster}-karpenter-crd`,
+  controller: (cluster: string) => `${cluster}-karpenter`,
+  pools: (cluster: string, team: string) => `${cluster}-pools-${team}`,
+  legacyPools: (cluster: string) => `${cluster}-karpenter-nodepools`,
+  smokeTests: (cluster: string) => `${cluster}-karpenter-smoke-tests`,
+  root: (cluster: string) => `${cluster}-karpenter-root`,
+  bootstrap: 'karpenter-gitops-bootstrap',
+} as const;

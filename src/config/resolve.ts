@@ -2,40 +2,40 @@ import { FieldPath } from './problems';
 import { PoolFields } from './schema';
 import { isPlainMap } from './user-map';
 
-/** One level of the inheritance chain: its fields and where they sit in platform.yaml. */
-export interface Layer {
-  /** The pool fields this level sets. */
-  readonly fields: PoolFields;
+/** One level of an inheritance chain: its fields and where they sit in platform.yaml. */
+export interface Layer<T = PoolFields> {
+  /** The fields this level sets. */
+  readonly fields: T;
   /** Path of this level in platform.yaml (`['defaults']`, `['teams', 'web']`, ...). */
   readonly at: FieldPath;
 }
 
 /**
- * Pool fields after inheritance, plus a way back to the line that set each value,
+ * Fields after inheritance, plus a way back to the line that set each value,
  * so errors about a merged value point at the level that set it.
  */
-export interface MergedFields {
+export interface MergedFields<T = PoolFields> {
   /** The merged fields (built-in defaults not yet applied). */
-  readonly fields: PoolFields;
+  readonly fields: T;
   /** The platform.yaml path that set the value at a path of `fields`, or undefined if no level did. */
   origin(path: FieldPath): FieldPath | undefined;
 }
 
-/** Fields that are one unit: a level that sets them replaces the inherited value whole. */
+/** Pool fields that are one unit: a level that sets them replaces the inherited value whole. */
 const UNITS = new Set(['ami']);
 
 /**
  * Merges the levels, lowest first: maps merge key by key; lists, scalars and
  * `ami` replace (contract section 1).
  */
-export function mergeLayers(layers: readonly Layer[]): MergedFields {
+export function mergeLayers<T = PoolFields>(layers: readonly Layer<T>[]): MergedFields<T> {
   const origins = new Map<string, FieldPath>();
   let merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const layer of layers) {
-    merged = mergeInto(merged, layer.fields as Record<string, unknown>, [], layer.at, origins);
+    merged = mergeInto(merged, layer.fields as unknown as Record<string, unknown>, [], layer.at, origins);
   }
   return {
-    fields: merged as PoolFields,
+    fields: merged as T,
     origin(path) {
       for (let n = path.length; n >= 1; n--) {
         const base = origins.get(key(path.slice(0, n)));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cronProblem } from './cron';
 import { suggest } from './issues';
-import { userMap } from './user-map';
+import { listOrMapOf, userMap } from './user-map';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.
@@ -19,6 +19,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // The EC2NodeClass CRD's volumeSize pattern without its empty alternatives (which accept a bare
 // "Ti" or "T"); like the CRD it refuses 18Ti, 19Ti, 28Ti, ... (write those in Gi).
 const VOLUME_SIZE = /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]|[1-5][0-7]|58)Ti|([1-9]|[1-5][0-9]|6[0-3]|64)T)$/;
+/** Files of argocd/ beside the root Applications (`argocd/<cluster>.yaml`): no cluster may be called so. */
+export const RESERVED_CLUSTER_IDS: readonly string[] = ['bootstrap', 'project', 'argocd-cm-patch', 'helm-repository'];
 /** The largest value an int64 holds: the CRDs' CEL rules parse requirement bounds with int(). */
 const INT64_MAX = 9223372036854775807n;
 /** Names Windows reserves for files (`con.yaml` cannot be checked out there): not a team or cluster id. */
@@ -112,17 +114,25 @@ type MapOf = <K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V
 /** For the editor schema: a userMap is a transform, which JSON Schema cannot express; the record it validates as can. */
 const recordMap = ((key: z.ZodType<string>, value: z.ZodType) => z.partialRecord(key, value)) as unknown as MapOf;
 
+/** How a schema validates a value that is either a list or a map: {@link listOrMapOf}, or a union for the editor schema. */
+type ListOrMap = <L extends z.ZodType, M extends z.ZodType>(list: L, mapSchema: M) => z.ZodType<z.output<L> | z.output<M>, z.input<L> | z.input<M>>;
+const unionOf = ((list: z.ZodType, mapSchema: z.ZodType) => z.union([list, mapSchema])) as unknown as ListOrMap;
+
 /**
  * Every schema of the config, built with `map` for the maps whose keys the user writes:
  * the validating schemas use {@link userMap}, the editor schema plain records.
  */
-function defineSchemas(map: MapOf) {
+function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
   const dnsLabel = z.string().max(63).regex(DNS_LABEL, {
     error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
   });
   // Team and cluster ids name files and folders of dist/.
   const fileId = dnsLabel.refine((id) => !WINDOWS_RESERVED.test(id), {
     error: 'is a name Windows reserves for devices (con, prn, aux, nul, com1-9, lpt1-9): its files could not be checked out there; choose another',
+  });
+  // argocd/<cluster>.yaml sits beside the generator's own files there.
+  const clusterId = fileId.refine((id) => !RESERVED_CLUSTER_IDS.includes(id), {
+    error: `is the name of a file the generator writes in argocd/ (${RESERVED_CLUSTER_IDS.join(', ')}): choose another cluster id`,
   });
   const resourceName = (standard?: readonly string[]) => z.string().superRefine((name, ctx) => {
     const why = resourceNameProblem(name, standard);
@@ -376,17 +386,6 @@ function defineSchemas(map: MapOf) {
     pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
   });
 
-  const clusterSchema = z.strictObject({
-    terraformOutputs: z.string().min(1).describe('the `terraform output -json` file, relative to platform.yaml'),
-    destination: z.strictObject({
-      server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
-      name: z.string().min(1).optional(),
-    }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
-    teams: z.array(fileId).optional().describe('default: every team'),
-    smokeTests: z.boolean().optional().describe('default true'),
-    overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
-  });
-
   /** Keys of the controller chart values that `karpenter.controller` maps to. */
   const controllerSchema = z.strictObject({
     replicas: z.number().int().min(1).optional().describe('default 2'),
@@ -395,8 +394,40 @@ function defineSchemas(map: MapOf) {
       limits: map(resourceName(CONTAINER_RESOURCES), quantity).optional(),
     }).optional(),
     logLevel: z.enum(['debug', 'info', 'error']).optional(),
-    featureGates: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+    host: z.enum(['nodeGroup', 'fargate']).optional().describe('where the controller runs, default nodeGroup (never on a node Karpenter manages)'),
+    featureGates: map(z.string(), z.boolean({ error: 'feature gates are true or false' })).optional(),
     settings: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
+  });
+
+  const version = z.string().regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an exact version such as 1.14.1 (no "v", no ranges)' });
+  /** `karpenter`, and `clusters.<id>.karpenter` deep-merged over it for one cluster. */
+  const karpenterFields = {
+    namespace: dnsLabel.optional().describe('default kube-system'),
+    controller: controllerSchema.optional(),
+    helmValues: map(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
+  };
+
+  /** A team's pool fields for one cluster, and its pools' (only pools the team defines). */
+  const clusterTeamSchema = poolFieldsSchema.extend({
+    pools: map(dnsLabel, poolFieldsSchema.nullable()).optional().describe('fields for this cluster of pools the team defines'),
+  }).nullable();
+
+  const clusterSchema = z.strictObject({
+    terraformOutputs: z.string().min(1).describe('the `terraform output -json` file, relative to platform.yaml'),
+    destination: z.strictObject({
+      server: z.url({ protocol: /^https?$/, error: 'must be an https:// URL of a Kubernetes API server' }).optional(),
+      name: z.string().min(1).optional(),
+    }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' }).optional(),
+    teams: listOrMap(z.array(fileId), map(fileId, clusterTeamSchema))
+      .optional().describe('default: every team; a list of team ids, or team id -> pool fields for this cluster'),
+    smokeTests: z.boolean().optional().describe('default true'),
+    overrides: poolFieldsSchema.nullish().describe('pool fields forced on every pool of this cluster'),
+    karpenter: z.strictObject({ version: version.optional(), ...karpenterFields }).optional()
+      .describe('deep-merged over the top-level karpenter for this cluster (staged upgrades)'),
+    kubernetesVersion: z.string().regex(/^1\.[0-9]{1,2}$/, { error: 'must be a Kubernetes minor version such as "1.33" (quote it)' })
+      .optional().describe('otherwise the terraform output cluster_version'),
+    legacyNodepoolsApp: z.literal('orphan', { error: 'the only value is orphan' }).optional()
+      .describe('keep the single <cluster>-karpenter-nodepools Application of earlier releases, without finalizer, prune or automated sync, while the per-team Applications take the pools over'),
   });
 
   /** The whole of `config/platform.yaml`. */
@@ -406,23 +437,18 @@ function defineSchemas(map: MapOf) {
       repoURL: z.string().min(1).describe('the git repository Argo CD reads dist/ from'),
       targetRevision: z.string().min(1).optional().describe('default HEAD'),
       argocdNamespace: dnsLabel.optional().describe('default argocd'),
-      project: z.string().min(1).optional().describe('Argo CD AppProject, default "default"'),
+      project: dnsLabel.optional().describe('Argo CD AppProject, default "default"'),
     }),
-    karpenter: z.strictObject({
-      version: z.string().regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, { error: 'must be an exact version such as 1.14.1 (no "v", no ranges)' }),
-      namespace: dnsLabel.optional().describe('default kube-system'),
-      controller: controllerSchema.optional(),
-      helmValues: map(z.string(), z.unknown()).nullish().describe('deep-merged into the chart values last'),
-    }),
-    clusters: map(fileId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
+    karpenter: z.strictObject({ version, ...karpenterFields }),
+    clusters: map(clusterId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
     defaults: poolFieldsSchema.nullish(),
     teams: map(fileId, teamSchema.nullable()),
   });
 
-  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, platform: platformSchema };
+  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, clusterTeam: clusterTeamSchema, platform: platformSchema };
 }
 
-const SCHEMAS = defineSchemas(userMap);
+const SCHEMAS = defineSchemas(userMap, listOrMapOf);
 /** Every field a pool can set; each level of the inheritance chain uses this shape. */
 export const poolFieldsSchema = SCHEMAS.poolFields;
 /** The whole of `config/platform.yaml`. */
@@ -432,12 +458,16 @@ export type PoolFields = z.infer<typeof poolFieldsSchema>;
 
 /** `config/platform.yaml` after schema validation, before inheritance is resolved. */
 export type PlatformFile = z.infer<typeof platformSchema>;
+/** `karpenter`, or a cluster's `karpenter` merged over it. */
+export type KarpenterFile = PlatformFile['karpenter'];
 /** One entry of `teams` (a bare `web:` is an empty team). */
 export type TeamFile = z.infer<typeof SCHEMAS.team>;
 /** One entry of `clusters`. */
 export type ClusterFile = z.infer<typeof SCHEMAS.cluster>;
+/** One entry of `clusters.<id>.teams` written as a map (null: the team with nothing of its own here). */
+export type ClusterTeamFile = z.infer<typeof SCHEMAS.clusterTeam>;
 
 /** The JSON Schema editors use to complete and check `config/platform.yaml`. */
 export function platformJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(defineSchemas(recordMap).platform, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  return z.toJSONSchema(defineSchemas(recordMap, unionOf).platform, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
 }

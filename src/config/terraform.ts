@@ -7,7 +7,10 @@ import { SourceFile } from './source';
 /** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
 export const TERRAFORM_OUTPUTS = {
   required: ['cluster_name', 'karpenter_node_role_name'],
-  optional: ['karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint'],
+  optional: [
+    'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
+    'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account',
+  ],
 } as const;
 
 /** One cluster's IAM and SQS wiring, read from `terraform output -json`. */
@@ -22,6 +25,10 @@ export interface TerraformOutputs {
   readonly controllerRoleArn?: string;
   /** EKS API endpoint. @default - discovered by the controller */
   readonly clusterEndpoint?: string;
+  /** Namespace of the EKS Pod Identity association of the controller role. @default - not checked */
+  readonly podIdentityNamespace?: string;
+  /** ServiceAccount of the EKS Pod Identity association of the controller role. @default - not checked */
+  readonly podIdentityServiceAccount?: string;
 }
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
@@ -106,6 +113,8 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     interruptionQueueName: read('karpenter_interruption_queue_name', false),
     controllerRoleArn: read('karpenter_controller_role_arn', false),
     clusterEndpoint: read('cluster_endpoint', false),
+    podIdentityNamespace: read('karpenter_pod_identity_namespace', false),
+    podIdentityServiceAccount: read('karpenter_pod_identity_service_account', false),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
   return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings };
@@ -131,6 +140,9 @@ function checkOutput(name: string, value: string): string | undefined {
       return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got "${value}"; leave the output out to use EKS Pod Identity`;
     case 'cluster_endpoint':
       return /^https:\/\/[^\s/]+/.test(value) ? undefined : `expected the cluster's https:// API endpoint, got "${value}"`;
+    case 'karpenter_pod_identity_namespace':
+    case 'karpenter_pod_identity_service_account':
+      return /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value) && value.length <= 253 ? undefined : `"${value}" is not a Kubernetes name`;
     default:
       return undefined;
   }

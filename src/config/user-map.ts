@@ -53,6 +53,20 @@ export function userMapParts(schema: z.ZodType): { readonly key: z.ZodType; read
   return step ? USER_MAPS.get(step) : undefined;
 }
 
+/**
+ * A value that is a list (validated by `list`) or a map (validated by `mapSchema`), told
+ * apart by its type: unlike `z.union`, a broken map reports its own problems at their
+ * fields, not "does not match any option".
+ */
+export function listOrMapOf<L extends z.ZodType, M extends z.ZodType>(list: L, mapSchema: M): z.ZodType<z.output<L> | z.output<M>, z.input<L> | z.input<M>> {
+  return z.unknown().transform((input, ctx) => {
+    const parsed = (Array.isArray(input) ? list : mapSchema).safeParse(input);
+    if (parsed.success) return parsed.data as z.output<L> | z.output<M>;
+    for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: undefined });
+    return z.NEVER;
+  }) as unknown as z.ZodType<z.output<L> | z.output<M>, z.input<L> | z.input<M>>;
+}
+
 /** A map as YAML or JSON gives it (not a list, not null, not a class instance). */
 export function isPlainMap(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;

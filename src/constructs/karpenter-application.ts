@@ -9,10 +9,13 @@ export interface KarpenterApplicationProps {
   readonly app: ApplicationModel;
 }
 
+/** Argo CD's resources finalizer: deleting the Application deletes what it deployed. */
+export const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
+
 /**
  * An Argo CD Application of the Karpenter delivery: sync wave, sources, sync
- * policy and the resources finalizer (deleting the Application deletes what it
- * deployed, still subject to each object's `Delete=confirm`).
+ * policy and, unless orphaned, the resources finalizer (deleting the Application
+ * deletes what it deployed, still subject to each object's `Delete=confirm`).
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/multiple_sources/
  */
@@ -33,7 +36,7 @@ export class KarpenterApplication extends Construct {
         namespace: a.namespace,
         labels: { 'app.kubernetes.io/managed-by': MANAGED_BY },
         annotations,
-        finalizers: ['resources-finalizer.argocd.argoproj.io'],
+        finalizers: a.finalizer ? [RESOURCES_FINALIZER] : undefined,
       },
       spec: {
         project: a.project,
@@ -70,5 +73,5 @@ function source(s: ChartSource | GitSource): argo.ApplicationSpecSources {
       },
     };
   }
-  return { repoUrl: s.repoURL, targetRevision: s.targetRevision, path: s.path, ref: s.ref };
+  return { repoUrl: s.repoURL, targetRevision: s.targetRevision, path: s.path, ref: s.ref, directory: s.include ? { include: s.include } : undefined };
 }

@@ -1,11 +1,14 @@
 import type { Cluster, Destination, Platform } from '../config/platform';
+import { APP_NAMES } from '../config/reserved';
 
-/** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`). */
+/** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
 export const KARPENTER_CHART_REPO = 'public.ecr.aws/karpenter';
 /** Namespace of the smoke-test Deployments. */
 export const SMOKE_TEST_NAMESPACE = 'karpenter-smoke-tests';
+/** The in-cluster API server: where the roots and the bootstrap create Applications (in Argo CD's own cluster). */
+export const IN_CLUSTER = 'https://kubernetes.default.svc';
 
-/** The sync waves, in order: each waits for the previous to be healthy. */
+/** The sync waves, in order: each waits for the previous to be healthy (see APPLICATION_HEALTH_LUA). */
 export const WAVES = { crds: 0, controller: 1, nodePools: 2, smokeTests: 3 } as const;
 
 /** A Helm chart source. */
@@ -22,21 +25,23 @@ export interface GitSource {
   readonly targetRevision: string;
   readonly path?: string;
   readonly ref?: string;
+  /** Only these files of the folder, as an Argo CD glob (`{a.yaml,b.yaml}`). @default - every manifest of the folder */
+  readonly include?: string;
 }
 
 /** One Argo CD Application, derived from the platform; the construct only renders it. */
 export interface ApplicationModel {
-  /** File name under `dist/<cluster>/apps/` (or `argocd/` for the root), without `.yaml`. */
+  /** File name under `dist/<cluster>/apps/` (or `argocd/` for roots and the bootstrap), without `.yaml`. */
   readonly file: string;
-  /** Application name: starts with the cluster id, unique across clusters. */
+  /** Application name: unique across the fleet (see APP_NAMES). */
   readonly name: string;
   readonly namespace: string;
   readonly project: string;
-  /** Sync wave. @default - none (the root) */
+  /** Sync wave. @default - none */
   readonly wave?: number;
   readonly sources: readonly (ChartSource | GitSource)[];
   readonly destination: Destination & { readonly namespace: string };
-  /** Automated sync with prune and self-heal. @default false - manual sync */
+  /** Automated sync with self-heal. @default false - manual sync */
   readonly automated: boolean;
   /** Prune during automated sync. */
   readonly prune: boolean;
@@ -45,24 +50,39 @@ export interface ApplicationModel {
   readonly retry: boolean;
   /** Use server-side diff (removes false drift from defaulted fields). */
   readonly serverSideDiff: boolean;
+  /**
+   * The resources finalizer: deleting the Application deletes what it deployed (each pool
+   * still subject to its `Delete=confirm`). @default true
+   */
+  readonly finalizer: boolean;
 }
 
-/** The Applications of one cluster, in wave order. */
+/** The teams of a cluster that have pools, in pool order. */
+export function clusterTeams(cluster: Cluster): string[] {
+  return [...new Set(cluster.pools.map((p) => p.team))];
+}
+
+/** The folder of a team's pool files, relative to the output root. */
+export function poolsDir(cluster: Cluster, team: string): string {
+  return `dist/${cluster.id}/nodepools/${team}`;
+}
+
+/**
+ * The Applications of one cluster, in wave order: the CRDs, the controller, one per team for
+ * its pools (a pending `Prune=confirm` of one team's pool then holds back only that team),
+ * the orphaned pools Application of earlier releases while it is kept, and the smoke tests.
+ */
 export function clusterApplications(platform: Platform, cluster: Cluster): ApplicationModel[] {
-  const { gitops, karpenter } = platform;
-  const base = {
-    namespace: gitops.argocdNamespace,
-    project: gitops.project,
-    retry: true,
-    serverSideDiff: true,
-  };
+  const { gitops } = platform;
+  const { karpenter } = cluster;
+  const base = { namespace: gitops.argocdNamespace, project: gitops.project, retry: true, serverSideDiff: true, finalizer: true };
   const git = { repoURL: gitops.repoURL, targetRevision: gitops.targetRevision };
   const at = (namespace: string) => ({ ...cluster.destination, namespace });
   const apps: ApplicationModel[] = [
     {
       ...base,
       file: 'karpenter-crd',
-      name: `${cluster.id}-karpenter-crd`,
+      name: APP_NAMES.crds(cluster.id),
       wave: WAVES.crds,
       sources: [{ repoURL: KARPENTER_CHART_REPO, chart: 'karpenter-crd', targetRevision: karpenter.version, helm: { releaseName: 'karpenter-crd' } }],
       destination: at(karpenter.namespace),
@@ -75,7 +95,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
     {
       ...base,
       file: 'karpenter',
-      name: `${cluster.id}-karpenter`,
+      name: APP_NAMES.controller(cluster.id),
       wave: WAVES.controller,
       sources: [
         {
@@ -89,24 +109,43 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       prune: true,
       syncOptions: createNamespace(karpenter.namespace),
     },
-    {
+    ...clusterTeams(cluster).map((team): ApplicationModel => ({
       ...base,
-      file: 'karpenter-nodepools',
-      name: `${cluster.id}-karpenter-nodepools`,
+      file: `pools-${team}`,
+      name: APP_NAMES.pools(cluster.id, team),
       wave: WAVES.nodePools,
-      sources: [{ ...git, path: `dist/${cluster.id}/nodepools` }],
+      sources: [{ ...git, path: poolsDir(cluster, team) }],
       destination: at(karpenter.namespace),
       // Prune stays on: each NodePool and EC2NodeClass carries Prune=confirm/Delete=confirm.
       automated: true,
       prune: true,
       syncOptions: [],
-    },
+    })),
   ];
+  if (cluster.legacyNodepoolsApp) {
+    // The single pools Application of earlier releases, orphaned: no finalizer (removing it
+    // later deletes nothing), no automated sync and no prune (its folder now holds only the
+    // teams' folders, so it would want to prune every pool), until the teams' own
+    // Applications have taken each pool over (Argo CD's tracking annotation moves to them).
+    apps.push({
+      ...base,
+      file: 'karpenter-nodepools',
+      name: APP_NAMES.legacyPools(cluster.id),
+      wave: WAVES.nodePools,
+      sources: [{ ...git, path: `dist/${cluster.id}/nodepools` }],
+      destination: at(karpenter.namespace),
+      automated: false,
+      prune: false,
+      retry: false,
+      syncOptions: [],
+      finalizer: false,
+    });
+  }
   if (cluster.smokeTests) {
     apps.push({
       ...base,
       file: 'karpenter-smoke-tests',
-      name: `${cluster.id}-karpenter-smoke-tests`,
+      name: APP_NAMES.smokeTests(cluster.id),
       wave: WAVES.smokeTests,
       sources: [{ ...git, path: `dist/${cluster.id}/smoke-tests` }],
       destination: at(SMOKE_TEST_NAMESPACE),
@@ -125,17 +164,126 @@ export function rootApplication(platform: Platform, cluster: Cluster): Applicati
   const { gitops } = platform;
   return {
     file: cluster.id,
-    name: `${cluster.id}-karpenter-root`,
+    name: APP_NAMES.root(cluster.id),
     namespace: gitops.argocdNamespace,
     project: gitops.project,
     sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: `dist/${cluster.id}/apps` }],
     // The child Applications live in Argo CD's own cluster, whatever cluster they deploy to.
-    destination: { server: 'https://kubernetes.default.svc', namespace: gitops.argocdNamespace },
+    destination: { server: IN_CLUSTER, namespace: gitops.argocdNamespace },
     automated: true,
     prune: true,
     syncOptions: [],
     retry: true,
     serverSideDiff: false,
+    finalizer: true,
+  };
+}
+
+/** Files of `argocd/` beside the roots. */
+export const ARGOCD_FILES = { bootstrap: 'bootstrap', project: 'project', healthPatch: 'argocd-cm-patch', helmRepository: 'helm-repository' } as const;
+
+/**
+ * `argocd/bootstrap.yaml`: the one Application applied by hand. It syncs every root under
+ * `argocd/`, the OCI Helm repository of the Karpenter charts and, with a `gitops.project`
+ * other than `default`, that AppProject, so adding a cluster is a commit. It lives in the
+ * `default` project: the project it creates cannot hold it.
+ */
+export function bootstrapApplication(platform: Platform): ApplicationModel {
+  const { gitops } = platform;
+  const files = [
+    ...platform.clusters.map((c) => `${c.id}.yaml`),
+    `${ARGOCD_FILES.helmRepository}.yaml`,
+    ...(gitops.project === 'default' ? [] : [`${ARGOCD_FILES.project}.yaml`]),
+  ];
+  return {
+    file: ARGOCD_FILES.bootstrap,
+    name: APP_NAMES.bootstrap,
+    namespace: gitops.argocdNamespace,
+    project: 'default',
+    sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: 'argocd', include: `{${files.sort().join(',')}}` }],
+    destination: { server: IN_CLUSTER, namespace: gitops.argocdNamespace },
+    automated: true,
+    // A cluster removed from the config: its root is pruned and, by the root's resources
+    // finalizer, everything it deployed (npm run diff calls that destructive).
+    prune: true,
+    syncOptions: [],
+    retry: true,
+    serverSideDiff: false,
+    finalizer: false,
+  };
+}
+
+/** A group and kind an AppProject allows. */
+export interface GroupKind {
+  readonly group: string;
+  readonly kind: string;
+}
+
+/**
+ * The cluster-scoped kinds the generated Applications create: the CRDs (karpenter-crd
+ * chart), NodePools and EC2NodeClasses (pool files), Namespaces (smoke tests,
+ * CreateNamespace) and the controller chart's ClusterRoles and ClusterRoleBindings.
+ * test/model/project.test.ts renders the chart and the pool files to keep this exact.
+ */
+export const CLUSTER_KINDS: readonly GroupKind[] = [
+  { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' },
+  { group: 'karpenter.sh', kind: 'NodePool' },
+  { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass' },
+  { group: '', kind: 'Namespace' },
+  { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' },
+  { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' },
+];
+
+/**
+ * The namespaced kinds: the controller chart's (its ServiceMonitor only when enabled), the
+ * smoke-test Deployments, and the Applications the roots create.
+ */
+export const NAMESPACED_KINDS: readonly GroupKind[] = [
+  { group: 'apps', kind: 'Deployment' },
+  { group: '', kind: 'Service' },
+  { group: '', kind: 'ServiceAccount' },
+  { group: 'rbac.authorization.k8s.io', kind: 'Role' },
+  { group: 'rbac.authorization.k8s.io', kind: 'RoleBinding' },
+  { group: 'policy', kind: 'PodDisruptionBudget' },
+  { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
+  { group: 'argoproj.io', kind: 'Application' },
+];
+
+/** An AppProject, derived from the platform. */
+export interface ProjectModel {
+  readonly name: string;
+  readonly namespace: string;
+  readonly sourceRepos: readonly string[];
+  readonly destinations: readonly (Destination & { readonly namespace: string })[];
+  readonly clusterResourceWhitelist: readonly GroupKind[];
+  readonly namespaceResourceWhitelist: readonly GroupKind[];
+}
+
+/**
+ * `argocd/project.yaml` when `gitops.project` is not `default`: exactly the git repository
+ * and the Karpenter chart registry, each cluster's destination with the namespaces the
+ * Applications deploy to (the controller's, kube-system for the chart's DNS Role, the smoke
+ * tests'), Argo CD's own namespace in its own cluster for the roots, and the kinds above.
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/projects/
+ */
+export function projectModel(platform: Platform): ProjectModel | undefined {
+  const { gitops } = platform;
+  if (gitops.project === 'default') return undefined;
+  const destinations = new Map<string, Destination & { namespace: string }>();
+  const add = (d: Destination, namespace: string) => destinations.set(JSON.stringify([d, namespace]), { ...d, namespace });
+  add({ server: IN_CLUSTER }, gitops.argocdNamespace);
+  for (const c of platform.clusters) {
+    add(c.destination, c.karpenter.namespace);
+    add(c.destination, 'kube-system');
+    if (c.smokeTests) add(c.destination, SMOKE_TEST_NAMESPACE);
+  }
+  return {
+    name: gitops.project,
+    namespace: gitops.argocdNamespace,
+    sourceRepos: [gitops.repoURL, KARPENTER_CHART_REPO],
+    destinations: [...destinations.values()],
+    clusterResourceWhitelist: CLUSTER_KINDS,
+    namespaceResourceWhitelist: NAMESPACED_KINDS,
   };
 }
 

@@ -1,4 +1,5 @@
-import type { Cluster, Platform } from '../config/platform';
+import type { Cluster } from '../config/platform';
+import { SETTINGS_RULES, SettingKey } from '../config/settings-rules';
 
 type Quantities = Readonly<Record<string, string | number>>;
 type Scalar = string | number | boolean;
@@ -45,8 +46,8 @@ export const OFF_KARPENTER_NODES: KarpenterChartValues['affinity'] = {
 };
 
 /** The generator's own chart values for one cluster, before `helmValues`. */
-export function controllerValues(platform: Platform, cluster: Cluster): KarpenterChartValues {
-  const c = platform.karpenter.controller;
+export function controllerValues(cluster: Cluster): KarpenterChartValues {
+  const c = cluster.karpenter.controller;
   const tf = cluster.terraform;
   return prune({
     replicas: c.replicas,
@@ -54,7 +55,7 @@ export function controllerValues(platform: Platform, cluster: Cluster): Karpente
     controller: c.resources && { resources: c.resources },
     serviceAccount: tf.controllerRoleArn !== undefined ? { annotations: { 'eks.amazonaws.com/role-arn': tf.controllerRoleArn } } : undefined,
     settings: {
-      ...c.settings,
+      ...Object.fromEntries(Object.entries(c.settings).map(([key, value]) => [key, settingValue(key, value)])),
       clusterName: tf.clusterName,
       clusterEndpoint: tf.clusterEndpoint,
       interruptionQueue: tf.interruptionQueueName,
@@ -68,8 +69,21 @@ export function controllerValues(platform: Platform, cluster: Cluster): Karpente
  * The values file of a cluster: the generator's values with `helmValues`
  * deep-merged last, as Helm merges values files (maps key by key, lists replaced).
  */
-export function chartValues(platform: Platform, cluster: Cluster): Record<string, unknown> {
-  return mergeValues({ ...controllerValues(platform, cluster) }, platform.karpenter.helmValues);
+export function chartValues(cluster: Cluster): Record<string, unknown> {
+  return mergeValues({ ...controllerValues(cluster) }, cluster.karpenter.helmValues);
+}
+
+/**
+ * A setting as the chart must be given it. The chart wraps most settings in
+ * `{{- with .Values.settings.x }}`, which drops `false` and `0` silently (the controller then
+ * uses its own default: `ignoreDRARequests: false` would become true), and Helm reads every
+ * number as a float (`1000000` would reach the controller as `1e+06`, which it cannot parse).
+ * As a string, each reaches the controller exactly as written.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/templates/deployment.yaml
+ */
+export function settingValue(key: string, value: string | number | boolean): string | number | boolean {
+  const rule = Object.hasOwn(SETTINGS_RULES, key) ? SETTINGS_RULES[key as SettingKey] : undefined;
+  return rule?.withGuarded ? String(value) : value;
 }
 
 /**

@@ -61,9 +61,9 @@ export class OutputDir {
    * any instant leaves the old tree or the new one (the next run finishes a committed
    * change). Files whose content is already right are not touched.
    * @param files paths relative to the root, each under `dist/` or `argocd/`
+   * @param old the tree as {@link OutputDir.read} just returned it @default - read now
    */
-  public async replace(files: ReadonlyMap<string, string>): Promise<ChangeResult> {
-    const old = this.read();
+  public async replace(files: ReadonlyMap<string, string>, old: OutputTree = this.read()): Promise<ChangeResult> {
     return applyChange(this.root, join(this.state, TXN_DIR), planChange(old, files), files, this.ops);
   }
 

@@ -51,7 +51,8 @@ function documentsOf(file: string, text: string, where: string): Record<string, 
     const error = doc.errors[0];
     if (error) {
       const at = error.linePos?.[0];
-      throw new TreeError(`${file}${at ? `:${at.line}:${at.col}` : ''} in ${where} is not valid YAML (${error.message.split('\n')[0]}): fix or regenerate it there first`);
+      const why = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+      throw new TreeError(`${file}${at ? `:${at.line}:${at.col}` : ''} in ${where} is not valid YAML (${why}): fix or regenerate it there first`);
     }
     const body: unknown = doc.toJS();
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -110,10 +111,10 @@ function removed(r: Resource, added: readonly Resource[]): Change {
     const what = r.kind === 'NodePool' ? 'every node of the pool drains' : 'the NodePools using it can no longer launch nodes, and theirs drain';
     return { risk: 'destructive', resource: r, action: 'removed', fields: [], why: `${what}, whatever the disruption budgets say${renamed}; Argo CD asks a person to confirm (Prune=confirm)` };
   }
-  if (r.kind === 'Application' && /-karpenter-(crd|nodepools|root)$/.test(r.name)) {
+  if (r.kind === 'Application' && ((r.body.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? []).includes('resources-finalizer.argocd.argoproj.io')) {
     return {
       risk: 'destructive', resource: r, action: 'removed', fields: [],
-      why: 'its resources finalizer deletes what it deployed (CRDs or NodePools), draining every Karpenter node',
+      why: 'its resources finalizer makes Argo CD delete everything it deployed (CRDs, NodePools): their nodes drain',
     };
   }
   const risk: Risk = isController(r) ? 'controller' : 'other';

@@ -4,13 +4,9 @@ import { ArgoCdHealthChart } from '../../src/charts/argocd-health-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from '../../src/charts/smoke-test-chart';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications } from '../../src/model/applications';
-import { aCluster, aPool } from '../pool-builders';
+import { aCluster, aPlatform, aPool } from '../pool-builders';
 
-const platform: Platform = {
-  gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main', argocdNamespace: 'argocd', project: 'default' },
-  karpenter: { version: '1.14.1', namespace: 'kube-system', helmValues: {}, controller: { replicas: 2, featureGates: {}, settings: {} } },
-  clusters: [],
-};
+const platform: Platform = aPlatform([]);
 
 type Manifest = { kind: string; metadata: { name: string; labels?: Record<string, string> }; spec: any };
 

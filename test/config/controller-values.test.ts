@@ -12,7 +12,7 @@ describe('karpenter.controller and karpenter.helmValues', () => {
       controller: { settings: { batchMaxDuration: '10s' }, featureGates: { spotToSpotConsolidation: true } },
       helmValues: { podAnnotations: { 'example.com/any': 'x' }, tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }], controller: { image: { digest: 'sha256:abc' } } },
     }));
-    expect(platform.karpenter.controller.featureGates).toEqual({ spotToSpotConsolidation: true });
+    expect(platform.clusters[0].karpenter.controller.featureGates).toEqual({ spotToSpotConsolidation: true });
   });
 
   it('fails when helmValues has a key the chart does not know, suggesting the closest', () => {

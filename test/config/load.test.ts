@@ -55,7 +55,7 @@ describe('built-in defaults', () => {
     expect(platform.gitops).toEqual({
       repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'HEAD', argocdNamespace: 'argocd', project: 'default',
     });
-    expect(platform.karpenter).toMatchObject({ version: '1.14.1', namespace: 'kube-system', controller: { replicas: 2 }, helmValues: {} });
+    expect(clusterOf(platform, 'demo').karpenter).toMatchObject({ version: '1.14.1', namespace: 'kube-system', controller: { replicas: 2, host: 'nodeGroup' }, helmValues: {} });
     expect(clusterOf(platform, 'demo')).toMatchObject({ destination: { server: 'https://kubernetes.default.svc' }, smokeTests: true });
   });
 

@@ -12,7 +12,7 @@ afterAll(removeProjects);
 /** The EC2NodeClass and NodePool of pool `web` in cluster demo, as written to dist/. */
 function written(platform: ReturnType<typeof load>['platform']) {
   const files = synthesize(platform);
-  const docs = parseAllDocuments(files.get('dist/demo/nodepools/web.yaml') ?? '').map((d) => d.toJS());
+  const docs = parseAllDocuments(files.get('dist/demo/nodepools/web/web.yaml') ?? '').map((d) => d.toJS());
   return { nodeClass: docs.find((d) => d.kind === 'EC2NodeClass'), nodePool: docs.find((d) => d.kind === 'NodePool'), files };
 }
 

@@ -1,37 +1,35 @@
-import { clusterApplications, rootApplication, WAVES } from '../../src/model/applications';
-import type { Platform } from '../../src/config/platform';
-import { aCluster } from '../pool-builders';
+import { ApplicationModel, bootstrapApplication, clusterApplications, projectModel, rootApplication, WAVES } from '../../src/model/applications';
+import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
 
-function aPlatform(namespace = 'kube-system'): Platform {
-  return {
-    gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main', argocdNamespace: 'argocd', project: 'platform' },
-    karpenter: { version: '1.14.1', namespace, helmValues: {}, controller: { replicas: 2, featureGates: {}, settings: {} } },
-    clusters: [],
-  };
-}
-
-const byFile = (apps: ReturnType<typeof clusterApplications>, file: string) => {
+const byFile = (apps: readonly ApplicationModel[], file: string) => {
   const app = apps.find((a) => a.file === file);
-  if (!app) throw new Error(`no application ${file}`);
+  if (!app) throw new Error(`no application ${file} (have ${apps.map((a) => a.file).join(', ')})`);
   return app;
 };
 
-describe('clusterApplications', () => {
-  const apps = clusterApplications(aPlatform(), aCluster());
+/** Cluster demo with pools of teams web (two pools) and ml. */
+const fleetCluster = (overrides: Parameters<typeof aCluster>[1] = {}) => aCluster([
+  aPool({}, { name: 'web', team: 'web' }), aPool({}, { name: 'web-batch', team: 'web' }), aPool({}, { name: 'ml-gpu', team: 'ml' }),
+], overrides);
 
-  it('orders the waves CRDs < controller < pools < smoke tests', () => {
+describe('clusterApplications', () => {
+  const apps = clusterApplications(aPlatform([], 'platform'), fleetCluster());
+
+  it('orders the waves CRDs < controller < one pools Application per team < smoke tests', () => {
     expect(apps.map((a) => [a.file, a.wave])).toEqual([
-      ['karpenter-crd', 0], ['karpenter', 1], ['karpenter-nodepools', 2], ['karpenter-smoke-tests', 3],
+      ['karpenter-crd', 0], ['karpenter', 1], ['pools-web', 2], ['pools-ml', 2], ['karpenter-smoke-tests', 3],
     ]);
     expect(WAVES.crds < WAVES.controller && WAVES.controller < WAVES.nodePools && WAVES.nodePools < WAVES.smokeTests).toBe(true);
   });
 
-  it('installs the CRD chart of the configured version from the OCI registry, server-side, never pruned', () => {
-    expect(byFile(apps, 'karpenter-crd')).toMatchObject({
+  it('installs the CRD chart of the cluster\'s version from the OCI registry, server-side, never pruned', () => {
+    const staged = clusterApplications(aPlatform(), fleetCluster({ karpenter: aKarpenter({ version: '1.15.0' }) }));
+    expect(byFile(staged, 'karpenter-crd')).toMatchObject({
       name: 'demo-karpenter-crd',
-      sources: [{ repoURL: 'public.ecr.aws/karpenter', chart: 'karpenter-crd', targetRevision: '1.14.1' }],
-      automated: true, prune: false, syncOptions: ['ServerSideApply=true'],
+      sources: [{ repoURL: 'public.ecr.aws/karpenter', chart: 'karpenter-crd', targetRevision: '1.15.0' }],
+      automated: true, prune: false, syncOptions: ['ServerSideApply=true'], finalizer: true,
     });
+    expect(byFile(staged, 'karpenter').sources[0]).toMatchObject({ chart: 'karpenter', targetRevision: '1.15.0' });
   });
 
   it('installs the controller chart without its CRDs, with values from this repository', () => {
@@ -48,24 +46,34 @@ describe('clusterApplications', () => {
   });
 
   it('creates the controller namespace when it is not kube-system', () => {
-    const own = clusterApplications(aPlatform('karpenter'), aCluster());
+    const own = clusterApplications(aPlatform(), fleetCluster({ karpenter: aKarpenter({ namespace: 'karpenter' }) }));
     expect(byFile(own, 'karpenter').syncOptions).toEqual(['CreateNamespace=true']);
     expect(byFile(own, 'karpenter-crd').syncOptions).toEqual(['ServerSideApply=true', 'CreateNamespace=true']);
   });
 
-  it('syncs the pools automatically with self-heal, prune and retry', () => {
-    expect(byFile(apps, 'karpenter-nodepools')).toMatchObject({
-      sources: [{ path: 'dist/demo/nodepools' }], automated: true, prune: true, retry: true,
+  it('syncs each team\'s pools folder with its own Application: automated, prune, self-heal, retry, finalizer', () => {
+    expect(byFile(apps, 'pools-web')).toMatchObject({
+      name: 'demo-pools-web', sources: [{ path: 'dist/demo/nodepools/web' }], automated: true, prune: true, retry: true, finalizer: true,
     });
+    expect(byFile(apps, 'pools-ml')).toMatchObject({ name: 'demo-pools-ml', sources: [{ path: 'dist/demo/nodepools/ml' }] });
+  });
+
+  it('keeps the pools Application of earlier releases orphaned when asked: no finalizer, no automated sync, no prune', () => {
+    const migrating = clusterApplications(aPlatform(), fleetCluster({ legacyNodepoolsApp: true }));
+    expect(byFile(migrating, 'karpenter-nodepools')).toMatchObject({
+      name: 'demo-karpenter-nodepools', sources: [{ path: 'dist/demo/nodepools' }], wave: 2,
+      automated: false, prune: false, finalizer: false,
+    });
+    expect(apps.map((a) => a.file)).not.toContain('karpenter-nodepools');
   });
 
   it('never auto-syncs the smoke tests, and leaves them out when the cluster turns them off', () => {
     expect(byFile(apps, 'karpenter-smoke-tests')).toMatchObject({ sources: [{ path: 'dist/demo/smoke-tests' }], automated: false });
-    expect(clusterApplications(aPlatform(), aCluster([], { smokeTests: false })).map((a) => a.file)).not.toContain('karpenter-smoke-tests');
+    expect(clusterApplications(aPlatform(), fleetCluster({ smokeTests: false })).map((a) => a.file)).not.toContain('karpenter-smoke-tests');
   });
 
   it('deploys to the cluster destination by name, in the project of gitops', () => {
-    const named = clusterApplications(aPlatform(), aCluster([], { destination: { name: 'prod-eu' } }));
+    const named = clusterApplications(aPlatform([], 'platform'), fleetCluster({ destination: { name: 'prod-eu' } }));
     for (const app of named) {
       expect(app.destination).toMatchObject({ name: 'prod-eu' });
       expect(app.project).toBe('platform');
@@ -75,21 +83,59 @@ describe('clusterApplications', () => {
 
   it('names every Application after its cluster, so clusters never clash in one Argo CD', () => {
     const names = ['eu', 'us'].flatMap((id) => {
-      const cluster = aCluster([], { id });
+      const cluster = fleetCluster({ id });
       return [...clusterApplications(aPlatform(), cluster), rootApplication(aPlatform(), cluster)].map((a) => a.name);
     });
     expect(new Set(names).size).toBe(names.length);
-    expect(names.filter((n) => n.startsWith('eu-'))).toHaveLength(5);
+    expect(names.filter((n) => n.startsWith('eu-'))).toEqual(['eu-karpenter-crd', 'eu-karpenter', 'eu-pools-web', 'eu-pools-ml', 'eu-karpenter-smoke-tests', 'eu-karpenter-root']);
   });
 });
 
 describe('rootApplication', () => {
   it('syncs dist/<cluster>/apps into Argo CD own namespace', () => {
-    expect(rootApplication(aPlatform(), aCluster([], { destination: { name: 'prod-eu' } }))).toMatchObject({
+    expect(rootApplication(aPlatform(), fleetCluster({ destination: { name: 'prod-eu' } }))).toMatchObject({
       file: 'demo', name: 'demo-karpenter-root',
       sources: [{ path: 'dist/demo/apps', targetRevision: 'main' }],
       destination: { server: 'https://kubernetes.default.svc', namespace: 'argocd' },
-      automated: true,
+      automated: true, prune: true, finalizer: true,
+    });
+  });
+});
+
+describe('bootstrapApplication', () => {
+  it('syncs every root, the Helm repository and the project of a two-cluster fleet, from the default project', () => {
+    const platform = aPlatform([fleetCluster({ id: 'prod' }), fleetCluster({ id: 'staging' })], 'karpenter');
+    expect(bootstrapApplication(platform)).toMatchObject({
+      file: 'bootstrap', name: 'karpenter-gitops-bootstrap', project: 'default',
+      sources: [{ path: 'argocd', include: '{helm-repository.yaml,prod.yaml,project.yaml,staging.yaml}' }],
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'argocd' },
+      automated: true, prune: true, finalizer: false,
+    });
+  });
+
+  it('leaves the project out when the Applications use the default project', () => {
+    expect(bootstrapApplication(aPlatform([fleetCluster()])).sources[0]).toMatchObject({ include: '{demo.yaml,helm-repository.yaml}' });
+  });
+});
+
+describe('projectModel', () => {
+  it('is only written for a project other than default', () => {
+    expect(projectModel(aPlatform([fleetCluster()]))).toBeUndefined();
+  });
+
+  it('allows exactly the git repository, the chart registry and each cluster\'s destinations and namespaces', () => {
+    const platform = aPlatform([
+      fleetCluster({ id: 'prod', destination: { name: 'prod' }, karpenter: aKarpenter({ namespace: 'karpenter' }) }),
+      fleetCluster({ id: 'staging', destination: { server: 'https://staging.example.com' }, smokeTests: false }),
+    ], 'karpenter');
+    expect(projectModel(platform)).toMatchObject({
+      name: 'karpenter', namespace: 'argocd',
+      sourceRepos: ['https://github.com/acme/platform-gitops.git', 'public.ecr.aws/karpenter'],
+      destinations: [
+        { server: 'https://kubernetes.default.svc', namespace: 'argocd' },
+        { name: 'prod', namespace: 'karpenter' }, { name: 'prod', namespace: 'kube-system' }, { name: 'prod', namespace: 'karpenter-smoke-tests' },
+        { server: 'https://staging.example.com', namespace: 'kube-system' },
+      ],
     });
   });
 });

@@ -46,7 +46,7 @@ describe('generated files read back as written', () => {
 
   it('covers every kind of file', () => {
     expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([
-      'dist/demo/nodepools/0o17.yaml', 'dist/demo/smoke-tests/0o17.yaml', 'dist/demo/karpenter/values.yaml', 'dist/demo/apps/karpenter.yaml', 'argocd/demo.yaml',
+      'dist/demo/nodepools/0o17/0o17.yaml', 'dist/demo/smoke-tests/0o17.yaml', 'dist/demo/karpenter/values.yaml', 'dist/demo/apps/karpenter.yaml', 'argocd/demo.yaml',
     ]));
   });
 

@@ -19,7 +19,10 @@ function nodeClass(name: string, alias = 'al2023@v20250505', team = name): Obj {
 }
 
 function application(name: string, targetRevision = '1.14.1'): Obj {
-  return { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'argocd' }, spec: { source: { chart: 'karpenter', targetRevision } } };
+  return {
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'Application',
+    metadata: { name, namespace: 'argocd', finalizers: ['resources-finalizer.argocd.argoproj.io'] }, spec: { source: { chart: 'karpenter', targetRevision } },
+  };
 }
 
 /** A generated tree of cluster demo: one file per pool (class + pool), apps, and chart values. */

@@ -40,6 +40,10 @@ export interface HelmTemplateOptions {
   readonly releaseName?: string;
   /** The release namespace. @default "kube-system" */
   readonly namespace?: string;
+  /** The values file as text (exactly the bytes Argo CD would give Helm), instead of `values`. @default - `values` as JSON */
+  readonly valuesYaml?: string;
+  /** API versions the cluster is taken to serve (`--api-versions`), for templates that check capabilities. @default - none */
+  readonly apiVersions?: readonly string[];
 }
 
 let helmPath: string | undefined;
@@ -78,9 +82,10 @@ export function helmTemplate(values: object, options: HelmTemplateOptions = {}):
   try {
     const valuesFile = join(work, 'values.json');
     // JSON is YAML: no serializer can quote a value differently from what the test meant.
-    writeFileSync(valuesFile, JSON.stringify(values));
+    writeFileSync(valuesFile, options.valuesYaml ?? JSON.stringify(values));
     const args = ['template', options.releaseName ?? 'karpenter', options.chart ?? KARPENTER_CHART,
-      '--namespace', options.namespace ?? 'kube-system', '-f', valuesFile];
+      '--namespace', options.namespace ?? 'kube-system', '-f', valuesFile,
+      ...(options.apiVersions ?? []).flatMap((v) => ['--api-versions', v])];
     const stdout = runHelm(args, work);
     return parseManifests(stdout);
   } finally {

@@ -1,0 +1,96 @@
+import { CHART_VERSION } from './chart-values-keys';
+import { checkControllerValues } from './controller';
+import { KarpenterConfig } from './platform';
+import { FieldPath, Problem } from './problems';
+import { Layer, mergeLayers } from './resolve';
+import { ClusterFile, KarpenterFile, PlatformFile } from './schema';
+import { SourceFile } from './source';
+import { TerraformOutputs } from './terraform';
+
+/** The Helm release name of the controller chart (set on the Application). */
+export const RELEASE_NAME = 'karpenter';
+
+/**
+ * The Karpenter release and controller of one cluster: the top-level `karpenter` with
+ * `clusters.<id>.karpenter` deep-merged over it (maps key by key, anything else replaced),
+ * checked as a whole, each problem located at the line that set the value.
+ */
+export function resolveKarpenter(
+  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile, tf: TerraformOutputs | undefined,
+): { karpenter: KarpenterConfig; problems: Problem[]; warnings: Problem[] } {
+  const layers: Layer<KarpenterFile>[] = [
+    { fields: file.karpenter, at: ['karpenter'] },
+    ...(cluster.karpenter ? [{ fields: cluster.karpenter as KarpenterFile, at: ['clusters', clusterId, 'karpenter'] }] : []),
+  ];
+  const merged = mergeLayers(layers);
+  const at = (path: FieldPath) => merged.origin(path) ?? ['clusters', clusterId];
+  const problems = checkControllerValues(merged.fields).map((p) => source.problem(at(p.path), p.message, p.at));
+  const warnings: Problem[] = [];
+  const k = merged.fields;
+  const controller = k.controller ?? {};
+  const karpenter: KarpenterConfig = {
+    version: k.version,
+    namespace: k.namespace ?? 'kube-system',
+    controller: {
+      replicas: controller.replicas ?? 2,
+      host: controller.host ?? 'nodeGroup',
+      resources: controller.resources,
+      logLevel: controller.logLevel,
+      featureGates: controller.featureGates ?? {},
+      settings: controller.settings ?? {},
+    },
+    helmValues: k.helmValues ?? {},
+  };
+  if (k.version !== CHART_VERSION) {
+    warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}, but the generator's CRD classes, chart keys and settings rules are those of ${CHART_VERSION}: `
+      + `run npm run upgrade -- ${k.version} before synthesizing for it (README, "Upgrading Karpenter")`));
+  }
+  if (tf) problems.push(...identityProblems(source, karpenter, tf, at, clusterId));
+  return { karpenter, problems, warnings };
+}
+
+/**
+ * The controller's credentials: Pod Identity does not work on Fargate (IRSA must be used
+ * there), and a Pod Identity association only serves the ServiceAccount and namespace it
+ * names, so they must be the chart's.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/pod-identities.html#pod-id-considerations
+ */
+function identityProblems(source: SourceFile, k: KarpenterConfig, tf: TerraformOutputs, at: (p: FieldPath) => FieldPath, clusterId: string): Problem[] {
+  const problems: Problem[] = [];
+  const irsa = tf.controllerRoleArn !== undefined;
+  if (k.controller.host === 'fargate' && !irsa) {
+    problems.push(source.problem(at(['controller', 'host']), `cluster ${clusterId} runs the controller on Fargate, where EKS Pod Identity gives it no credentials: `
+      + 'use IRSA (set enable_irsa = true in the companion Terraform, so it outputs karpenter_controller_role_arn)'));
+  }
+  if (irsa) return problems;
+  const serviceAccount = serviceAccountName(k.helmValues);
+  if (tf.podIdentityNamespace !== undefined && tf.podIdentityNamespace !== k.namespace) {
+    problems.push(source.problem(at(['namespace']), `the controller runs in namespace ${k.namespace}, but cluster ${clusterId}'s Pod Identity association is for namespace ${tf.podIdentityNamespace} `
+      + `(terraform output karpenter_pod_identity_namespace): set karpenter.namespace to ${tf.podIdentityNamespace}, or namespace = "${k.namespace}" in the companion Terraform`));
+  }
+  if (tf.podIdentityServiceAccount !== undefined && tf.podIdentityServiceAccount !== serviceAccount) {
+    problems.push(source.problem(at(['helmValues']), `the chart names the controller's ServiceAccount ${serviceAccount}, but cluster ${clusterId}'s Pod Identity association is for ${tf.podIdentityServiceAccount} `
+      + `(terraform output karpenter_pod_identity_service_account): set service_account = "${serviceAccount}" in the companion Terraform, or helmValues.serviceAccount.name: ${tf.podIdentityServiceAccount}`));
+  }
+  return problems;
+}
+
+/**
+ * The name of the ServiceAccount the chart gives the controller, as its
+ * `karpenter.serviceAccountName` template computes it for release `karpenter`.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/templates/_helpers.tpl
+ */
+export function serviceAccountName(helmValues: Readonly<Record<string, unknown>>): string {
+  const sa = (helmValues.serviceAccount ?? {}) as { create?: unknown; name?: unknown };
+  const name = typeof sa.name === 'string' && sa.name !== '' ? sa.name : undefined;
+  if (sa.create === false) return name ?? 'default';
+  if (name) return name;
+  const override = helmValues.fullnameOverride;
+  if (typeof override === 'string' && override !== '') return trimName(override);
+  const chart = typeof helmValues.nameOverride === 'string' && helmValues.nameOverride !== '' ? helmValues.nameOverride : 'karpenter';
+  return trimName(RELEASE_NAME.includes(chart) ? RELEASE_NAME : `${RELEASE_NAME}-${chart}`);
+}
+
+function trimName(name: string): string {
+  return name.slice(0, 63).replace(/-+$/, '');
+}

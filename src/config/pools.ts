@@ -1,0 +1,276 @@
+import { suggest } from './issues';
+import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings } from './platform';
+import { FieldPath, Problem } from './problems';
+import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
+import { Layer, MergedFields, mergeLayers } from './resolve';
+import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
+import { SourceFile } from './source';
+import { TerraformOutputs } from './terraform';
+
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools'] as const;
+/** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
+const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entries({
+  'kubernetes.io/arch': 'arch',
+  'karpenter.sh/capacity-type': 'capacityTypes',
+  'node.kubernetes.io/instance-type': 'instanceTypes',
+  'karpenter.k8s.aws/instance-family': 'instanceFamilies',
+  'karpenter.k8s.aws/instance-category': 'instanceCategories',
+  'karpenter.k8s.aws/instance-generation': 'instanceGeneration',
+  'karpenter.k8s.aws/instance-cpu': 'instanceCpu',
+  'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
+  'topology.kubernetes.io/zone': 'zones',
+}) as [string, keyof PoolFields][]);
+
+
+
+/**
+ * The pools of one cluster, each with its fields merged along the inheritance chain:
+ * built-in < `defaults` < team < team.pools.<key> < cluster.teams.<team> <
+ * cluster.teams.<team>.pools.<key> < cluster `overrides`; problems located at the level
+ * that set the value.
+ */
+export function resolvePools(
+  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
+  tf: TerraformOutputs | undefined, problems: Problem[], warnings: Problem[],
+): Pool[] {
+  const teamIds = Object.keys(file.teams);
+  const pools: Pool[] = [];
+  const names = new Map<string, FieldPath>();
+  for (const { teamId, at: selectedAt, fields: clusterTeam } of selectedTeams(source, clusterId, cluster, teamIds, problems)) {
+    // A bare `web:` is a team with nothing of its own, like a bare `defaults:`.
+    const team: TeamFile = file.teams[teamId] ?? {};
+    const teamAt = ['teams', teamId];
+    const candidates: { name: string; at: FieldPath; layers: Layer[] }[] = [];
+    const base: Layer[] = [
+      ...(file.defaults ? [{ fields: file.defaults, at: ['defaults'] }] : []),
+      { fields: poolFieldsOf(team), at: teamAt },
+    ];
+    const forCluster: Layer[] = clusterTeam ? [{ fields: poolFieldsOf(clusterTeam), at: selectedAt }] : [];
+    const overrides: Layer[] = cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : [];
+    if (team.defaultPool !== false) candidates.push({ name: teamId, at: teamAt, layers: [...base, ...forCluster, ...overrides] });
+    for (const [key, fields] of Object.entries(team.pools ?? {})) {
+      const at = [...teamAt, 'pools', key];
+      const clusterPool = clusterTeam?.pools?.[key];
+      const forClusterPool: Layer[] = clusterPool ? [{ fields: clusterPool, at: [...selectedAt, 'pools', key] }] : [];
+      candidates.push({ name: `${teamId}-${key}`, at, layers: [...base, { fields, at }, ...forCluster, ...forClusterPool, ...overrides] });
+    }
+    for (const key of Object.keys(clusterTeam?.pools ?? {})) {
+      if (!Object.hasOwn(team.pools ?? {}, key)) {
+        const known = Object.keys(team.pools ?? {});
+        const best = suggest(key, known);
+        problems.push(source.problem([...selectedAt, 'pools', key], `team ${teamId} has no pool "${key}"${best ? ` (did you mean "${best}"?)` : ''} `
+          + `(its pools: ${known.join(', ') || 'none'}): a cluster sets fields of pools its team defines; add it under teams.${teamId}.pools first`, 'key'));
+      }
+    }
+    if (candidates.length === 0) {
+      problems.push(source.problem([...teamAt, 'defaultPool'], 'team has no pools: with defaultPool: false, define at least one entry under pools'));
+    }
+    for (const c of candidates) {
+      if (c.name.length > 63) {
+        problems.push(source.problem(c.at, `pool name "${c.name}" is ${c.name.length} characters; Kubernetes names of NodePools are at most 63: shorten the team or pool key`, 'key'));
+        continue;
+      }
+      const clash = names.get(c.name);
+      if (clash) {
+        problems.push(source.problem(c.at, `pool name "${c.name}" is also the name of the pool at ${clash.join('.')}: rename one of them`, 'key'));
+        continue;
+      }
+      names.set(c.name, c.at);
+      const merged = mergeLayers(c.layers);
+      const settings = applyBuiltIns(merged.fields);
+      const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
+      checkPool(ctx, settings, problems, warnings);
+      if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
+        warnings.push(ctx.problem(['capacityTypes'],
+          `pool ${c.name} uses spot capacity but cluster ${clusterId} has no karpenter_interruption_queue_name output: spot interruptions will not be handled gracefully`));
+      }
+      if (settings.ami) pools.push({ name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings });
+    }
+  }
+  return pools;
+}
+
+/** A team a cluster runs: its id, where the cluster names it, and the cluster's fields for it. */
+interface SelectedTeam {
+  readonly teamId: string;
+  readonly at: FieldPath;
+  readonly fields?: NonNullable<ClusterTeamFile>;
+}
+
+/** The teams of a cluster: every team, the ids `teams` lists, or the keys of the map `teams` is. */
+function selectedTeams(source: SourceFile, clusterId: string, cluster: ClusterFile, teamIds: readonly string[], problems: Problem[]): SelectedTeam[] {
+  const unknown = (id: string, at: FieldPath) => {
+    const best = suggest(id, teamIds);
+    problems.push(source.problem(at, `unknown team "${id}"${best ? ` (did you mean "${best}"?)` : ` (teams: ${teamIds.join(', ')})`}`, 'key'));
+  };
+  const listed = cluster.teams;
+  if (listed === undefined) return teamIds.map((teamId) => ({ teamId, at: ['clusters', clusterId] }));
+  const out: SelectedTeam[] = [];
+  if (Array.isArray(listed)) {
+    listed.forEach((teamId, i) => {
+      const at = ['clusters', clusterId, 'teams', i];
+      const first = listed.indexOf(teamId);
+      if (first !== i) problems.push(source.problem(at, `team "${teamId}" is listed twice (also at teams[${first}]): remove one`));
+      else if (!teamIds.includes(teamId)) unknown(teamId, at);
+      else out.push({ teamId, at });
+    });
+    return out;
+  }
+  for (const [teamId, fields] of Object.entries(listed)) {
+    const at = ['clusters', clusterId, 'teams', teamId];
+    if (!teamIds.includes(teamId)) unknown(teamId, at);
+    else out.push({ teamId, at, fields: fields ?? undefined });
+  }
+  return out;
+}
+
+/** The pool fields of a team or cluster-team entry (without owner, costCenter, defaultPool, pools). */
+function poolFieldsOf(team: TeamFile | NonNullable<ClusterTeamFile>): PoolFields {
+  const fields: Record<string, unknown> = { ...team };
+  for (const k of TEAM_ONLY_KEYS) delete fields[k];
+  return fields as PoolFields;
+}
+
+function applyBuiltIns(fields: PoolFields): PoolSettings {
+  const d = BUILT_IN_POOL_DEFAULTS;
+  return {
+    ...d,
+    ...fields,
+    disruption: { ...d.disruption, ...fields.disruption },
+    volume: { ...d.volume, ...fields.volume },
+    metadataOptions: { ...d.metadataOptions, ...fields.metadataOptions },
+    smokeTest: { ...d.smokeTest, ...fields.smokeTest },
+  } as PoolSettings;
+}
+
+/** Locates problems about a merged pool at the line that set the value. */
+class PoolContext {
+  public constructor(
+    private readonly source: SourceFile,
+    private readonly merged: MergedFields,
+    public readonly name: string,
+    private readonly at: FieldPath,
+    public readonly cluster: string,
+  ) {}
+
+  public problem(path: FieldPath, message: string): Problem {
+    return this.source.problem(this.merged.origin(path) ?? this.at, message);
+  }
+
+  /** True when some level of the chain set this field (not the built-in default). */
+  public isSet(path: FieldPath): boolean {
+    return this.merged.origin(path) !== undefined;
+  }
+}
+
+/**
+ * Rules that involve several fields, possibly set at different levels; the
+ * single-field rules are in the schema. Mirrors the CRDs' CEL rules and what
+ * EC2 rejects at launch.
+ */
+function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warnings: Problem[]): void {
+  const add = (path: FieldPath, message: string) => problems.push(ctx.problem(path, message));
+  if (!s.ami) {
+    add([], `pool ${ctx.name} has no ami: set ami.alias (e.g. al2023@v20250505) under defaults or this team`);
+    return;
+  }
+  const family = s.ami.family ?? (s.ami.alias ? aliasFamily(s.ami.alias) : undefined);
+  if (s.capacityTypes.includes('reserved') && !s.capacityReservationSelectorTerms) {
+    add(['capacityTypes'], `pool ${ctx.name} uses reserved capacity: add capacityReservationSelectorTerms (e.g. [{ id: cr-0123456789abcdef0 }])`);
+  }
+  if (s.capacityReservationSelectorTerms && !s.capacityTypes.includes('reserved')) {
+    add(['capacityReservationSelectorTerms'], `pool ${ctx.name} never uses capacityReservationSelectorTerms: add reserved to capacityTypes`);
+  }
+  if ((family === 'AL2023' || family === 'AL2') && gibibytes(s.volume.size) < 20) {
+    add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
+  }
+  checkVolume(s, add);
+  // A warning, not an error: some custom AMIs join the cluster on their own.
+  if (family === 'Custom' && s.userData === undefined) {
+    warnings.push(ctx.problem(['ami', 'family'], `pool ${ctx.name} uses family Custom, which Karpenter does not bootstrap: unless the AMI joins the cluster on its own, set userData that does`));
+  }
+  const k = s.kubelet;
+  if (k?.imageGCHighThresholdPercent !== undefined && k.imageGCLowThresholdPercent !== undefined
+    && k.imageGCHighThresholdPercent <= k.imageGCLowThresholdPercent) {
+    add(['kubelet', 'imageGCHighThresholdPercent'], 'must be greater than imageGCLowThresholdPercent');
+  }
+  const soft = Object.keys(k?.evictionSoft ?? {});
+  const grace = Object.keys(k?.evictionSoftGracePeriod ?? {});
+  for (const signal of soft.filter((x) => !grace.includes(x))) {
+    add(['kubelet', 'evictionSoft', signal], `needs a matching kubelet.evictionSoftGracePeriod.${signal}`);
+  }
+  for (const signal of grace.filter((x) => !soft.includes(x))) {
+    add(['kubelet', 'evictionSoftGracePeriod', signal], `needs a matching kubelet.evictionSoft.${signal}`);
+  }
+  s.requirements.forEach((r, i) => {
+    const field = FIELD_OF_KEY.get(r.key);
+    if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
+      add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
+    }
+  });
+  const generated = generatedRequirements(s);
+  if (generated.length + s.requirements.length > MAX_REQUIREMENTS) {
+    add(s.requirements.length ? ['requirements'] : [generated[generated.length - 1]],
+      `a NodePool takes at most ${MAX_REQUIREMENTS} requirements; this pool has ${generated.length + s.requirements.length}: `
+      + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
+  }
+  if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
+  if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
+  for (const key of Object.keys(s.tags)) {
+    if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
+  }
+  if (s.dedicated) {
+    for (const [list, taints] of [['taints', s.taints], ['startupTaints', s.startupTaints]] as const) {
+      taints.forEach((t, i) => {
+        if (t.key === DEDICATED_TAINT_KEY) add([list, i, 'key'], `the taint "${DEDICATED_TAINT_KEY}" is set by dedicated: true; remove it or set dedicated: false`);
+      });
+    }
+  }
+}
+
+/** The NodePool CRD's `maxItems` for requirements. */
+const MAX_REQUIREMENTS = 100;
+
+/** The field behind each requirement the generator writes from pool fields (arch and capacity types always). */
+function generatedRequirements(s: PoolSettings): (keyof PoolFields)[] {
+  const out: (keyof PoolFields)[] = ['arch', 'capacityTypes'];
+  for (const field of ['instanceTypes', 'instanceFamilies', 'instanceCategories', 'zones'] as const) if (s[field]) out.push(field);
+  for (const field of ['instanceGeneration', 'instanceCpu', 'instanceMemoryMiB'] as const) {
+    for (const bound of Object.keys(s[field] ?? {})) if (bound) out.push(field);
+  }
+  return out;
+}
+
+function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
+  const v = s.volume;
+  if (v.throughput !== undefined && v.type !== 'gp3') add(['volume', 'throughput'], `throughput applies to gp3 volumes only (type is ${v.type})`);
+  if (v.iops !== undefined && !['gp3', 'io1', 'io2'].includes(v.type)) add(['volume', 'iops'], `iops applies to gp3, io1 and io2 volumes only (type is ${v.type})`);
+  if (v.type === 'gp3' && v.iops !== undefined && (v.iops < 3000 || v.iops > 16000)) add(['volume', 'iops'], `gp3 iops must be 3000..16000, got ${v.iops}`);
+  if (v.type === 'gp3' && v.throughput !== undefined && (v.throughput < 125 || v.throughput > 1000)) add(['volume', 'throughput'], `gp3 throughput must be 125..1000 MiB/s, got ${v.throughput}`);
+  if (v.kmsKeyID !== undefined && !v.encrypted) add(['volume', 'kmsKeyID'], 'kmsKeyID needs encrypted: true');
+  // EC2 refuses to launch a node whose volume is outside its type's sizes.
+  const [min, max] = EBS_SIZES_GIB[v.type];
+  const size = gibibytes(v.size);
+  if (size < min || size > max) add(['volume', 'size'], `${v.type} volumes are ${min}Gi to ${max}Gi, got ${v.size}`);
+  // EC2 caps provisioned IOPS per GiB; the volume the pool sizes is the one these apply to.
+  const perGiB = { gp3: 500, io1: 50, io2: 1000 }[v.type as 'gp3' | 'io1' | 'io2'];
+  if (perGiB !== undefined && v.iops !== undefined && v.iops > perGiB * gibibytes(v.size)) {
+    add(['volume', 'iops'], `${v.type} allows at most ${perGiB} iops per GiB: ${v.iops} iops needs at least ${Math.ceil(v.iops / perGiB)}Gi, volume.size is ${v.size}`);
+  }
+}
+
+/**
+ * Sizes EC2 accepts per EBS volume type, in GiB.
+ * @see https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html
+ */
+const EBS_SIZES_GIB: Readonly<Record<PoolSettings['volume']['type'], readonly [number, number]>> = {
+  gp3: [1, 16384], gp2: [1, 16384], io1: [4, 16384], io2: [4, 65536], st1: [125, 16384], sc1: [125, 16384], standard: [1, 1024],
+};
+
+/** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
+function gibibytes(size: string): number {
+  const m = /^([0-9]+)(Gi|G|Ti|T)$/.exec(size);
+  if (!m) return 0;
+  const n = Number(m[1]);
+  return { Gi: n, G: n / 1.073741824, Ti: n * 1024, T: (n * 1000) / 1.073741824 }[m[2] as 'Gi' | 'G' | 'Ti' | 'T'];
+}
