@@ -196,13 +196,13 @@ function cdk8sRoot(env: NodeJS.ProcessEnv): string | undefined {
   return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : outdir;
 }
 
-/** The short table synth prints: one row per pool. */
+/** The short table synth prints: one row per pool, with the number of instance types it admits. */
 export function summary(platform: Platform): string[] {
-  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'LIMITS']];
+  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'TYPES', 'LIMITS']];
   for (const c of platform.clusters) {
     for (const p of c.pools) {
       const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
-      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), limits]);
+      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(p.instanceTypes.count), limits]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

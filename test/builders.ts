@@ -19,14 +19,15 @@ export type Overrides = { [key: string]: unknown };
 
 /**
  * A valid minimal `platform.yaml`: one cluster `demo` reading `terraform/demo.json`,
- * an AL2023 alias under `defaults`, and one team `web` with no fields of its own.
+ * an AL2023 alias and cpu and memory limits under `defaults` (without limits, every pool
+ * gets a warning), and one team `web` with no fields of its own.
  */
 export function aConfig(overrides: Overrides = {}): Plain {
   const baseline: Plain = {
     gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
     karpenter: { version: '1.14.1' },
     clusters: { demo: { terraformOutputs: 'terraform/demo.json' } },
-    defaults: { ami: { alias: 'al2023@v20250505' } },
+    defaults: { ami: { alias: 'al2023@v20250505' }, limits: { cpu: '100', memory: '400Gi' } },
     teams: { web: {} },
   };
   return merge(baseline, overrides);
@@ -41,7 +42,7 @@ export function rawConfigWithTeams(teamLines: readonly string[]): string {
     'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
     'karpenter: { version: 1.14.1 }',
     'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
-    'defaults: { ami: { alias: al2023@v20250505 } }',
+    'defaults: { ami: { alias: al2023@v20250505 }, limits: { cpu: "100", memory: 400Gi } }',
     'teams:',
     ...teamLines,
     '',

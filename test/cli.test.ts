@@ -51,9 +51,9 @@ describe('synth command', () => {
     expect([...tree(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
       'dist/demo/nodepools/dataops/dataops.yaml', 'dist/demo/nodepools/ml/ml-gpu.yaml', 'dist/demo/nodepools/web/web.yaml',
     ]);
-    expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+LIMITS$/m);
-    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+-$/m);
-    expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+cpu=256,nvidia.com\/gpu=16$/m);
+    expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+LIMITS$/m);
+    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+229\s+cpu=64,memory=256Gi$/m);
+    expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+16\s+cpu=256,memory=1Ti,nvidia.com\/gpu=16$/m);
   });
 
   it('gives byte-identical files on a second run', async () => {
@@ -85,7 +85,7 @@ describe('synth command', () => {
     const r = await synth(['--config', config, '--outdir', dir]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott" \(allowed: on-demand, spot, reserved\)/);
-    expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.web\.instanceCategoriez: unknown key "instanceCategoriez" \(did you mean "instanceCategories"\?\)/);
+    expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.instanceCategoriez: unknown key "instanceCategoriez" \(did you mean "instanceCategories"\?\)/);
     expect(r.err).not.toMatch(/^\s+at /m);
     expect(tree(dir)).toEqual(before);
   });

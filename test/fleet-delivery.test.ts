@@ -69,8 +69,8 @@ describe('a two-cluster fleet', () => {
 
   it('gives the cluster-team fields to that cluster only, after the team\'s pool fields', () => {
     const limits = (path: string, kind = 'NodePool') => docs(files, path).find((d) => d.kind === kind)?.spec.limits;
-    expect(limits('dist/prod/nodepools/web/web.yaml')).toEqual({ cpu: '10' });
-    expect(limits('dist/staging/nodepools/web/web.yaml')).toEqual({ cpu: '40' });
+    expect(limits('dist/prod/nodepools/web/web.yaml')).toEqual({ cpu: '10', memory: '400Gi' });
+    expect(limits('dist/staging/nodepools/web/web.yaml')).toEqual({ cpu: '40', memory: '400Gi' });
     // cluster.teams.web beats teams.web.pools.batch; cluster.teams.web.pools.batch adds its weight.
     expect(docs(files, 'dist/staging/nodepools/web/web-batch.yaml').find((d) => d.kind === 'NodePool')?.spec).toMatchObject({ limits: { cpu: '40' }, weight: 10 });
     expect(docs(files, 'dist/prod/nodepools/web/web-batch.yaml').find((d) => d.kind === 'NodePool')?.spec).toMatchObject({ limits: { cpu: '5' } });

@@ -1,4 +1,5 @@
 import { BUILT_IN_POOL_DEFAULTS, Cluster, KarpenterConfig, Platform, Pool, PoolSettings } from '../src/config/platform';
+import { poolRequirements } from '../src/config/requirements';
 import { TerraformOutputs } from '../src/config/terraform';
 
 /** Pool settings as resolved by the config layer: built-in defaults, an AL2023 alias, then `overrides`. */
@@ -8,7 +9,7 @@ export function aPool(overrides: Partial<PoolSettings> = {}, identity: Partial<O
     ami: { alias: 'al2023@v20250505' },
     ...overrides,
   } as PoolSettings;
-  return { name: 'web', team: 'web', ...identity, settings };
+  return { name: 'web', team: 'web', requirements: poolRequirements(settings), instanceTypes: { count: 1 }, ...identity, settings };
 }
 
 /** Terraform outputs of a cluster named demo, with every optional output set. */

@@ -1,4 +1,5 @@
 import { PoolFields } from './schema';
+import type { SourcedRequirement } from './requirements';
 import { TerraformOutputs } from './terraform';
 
 /** Built-in pool defaults: the lowest level of the inheritance chain (contract section 1.1). */
@@ -16,7 +17,7 @@ export const BUILT_IN_POOL_DEFAULTS = {
   // IMDSv2 only, hop limit 1: pods must not reach the node's instance role through IMDS.
   metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
   tags: {},
-  smokeTest: { replicas: 0, cpu: '1', memory: '1Gi', image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' },
+  smokeTest: { replicas: 0, cpu: '1', memory: '1Gi', resources: {}, image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' },
 } as const satisfies PoolFields;
 
 type Required<T> = { readonly [K in keyof T]-?: NonNullable<T[K]> };
@@ -45,6 +46,18 @@ export interface Pool {
   readonly costCenter?: string;
   /** The pool's fields after inheritance. */
   readonly settings: PoolSettings;
+  /** Its NodePool's requirements, each with the field it comes from. */
+  readonly requirements: readonly SourcedRequirement[];
+  /** What the dry run against Karpenter's instance-type catalog found. */
+  readonly instanceTypes: AdmittedTypes;
+}
+
+/** The instance types a pool admits, in short. */
+export interface AdmittedTypes {
+  /** How many instance types of the catalog the pool's requirements admit. */
+  readonly count: number;
+  /** Their on-demand price range per hour (us-east-1 list prices). @default - none priced */
+  readonly pricePerHour?: { readonly min: number; readonly max: number };
 }
 
 /** Where a cluster's Applications are deployed, as in an Argo CD Application destination. */

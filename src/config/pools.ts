@@ -4,6 +4,8 @@ import { FieldPath, Problem } from './problems';
 import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
+import { dryRun } from './dry-run';
+import { poolRequirements } from './requirements';
 import { SourceFile } from './source';
 import { TerraformOutputs } from './terraform';
 
@@ -79,12 +81,21 @@ export function resolvePools(
       const merged = mergeLayers(c.layers);
       const settings = applyBuiltIns(merged.fields);
       const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
+      const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
       if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
         warnings.push(ctx.problem(['capacityTypes'],
           `pool ${c.name} uses spot capacity but cluster ${clusterId} has no karpenter_interruption_queue_name output: spot interruptions will not be handled gracefully`));
       }
-      if (settings.ami) pools.push({ name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings });
+      if (!settings.ami) continue;
+      const requirements = poolRequirements(settings);
+      // The dry run needs a pool the CRD would take; its findings would only echo an earlier problem.
+      const checked = problems.length === before ? dryRun(c.name, settings, requirements) : undefined;
+      for (const p of checked?.problems ?? []) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
+      pools.push({
+        name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
+        instanceTypes: checked?.admitted ?? { count: 0 },
+      });
     }
   }
   return pools;
@@ -208,10 +219,11 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }
   });
-  const generated = generatedRequirements(s);
-  if (generated.length + s.requirements.length > MAX_REQUIREMENTS) {
+  const all = poolRequirements(s);
+  if (all.length > MAX_REQUIREMENTS) {
+    const generated = all.filter((r) => r.field[0] !== 'requirements').map((r) => r.field[0]);
     add(s.requirements.length ? ['requirements'] : [generated[generated.length - 1]],
-      `a NodePool takes at most ${MAX_REQUIREMENTS} requirements; this pool has ${generated.length + s.requirements.length}: `
+      `a NodePool takes at most ${MAX_REQUIREMENTS} requirements; this pool has ${all.length}: `
       + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
   }
   if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
@@ -230,16 +242,6 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
 
 /** The NodePool CRD's `maxItems` for requirements. */
 const MAX_REQUIREMENTS = 100;
-
-/** The field behind each requirement the generator writes from pool fields (arch and capacity types always). */
-function generatedRequirements(s: PoolSettings): (keyof PoolFields)[] {
-  const out: (keyof PoolFields)[] = ['arch', 'capacityTypes'];
-  for (const field of ['instanceTypes', 'instanceFamilies', 'instanceCategories', 'zones'] as const) if (s[field]) out.push(field);
-  for (const field of ['instanceGeneration', 'instanceCpu', 'instanceMemoryMiB'] as const) {
-    for (const bound of Object.keys(s[field] ?? {})) if (bound) out.push(field);
-  }
-  return out;
-}
 
 function checkVolume(s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
   const v = s.volume;

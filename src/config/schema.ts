@@ -374,6 +374,8 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
         error: 'expected CPU as cores or millicores, such as "1", "0.5" or "500m"',
       }).optional(),
       memory: z.string().regex(/^[1-9][0-9]*(Mi|Gi)$/, { error: 'expected memory in Mi or Gi, such as "512Mi" or "2Gi"' }).optional(),
+      resources: map(z.string().regex(/\//, { error: 'must be an extended resource such as nvidia.com/gpu (set cpu and memory above)' }).pipe(resourceName()),
+        z.number().int().positive()).optional().describe('extended resources the test requests, e.g. { nvidia.com/gpu: 1 }'),
       image: z.string().min(1).optional(),
     }).optional(),
   });

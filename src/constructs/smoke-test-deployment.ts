@@ -68,5 +68,11 @@ export class SmokeTestDeployment extends Construct {
     }
     // cdk8s-plus labels pods with a hash of the construct path; a refactor would change it and roll the pods.
     ApiObject.of(this.deployment).addJsonPatch(JsonPatch.remove('/spec/template/metadata/labels/cdk8s.io~1metadata.addr'));
+    // Extended resources (GPUs) are set as limits (requests follow); cdk8s-plus knows only cpu, memory and
+    // storage. The patch runs before the typed conversion of the Deployment, which reads a Quantity.
+    for (const [resource, count] of Object.entries(t.extended).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const at = `/spec/template/spec/containers/0/resources/limits/${resource.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      ApiObject.of(this.deployment).addJsonPatch(JsonPatch.add(at, kplus.k8s.Quantity.fromNumber(count)));
+    }
   }
 }

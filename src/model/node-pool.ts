@@ -1,4 +1,5 @@
 import type { Pool } from '../config/platform';
+import type { Requirement } from '../config/requirements';
 import { DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
 
 export { DEDICATED_TAINT_KEY, MANAGED_BY, TEAM_LABEL } from '../config/reserved';
@@ -18,13 +19,7 @@ export interface Taint {
   readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
-/** A NodePool requirement, as the CRD writes it. */
-export interface Requirement {
-  readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
-  readonly values?: readonly string[];
-  readonly minValues?: number;
-}
+export type { Requirement } from '../config/requirements';
 
 /** A disruption budget. */
 export interface Budget {
@@ -80,32 +75,9 @@ export function taints(pool: Pool): Taint[] {
   ];
 }
 
-type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: number; readonly lte?: number };
-
-/** The requirements the pool fields imply, then the pool's own `requirements` as written. */
+/** The pool's requirements, as the config resolved them (see poolRequirements). */
 export function requirements(pool: Pool): Requirement[] {
-  const s = pool.settings;
-  const out: Requirement[] = [
-    { key: 'kubernetes.io/arch', operator: 'In', values: s.arch },
-    { key: 'karpenter.sh/capacity-type', operator: 'In', values: s.capacityTypes },
-  ];
-  const inList = (key: string, values: readonly string[] | undefined) => {
-    if (values) out.push({ key, operator: 'In', values });
-  };
-  const bounded = (key: string, b: Bounds | undefined) => {
-    if (!b) return;
-    for (const [op, v] of [['Gt', b.gt], ['Gte', b.gte], ['Lt', b.lt], ['Lte', b.lte]] as const) {
-      if (v !== undefined) out.push({ key, operator: op, values: [String(v)] });
-    }
-  };
-  inList('node.kubernetes.io/instance-type', s.instanceTypes);
-  inList('karpenter.k8s.aws/instance-family', s.instanceFamilies);
-  inList('karpenter.k8s.aws/instance-category', s.instanceCategories);
-  bounded('karpenter.k8s.aws/instance-generation', s.instanceGeneration);
-  bounded('karpenter.k8s.aws/instance-cpu', s.instanceCpu);
-  bounded('karpenter.k8s.aws/instance-memory', s.instanceMemoryMiB);
-  inList('topology.kubernetes.io/zone', s.zones);
-  return [...out, ...s.requirements];
+  return pool.requirements.map((r) => r.requirement);
 }
 
 /** A copy of a map with its keys sorted, so reordering the config never changes the output. */

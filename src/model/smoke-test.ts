@@ -1,4 +1,5 @@
 import type { Pool } from '../config/platform';
+import { cpuMillis, memoryMiB } from '../config/quantity';
 import { taints } from './node-pool';
 
 /** A toleration that matches exactly one taint. */
@@ -18,6 +19,8 @@ export interface SmokeTestModel {
   readonly cpuMillis: number;
   /** Memory request and limit, in MiB. */
   readonly memoryMiB: number;
+  /** Extended resources requested (and limited, as Kubernetes requires), e.g. `nvidia.com/gpu: 1`. */
+  readonly extended: Readonly<Record<string, number>>;
   /** Selects exactly the pool's nodes. */
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** Tolerates exactly the pool's taints. */
@@ -38,22 +41,10 @@ export function smokeTestModel(pool: Pool): SmokeTestModel {
     image: t.image,
     cpuMillis: cpuMillis(t.cpu),
     memoryMiB: memoryMiB(t.memory),
+    extended: t.resources,
     nodeSelector: { 'karpenter.sh/nodepool': pool.name },
     tolerations: taints(pool).map((taint) => (taint.value !== undefined
       ? { key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }
       : { key: taint.key, operator: 'Exists', effect: taint.effect })),
   };
-}
-
-/** Millicores of a CPU quantity the schema accepted for a smoke test (`2`, `0.5`, `500m`). */
-export function cpuMillis(q: string | number): number {
-  const s = String(q);
-  return s.endsWith('m') ? Number(s.slice(0, -1)) : Math.round(Number(s) * 1000);
-}
-
-/** MiB of a memory quantity the schema accepted for a smoke test (`512Mi`, `2Gi`). */
-export function memoryMiB(q: string | number): number {
-  const m = /^([0-9]+)(Mi|Gi)$/.exec(String(q));
-  if (!m) throw new Error(`smoke test memory "${q}" passed validation but is not Mi or Gi`);
-  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
 }

@@ -18,8 +18,8 @@ export function summaryMarkdown(platform: Platform): string {
     lines.push(`## Cluster \`${cluster.id}\` (EKS \`${cluster.terraform.clusterName}\`)`, '');
     lines.push(`Karpenter ${cluster.karpenter.version} in namespace \`${cluster.karpenter.namespace}\`, controller on ${cluster.karpenter.controller.host === 'fargate' ? 'Fargate' : 'a node group'}`
       + `${cluster.kubernetesVersion ? `; Kubernetes ${cluster.kubernetesVersion}` : ''}.`, '');
-    lines.push('| pool | team | arch | capacity | instances | limits | weight | disruption | AMI |');
-    lines.push('|---|---|---|---|---|---|---|---|---|');
+    lines.push('| pool | team | arch | capacity | instances | instance types (on-demand $/hour) | limits | weight | disruption | AMI |');
+    lines.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const pool of cluster.pools) lines.push(row(pool));
     lines.push('', waves(platform, cluster), '');
   }
@@ -29,7 +29,7 @@ export function summaryMarkdown(platform: Platform): string {
 function row(pool: Pool): string {
   const s = pool.settings;
   const cells = [
-    `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool),
+    `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(pool),
     Object.entries(s.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
     s.weight === undefined ? '-' : String(s.weight), disruption(pool), ami(pool),
   ];
@@ -51,6 +51,13 @@ function instances(pool: Pool): string {
     s.requirements.length ? `+${s.requirements.length} requirement(s)` : '',
   ].filter(Boolean);
   return parts.join('; ') || 'any';
+}
+
+/** How many instance types of Karpenter's catalog the pool admits, and their us-east-1 on-demand price range. */
+function admitted(pool: Pool): string {
+  const { count, pricePerHour } = pool.instanceTypes;
+  const range = pricePerHour ? ` ($${pricePerHour.min.toFixed(4)}–$${pricePerHour.max.toFixed(4)})` : '';
+  return `${count}${range}`;
 }
 
 function disruption(pool: Pool): string {

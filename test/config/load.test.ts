@@ -40,12 +40,13 @@ describe('built-in defaults', () => {
       arch: ['amd64'],
       capacityTypes: ['on-demand'],
       requirements: [],
+      limits: { cpu: '100', memory: '400Gi' },
       expireAfter: '720h',
       disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '10%' }] },
       volume: { size: '20Gi', type: 'gp3', encrypted: true, deleteOnTermination: true },
       metadataOptions: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
       tags: {},
-      smokeTest: { replicas: 0, cpu: '1', memory: '1Gi', image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' },
+      smokeTest: { replicas: 0, cpu: '1', memory: '1Gi', resources: {}, image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' },
       ami: { alias: 'al2023@v20250505' },
     });
   });

@@ -449,7 +449,7 @@ describe('quantities', () => {
 
   it('accepts extended and hugepages resources in limits', () => {
     expect(load({ config: aConfig({ teams: { web: { limits: { 'nvidia.com/gpu': '8', 'hugepages-2Mi': '1Gi', nodes: '10' } } } }) })
-      .platform.clusters[0].pools[0].settings.limits).toEqual({ 'nvidia.com/gpu': '8', 'hugepages-2Mi': '1Gi', nodes: '10' });
+      .platform.clusters[0].pools[0].settings.limits).toEqual({ cpu: '100', memory: '400Gi', 'nvidia.com/gpu': '8', 'hugepages-2Mi': '1Gi', nodes: '10' });
   });
 });
 

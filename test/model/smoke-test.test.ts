@@ -1,4 +1,5 @@
-import { cpuMillis, memoryMiB, smokeTestModel, Toleration } from '../../src/model/smoke-test';
+import { cpuMillis, memoryMiB } from '../../src/config/quantity';
+import { smokeTestModel, Toleration } from '../../src/model/smoke-test';
 import { nodePoolModel, Taint } from '../../src/model/node-pool';
 import { aPool } from '../pool-builders';
 
@@ -42,7 +43,7 @@ describe('smokeTestModel', () => {
 
   it('requests the configured cpu and memory and defaults to 0 replicas', () => {
     expect(smokeTestModel(aPool())).toMatchObject({ replicas: 0, cpuMillis: 1000, memoryMiB: 1024, image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7' });
-    const sized = smokeTestModel(aPool({ smokeTest: { replicas: 2, cpu: '500m', memory: '2Gi', image: 'pause:3.9' } }));
+    const sized = smokeTestModel(aPool({ smokeTest: { replicas: 2, cpu: '500m', memory: '2Gi', image: 'pause:3.9', resources: {} } }));
     expect(sized).toMatchObject({ replicas: 2, cpuMillis: 500, memoryMiB: 2048, image: 'pause:3.9' });
   });
 

@@ -55,7 +55,7 @@ describe('check', () => {
 
   it('fails when the config no longer matches the committed output (a forgotten synth)', async () => {
     const config = join(dir, 'config/platform.yaml');
-    writeFileSync(config, readFileSync(config, 'utf8').replace('limits: { cpu: "10" }', 'limits: { cpu: "20" }'));
+    writeFileSync(config, readFileSync(config, 'utf8').replace('limits: { cpu: "10", memory: 40Gi }', 'limits: { cpu: "20", memory: 40Gi }'));
     const r = await check();
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^stale: .*dist\/demo\/nodepools\/web\/web\.yaml$/m);

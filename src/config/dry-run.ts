@@ -1,0 +1,137 @@
+import { karpenterCatalog } from '../catalog/catalog';
+import { createMatcher, largestAllocatable, Matcher, MatchResult, priceRange, typesThatFit } from '../catalog/match';
+import type { AdmittedTypes, PoolSettings } from './platform';
+import { FieldPath, renderPath } from './problems';
+import { cpuMillis, memoryMiB } from './quantity';
+import { SourcedRequirement } from './requirements';
+
+/** A finding of the dry run, at a pool field. */
+export interface DryRunProblem {
+  readonly field: FieldPath;
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+}
+
+/** Spot pools with fewer instance types to choose from than this get a warning. */
+export const SPOT_DIVERSITY = 10;
+
+/** The extended resources that are accelerators (a GPU pool's smoke test requests one). */
+export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'aws.amazon.com/neuroncore', 'habana.ai/gaudi'];
+
+let shared: Matcher | undefined;
+
+/** The matcher over the committed catalog, shared by every pool of a run (its cache makes similar pools cheap). */
+export function catalogMatcher(): Matcher {
+  shared ??= createMatcher(karpenterCatalog().types);
+  return shared;
+}
+
+/**
+ * Will the pool ever launch a node? Its requirements against Karpenter's instance-type
+ * catalog, exactly as Karpenter matches them (src/catalog/match.ts): errors for a pool that
+ * admits no instance type (at the field that empties the set, with the closest real value,
+ * or naming the fields that conflict), a `minValues` the admitted types cannot meet, and a
+ * smoke test that fits none of them or, in a GPU pool, requests no GPU; warnings for a pool
+ * without cpu or memory limits, a spot pool with few instance types, and values no instance
+ * type has.
+ * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
+ */
+export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], matcher: Matcher = catalogMatcher()): { admitted: AdmittedTypes; problems: DryRunProblem[] } {
+  const result = matcher.match(requirements.map((r) => r.requirement));
+  const problems: DryRunProblem[] = [];
+  const at = (i: number, valueIndex?: number): FieldPath => {
+    const field = requirements[i].field;
+    if (valueIndex === undefined) return field;
+    // A value of a list field (instanceFamilies[1]) or of a requirement's values.
+    return field[0] === 'requirements' ? [...field, 'values', valueIndex] : [...field, valueIndex];
+  };
+  const label = (i: number) => renderPath(requirements[i].field);
+  const empty = result.admitted.length === 0;
+  for (const d of result.diagnostics) {
+    const last = d.requirements[d.requirements.length - 1];
+    switch (d.kind) {
+      case 'unknown-value':
+        problems.push({ field: at(last, d.valueIndex), severity: empty ? 'error' : 'warning', message: d.message });
+        break;
+      case 'admits-nothing':
+      case 'collapsed':
+        if (!result.diagnostics.some((u) => u.kind === 'unknown-value' && u.requirements.includes(last))) {
+          problems.push({ field: at(last), severity: 'error', message: `pool ${name} can never launch a node: ${d.message}` });
+        }
+        break;
+      case 'conflict':
+        problems.push({
+          field: at(last), severity: 'error',
+          message: `pool ${name} can never launch a node: ${d.requirements.map(label).join(' and ')} conflict: ${d.message}`,
+        });
+        break;
+      case 'min-values':
+        problems.push({ field: [...requirements[last].field, ...(requirements[last].field[0] === 'requirements' ? ['minValues'] : [])], severity: 'error', message: `pool ${name} can never launch a node: ${d.message}` });
+        break;
+    }
+  }
+  if (!empty) problems.push(...smokeTestProblems(name, s, result), ...capacityWarnings(name, s, result));
+  const prices = priceRange(result.admitted);
+  return {
+    admitted: { count: result.admitted.length, ...(prices ? { pricePerHour: { min: prices.min, max: prices.max } } : {}) },
+    problems,
+  };
+}
+
+/** The smoke test must fit one admitted type, and in a GPU pool request a GPU (or it proves nothing about them). */
+function smokeTestProblems(name: string, s: PoolSettings, result: MatchResult): DryRunProblem[] {
+  const t = s.smokeTest;
+  const requests: Record<string, number> = { cpu: cpuMillis(t.cpu), memory: memoryMiB(t.memory), pods: 1, ...t.resources };
+  const problems: DryRunProblem[] = [];
+  if (typesThatFit(result.admitted, requests).length === 0) {
+    const largest = largestAllocatable(result.admitted);
+    const over = Object.keys(requests).find((r) => (largest.get(r)?.amount ?? 0) < (requests[r] ?? 0)) ?? 'cpu';
+    const most = largest.get(over);
+    const field: FieldPath = over === 'cpu' || over === 'memory' ? ['smokeTest', over] : ['smokeTest', 'resources', over];
+    problems.push({
+      field, severity: 'error',
+      message: `pool ${name}'s smoke test requests ${amount(over, requests[over])} ${over}, more than any instance type the pool admits can give a pod `
+        + `(${most ? `at most ${amount(over, most.amount)} on ${most.type}` : 'none has any'}): it would stay Pending`,
+    });
+  }
+  const gpuPool = result.admitted.every((type) => ACCELERATORS.some((r) => (type.allocatable.get(r) ?? 0) > 0));
+  if (gpuPool && !ACCELERATORS.some((r) => (requests[r] ?? 0) > 0)) {
+    const resource = ACCELERATORS.find((r) => result.admitted.every((type) => (type.allocatable.get(r) ?? 0) > 0)) ?? 'nvidia.com/gpu';
+    problems.push({
+      field: ['smokeTest'], severity: 'error',
+      message: `pool ${name} admits only accelerator instance types, but its smoke test requests none, so it would not show that pods can get one: set smokeTest.resources: { ${resource}: 1 }`,
+    });
+  }
+  return problems;
+}
+
+function capacityWarnings(name: string, s: PoolSettings, result: MatchResult): DryRunProblem[] {
+  const problems: DryRunProblem[] = [];
+  const limits = s.limits ?? {};
+  if (limits.cpu === undefined && limits.memory === undefined) {
+    problems.push({
+      field: s.limits ? ['limits'] : [], severity: 'warning',
+      message: `pool ${name} has no cpu or memory limit: Karpenter may launch nodes without bound (${result.admitted.length} instance types, up to ${maxPrice(result)} each); set limits: { cpu: ..., memory: ... }`,
+    });
+  }
+  if (s.capacityTypes.includes('spot') && result.admitted.length < SPOT_DIVERSITY) {
+    problems.push({
+      field: ['capacityTypes'], severity: 'warning',
+      message: `pool ${name} uses spot with only ${result.admitted.length} instance type(s) to choose from: spot capacity of few types runs out and is interrupted more often; `
+        + `allow at least ${SPOT_DIVERSITY} (widen instanceTypes, instanceFamilies or instanceCategories)`,
+    });
+  }
+  return problems;
+}
+
+function maxPrice(result: MatchResult): string {
+  const prices = priceRange(result.admitted);
+  return prices ? `$${prices.max.toFixed(2)}/hour` : 'an unknown price';
+}
+
+/** How an amount of a resource reads: cpu from millicores, memory from MiB. */
+function amount(resource: string, value: number): string {
+  if (resource === 'cpu') return `${value % 1000 === 0 ? value / 1000 : `${value}m`}`;
+  if (resource === 'memory' || resource === 'ephemeral-storage') return value % 1024 === 0 ? `${value / 1024}Gi` : `${value}Mi`;
+  return String(value);
+}

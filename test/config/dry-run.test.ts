@@ -1,0 +1,118 @@
+/**
+ * The dry run of every pool against Karpenter's instance-type catalog (contract 5.3): a pool
+ * that could never launch a node fails synth at the field that causes it, with the exact message.
+ */
+import { aConfig, positionOf, removeProjects, writeProject } from '../builders';
+import { load, problemsOf, warningsOf } from './helpers';
+import { parse } from 'yaml';
+import { loadPlatform } from '../../src/config/load';
+import { synthesize } from '../../src/synth';
+import { InputError, formatProblem } from '../../src/config/problems';
+
+afterAll(removeProjects);
+
+const withWeb = (web: Record<string, unknown>) => ({ config: aConfig({ teams: { web } }) });
+
+/** The problem lines of a config, each with `<line>:<col>` where `needle` first occurs in the config text. */
+function locatedProblems(web: Record<string, unknown>): { problems: string[]; at: (needle: string, nth?: number) => string } {
+  const project = writeProject(withWeb(web));
+  let problems: string[] = [];
+  try {
+    loadPlatform(project.configPath);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    problems = err.problems.map(formatProblem);
+  }
+  return { problems, at: (needle, nth = 1) => positionOf(project.configText, needle, nth) };
+}
+
+describe('pools that can never launch a node', () => {
+  it('fails at a family that no instance type has, naming the closest real one', () => {
+    const { problems, at } = locatedProblems({ instanceFamilies: ['g6x'] });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${at('g6x')}: teams\\.web\\.instanceFamilies\\[0\\]: no instance type has karpenter\\.k8s\\.aws/instance-family=g6x \\(did you mean "g6"\\?\\)$`,
+    ))]);
+  });
+
+  it('fails at an instance type written where a family belongs, naming its family', () => {
+    const { problems } = locatedProblems({ instanceFamilies: ['p5.48xlarge'] });
+    expect(problems).toEqual([expect.stringMatching(
+      /teams\.web\.instanceFamilies\[0\]: "p5\.48xlarge" is an instance type, not a karpenter\.k8s\.aws\/instance-family; its karpenter\.k8s\.aws\/instance-family is "p5"$/,
+    )]);
+  });
+
+  it('fails naming the two fields that conflict: an arm64-only instance type with arch amd64', () => {
+    const { problems, at } = locatedProblems({ arch: ['amd64'], instanceTypes: ['m7g.large'] });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${at('m7g.large').split(':')[0]}:\\d+: teams\\.web\\.instanceTypes: pool web can never launch a node: arch and instanceTypes conflict: `
+      + 'kubernetes\\.io/arch In \\[amd64\\] and node\\.kubernetes\\.io/instance-type In \\[m7g\\.large\\] together admit no instance type: m7g\\.large has kubernetes\\.io/arch=arm64$',
+    ))]);
+  });
+
+  it('fails when bounds leave no instance type', () => {
+    expect(problemsOf(withWeb({ instanceGeneration: { gt: 40 } }))).toEqual([expect.stringMatching(
+      /teams\.web\.instanceGeneration\.gt: pool web can never launch a node: karpenter\.k8s\.aws\/instance-generation Gt \[40\] admits no instance type/,
+    )]);
+  });
+
+  it('fails when a requirement on a label the instance types lack admits nothing (In needs the label)', () => {
+    expect(problemsOf(withWeb({ instanceFamilies: ['m7i'], requirements: [{ key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' }] }))).toEqual([
+      expect.stringMatching(/teams\.web\.requirements\[0\]: pool web can never launch a node: .*instance-gpu-count/),
+    ]);
+  });
+
+  it('fails at minValues when the admitted types cannot show that many values', () => {
+    const { problems } = locatedProblems({
+      instanceTypes: ['c7i.large'],
+      requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['c7i', 'm7i'], minValues: 2 }],
+    });
+    expect(problems).toEqual([expect.stringMatching(
+      /teams\.web\.requirements\[0\]\.minValues: pool web can never launch a node: karpenter\.k8s\.aws\/instance-family In \[c7i, m7i\] needs 2 distinct karpenter\.k8s\.aws\/instance-family values among the admitted instance types, they have 1 \(c7i\)$/,
+    )]);
+  });
+
+  it('fails when the smoke test requests more than any admitted type can give a pod', () => {
+    const { problems, at } = locatedProblems({ instanceTypes: ['m7i.large'], smokeTest: { cpu: '4' } });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${at('"4"')}: teams\\.web\\.smokeTest\\.cpu: pool web's smoke test requests 4 cpu, more than any instance type the pool admits can give a pod \\(at most 1930m on m7i\\.large\\): it would stay Pending$`,
+    ))]);
+  });
+
+  it('fails when a GPU pool\'s smoke test requests no GPU', () => {
+    expect(problemsOf(withWeb({ instanceFamilies: ['g5'] }))).toEqual([expect.stringMatching(
+      /teams\.web: pool web admits only accelerator instance types, but its smoke test requests none, so it would not show that pods can get one: set smokeTest\.resources: \{ nvidia\.com\/gpu: 1 \}$/,
+    )]);
+  });
+
+  it('accepts a GPU pool whose smoke test requests a GPU, and puts the GPU in the Deployment', () => {
+    const { platform } = load(withWeb({ instanceFamilies: ['g5'], smokeTest: { resources: { 'nvidia.com/gpu': 1 } } }));
+    expect(platform.clusters[0].pools[0].instanceTypes.count).toBe(8);
+    const deployment = parse(synthesize(platform).get('dist/demo/smoke-tests/web.yaml') ?? '');
+    expect(deployment.spec.template.spec.containers[0].resources.limits).toEqual({ memory: '1024Mi', 'nvidia.com/gpu': 1 });
+  });
+});
+
+describe('warnings of the dry run', () => {
+  it('warns when a pool has no cpu or memory limit', () => {
+    expect(warningsOf({ config: aConfig({ defaults: { limits: undefined }, teams: { web: { instanceFamilies: ['m7i'] } } }) })).toEqual([expect.stringMatching(
+      /teams\.web: pool web has no cpu or memory limit: Karpenter may launch nodes without bound \(\d+ instance types, up to \$\d+\.\d\d\/hour each\); set limits: \{ cpu: \.\.\., memory: \.\.\. \}$/,
+    )]);
+  });
+
+  it('warns when a spot pool has few instance types to choose from, and says why that matters', () => {
+    expect(warningsOf(withWeb({ capacityTypes: ['spot'], instanceTypes: ['m7i.large', 'm7i.xlarge'] }))).toEqual([expect.stringMatching(
+      /teams\.web\.capacityTypes: pool web uses spot with only 2 instance type\(s\) to choose from: spot capacity of few types runs out and is interrupted more often; allow at least 10/,
+    )]);
+  });
+
+  it('warns about a value no instance type has when others still match', () => {
+    expect(warningsOf(withWeb({ instanceFamilies: ['m7i', 'm7x'] }))).toEqual([
+      expect.stringMatching(/teams\.web\.instanceFamilies\[1\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7x/),
+    ]);
+  });
+
+  it('leaves keys that are not instance-type labels to the cluster: zones and custom labels filter nothing', () => {
+    const { platform } = load(withWeb({ zones: ['mars-1a'], requirements: [{ key: 'example.com/rack', operator: 'In', values: ['r1'] }] }));
+    expect(platform.clusters[0].pools[0].instanceTypes.count).toBeGreaterThan(500);
+  });
+});
