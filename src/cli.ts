@@ -11,6 +11,7 @@ import { checkTree } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
 import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
+import { explainPool, renderExplanation } from './explain/explain';
 import { generate } from './synth';
 
 /** Where the CLI prints; tests pass their own. */
@@ -24,17 +25,18 @@ const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
   synth                   validate the config and write DIR/dist and DIR/argocd (default)
   check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
   diff --base REF         what the working tree changes against git REF, resource by resource
+  explain CLUSTER/POOL    every resolved field of a pool with the level that set it, its instance types, prices and cost bound
 
 options:
   --config FILE           platform config (default: config/platform.yaml)
   --outdir DIR            output root (default: the current directory)
-  --format terminal|markdown   diff output (default: terminal)
+  --format FORMAT         diff: terminal|markdown; explain: terminal|json (default: terminal)
   --report-url URL        with --format markdown: where the full report is, linked when the comment is shortened`;
 
 /** Exit codes of the command line (contract section 3). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-const COMMANDS = ['synth', 'check', 'diff'] as const;
+const COMMANDS = ['synth', 'check', 'diff', 'explain'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /**
@@ -64,13 +66,20 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     return EXIT.ok;
   }
   const [command = 'synth', ...extra] = args.positionals;
-  if (!(COMMANDS as readonly string[]).includes(command) || extra.length > 0) {
+  if (!(COMMANDS as readonly string[]).includes(command) || (command !== 'explain' && extra.length > 0)) {
     return usage(io, `unknown command "${[command, ...extra].join(' ')}"`);
+  }
+  if (command === 'explain' && (extra.length !== 1 || !/^[^/]+\/[^/]+$/.test(extra[0]))) {
+    return usage(io, 'explain needs one CLUSTER/POOL, e.g. npm run explain -- demo/web');
+  }
+  if (command === 'explain' && args.values.format !== undefined && args.values.format !== 'terminal' && args.values.format !== 'json') {
+    return usage(io, `unknown format "${args.values.format}" (allowed: terminal, json)`);
   }
   const { base, format, 'report-url': reportUrl } = args.values;
   if (command === 'diff' && base === undefined) return usage(io, 'diff needs --base REF (e.g. --base origin/main)');
-  if (command !== 'diff' && (base !== undefined || format !== undefined || reportUrl !== undefined)) return usage(io, `--base, --format and --report-url go with diff, not ${command}`);
-  if (format !== undefined && format !== 'terminal' && format !== 'markdown') return usage(io, `unknown format "${format}" (allowed: terminal, markdown)`);
+  if (command !== 'diff' && (base !== undefined || reportUrl !== undefined)) return usage(io, `--base and --report-url go with diff, not ${command}`);
+  if (command !== 'diff' && command !== 'explain' && format !== undefined) return usage(io, `--format goes with diff and explain, not ${command}`);
+  if (command === 'diff' && format !== undefined && format !== 'terminal' && format !== 'markdown') return usage(io, `unknown format "${format}" (allowed: terminal, markdown)`);
 
   const options = {
     configPath: args.values.config ?? 'config/platform.yaml',
@@ -80,6 +89,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     switch (command as Command) {
       case 'check': return await check(io, options);
       case 'diff': return await diff(io, options, base ?? '', format === 'markdown' ? 'markdown' : 'terminal', reportUrl);
+      case 'explain': return explain(io, options, extra[0], format === 'json' ? 'json' : 'terminal');
       default: return await synth(io, options);
     }
   } catch (err) {
@@ -177,6 +187,19 @@ async function diff(io: Io, { configPath, root }: Options, base: string, format:
   const before = treeAt(base, resolve(root));
   const changes = classify(resourcesOf(before, base), resourcesOf(files));
   io.out(format === 'markdown' ? markdownReport(changes, base, { fullReportUrl: reportUrl }) : terminalReport(changes, base));
+  return EXIT.ok;
+}
+
+/** `explain CLUSTER/POOL`: every resolved field with its origin, the instance types, prices and the cost bound (contract 5.3). */
+function explain(io: Io, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
+  const [clusterId, poolName] = target.split('/');
+  const { platform } = loadPlatform(configPath, { provenance: true });
+  const explanation = explainPool(platform, clusterId, poolName);
+  if (typeof explanation === 'string') {
+    io.err(`error: ${explanation}`);
+    return EXIT.failed;
+  }
+  io.out(format === 'json' ? JSON.stringify(explanation, null, 2) : renderExplanation(explanation).trimEnd());
   return EXIT.ok;
 }
 

@@ -10,6 +10,12 @@ import { PlatformFile, platformSchema } from './schema';
 import { SourceFile } from './source';
 import { readTerraformOutputs } from './terraform';
 
+/** Options of {@link loadPlatform}. */
+export interface LoadOptions {
+  /** Record, for every pool field, the level and line that set it (`npm run explain`). @default false */
+  readonly provenance?: boolean;
+}
+
 /** What a successful load returns: the platform and the warnings to print. */
 export interface LoadResult {
   /** The validated, frozen platform. */
@@ -23,13 +29,13 @@ export interface LoadResult {
  * everything, resolves inheritance, and returns frozen data. Throws an
  * {@link InputError} with every problem found when anything is wrong.
  */
-export function loadPlatform(configPath: string): LoadResult {
+export function loadPlatform(configPath: string, options: LoadOptions = {}): LoadResult {
   const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES));
   if (source.problems.length) throw new InputError(source.problems);
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
   if (parsed.success) {
-    const { platform, problems, warnings } = resolvePlatform(source, configPath, parsed.data);
+    const { platform, problems, warnings } = resolvePlatform(source, configPath, parsed.data, options);
     if (problems.length) throw new InputError(dedupe(problems));
     return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
   }
@@ -46,7 +52,7 @@ export function loadPlatform(configPath: string): LoadResult {
 }
 
 /** Validates what the schema accepted: each cluster's Terraform outputs, Karpenter and pools, and the fleet's Application names. */
-function resolvePlatform(source: SourceFile, configPath: string, file: PlatformFile): { platform: Platform; problems: Problem[]; warnings: Problem[] } {
+function resolvePlatform(source: SourceFile, configPath: string, file: PlatformFile, options: LoadOptions = {}): { platform: Platform; problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const clusters: Cluster[] = [];
@@ -57,7 +63,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const k = resolveKarpenter(source, file, id, cluster, tf.outputs);
     problems.push(...k.problems);
     warnings.push(...k.warnings);
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, problems, warnings);
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, problems, warnings, options.provenance ?? false);
     if (tf.outputs) {
       clusters.push({
         id,

@@ -1,4 +1,5 @@
 import { PoolFields } from './schema';
+import type { FieldProvenance } from './provenance';
 import type { SourcedRequirement } from './requirements';
 import { TerraformOutputs } from './terraform';
 
@@ -50,6 +51,8 @@ export interface Pool {
   readonly requirements: readonly SourcedRequirement[];
   /** What the dry run against Karpenter's instance-type catalog found. */
   readonly instanceTypes: AdmittedTypes;
+  /** Every resolved field with the level and line that set it. @default - only when loaded for `explain` */
+  readonly provenance?: readonly FieldProvenance[];
 }
 
 /** The instance types a pool admits, in short. */

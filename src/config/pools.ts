@@ -5,6 +5,7 @@ import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved'
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
 import { dryRun } from './dry-run';
+import { provenance } from './provenance';
 import { poolRequirements } from './requirements';
 import { SourceFile } from './source';
 import { TerraformOutputs } from './terraform';
@@ -33,7 +34,7 @@ const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entri
  */
 export function resolvePools(
   source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
-  tf: TerraformOutputs | undefined, problems: Problem[], warnings: Problem[],
+  tf: TerraformOutputs | undefined, problems: Problem[], warnings: Problem[], withProvenance = false,
 ): Pool[] {
   const teamIds = Object.keys(file.teams);
   const pools: Pool[] = [];
@@ -95,6 +96,7 @@ export function resolvePools(
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
         instanceTypes: checked?.admitted ?? { count: 0 },
+        ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
     }
   }

@@ -1,0 +1,57 @@
+import type { PoolSettings } from './platform';
+import { FieldPath, renderPath } from './problems';
+import { MergedFields } from './resolve';
+import { SourceFile } from './source';
+import { isPlainMap } from './user-map';
+
+/** The level of the inheritance chain that set a pool field (contract section 5.3). */
+export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
+
+/** One resolved pool field, and where its value comes from. */
+export interface FieldProvenance {
+  /** The field, as the config writes it: `disruption.budgets`, `labels["example.com/role"]`. */
+  readonly path: string;
+  readonly value: unknown;
+  readonly from: Level;
+  /** `file:line:col` of the line that set it. @default - none (built-in) */
+  readonly at?: string;
+}
+
+/**
+ * Every resolved field of a pool (maps key by key, lists and scalars whole, `ami` whole),
+ * with the level that set it and its line, for `npm run explain`.
+ */
+export function provenance(source: SourceFile, merged: MergedFields, settings: PoolSettings): FieldProvenance[] {
+  const out: FieldProvenance[] = [];
+  const walk = (value: unknown, path: FieldPath) => {
+    if (isPlainMap(value) && Object.keys(value).length > 0 && !(path.length === 1 && path[0] === 'ami')) {
+      for (const key of Object.keys(value).sort()) walk(value[key], [...path, key]);
+      return;
+    }
+    // A value no level wrote (a built-in default below a map a level wrote) is built-in.
+    const origin = valueAt(merged.fields, path) === undefined ? undefined : merged.origin(path);
+    const at = origin && source.problem(origin, '');
+    out.push({
+      path: renderPath(path), value, from: origin ? levelOf(origin) : 'built-in',
+      ...(at ? { at: at.line > 0 ? `${at.file}:${at.line}:${at.col}` : at.file } : {}),
+    });
+  };
+  for (const key of Object.keys(settings).sort()) walk((settings as Record<string, unknown>)[key], [key]);
+  return out;
+}
+
+function valueAt(data: unknown, path: FieldPath): unknown {
+  let v = data;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, seg)) return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
+}
+
+function levelOf(origin: FieldPath): Level {
+  if (origin[0] === 'defaults') return 'defaults';
+  if (origin[0] === 'teams') return origin[2] === 'pools' ? 'pool' : 'team';
+  if (origin[2] === 'overrides') return 'overrides';
+  return origin[4] === 'pools' ? 'cluster-pool' : 'cluster-team';
+}

@@ -1,0 +1,135 @@
+import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
+import { priceRange } from '../catalog/match';
+import { catalogMatcher } from '../config/dry-run';
+import type { Platform, Pool } from '../config/platform';
+import type { FieldProvenance } from '../config/provenance';
+import { quantityValue } from '../config/quantity';
+import { requirements } from '../model/node-pool';
+
+/** The admitted instance types of one family, with the smallest and largest size. */
+export interface FamilySizes {
+  readonly family: string;
+  readonly count: number;
+  /** The smallest and largest size, by vCPUs (`large`, `48xlarge`). */
+  readonly sizes: readonly [string, string];
+}
+
+/** What `npm run explain` says about one pool (contract section 5.3). */
+export interface PoolExplanation {
+  readonly cluster: string;
+  readonly pool: string;
+  readonly team: string;
+  readonly fields: readonly FieldProvenance[];
+  /** The instance types the pool admits, in catalog order. */
+  readonly instanceTypes: readonly string[];
+  readonly families: readonly FamilySizes[];
+  /** The admitted types' on-demand list prices per hour. @default null - none is priced */
+  readonly onDemandPricePerHour: { readonly min: number; readonly max: number; readonly region: string } | null;
+  /**
+   * The most the pool can cost per hour with its limits reached: for each limit whose resource
+   * every admitted type has, the limit times the highest price per unit among them; the
+   * smallest of those bounds. @default null - no limit bounds it
+   */
+  readonly maxCostPerHour: number | null;
+  /** The limit that gives {@link PoolExplanation.maxCostPerHour}. @default - none */
+  readonly boundBy?: string;
+  /** Admitted types without a list price, left out of the prices and the bound. */
+  readonly unpricedTypes: number;
+}
+
+/**
+ * Explains pool `poolName` of cluster `clusterId` of a platform loaded with provenance.
+ * @returns the explanation, or a message naming the pools there are when there is no such pool
+ */
+export function explainPool(platform: Platform, clusterId: string, poolName: string): PoolExplanation | string {
+  const cluster = platform.clusters.find((c) => c.id === clusterId);
+  if (!cluster) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
+  const pool = cluster.pools.find((p) => p.name === poolName);
+  if (!pool) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
+  const admitted = catalogMatcher().match(requirements(pool)).admitted;
+  const prices = priceRange(admitted);
+  const bound = costBound(pool, admitted);
+  return {
+    cluster: cluster.id,
+    pool: pool.name,
+    team: pool.team,
+    fields: pool.provenance ?? [],
+    instanceTypes: admitted.map((t) => t.name),
+    families: families(admitted),
+    onDemandPricePerHour: prices ? { min: prices.min, max: prices.max, region: karpenterCatalog().pricingRegion } : null,
+    maxCostPerHour: bound ? round(bound.cost) : null,
+    ...(bound ? { boundBy: bound.by } : {}),
+    unpricedTypes: admitted.length - admitted.filter((t) => t.price !== undefined).length,
+  };
+}
+
+/** The capacity Karpenter counts against a limit, per node of a type (limits apply to node capacity, not allocatable). */
+function capacity(type: InstanceType, resource: string): number | undefined {
+  const label = (key: string) => Number(type.labels.get(key) ?? 0);
+  switch (resource) {
+    case 'cpu': return label('karpenter.k8s.aws/instance-cpu');
+    case 'memory': return label('karpenter.k8s.aws/instance-memory') * 2 ** 20;
+    case 'nodes': return 1;
+    case 'nvidia.com/gpu':
+    case 'amd.com/gpu': return label('karpenter.k8s.aws/instance-gpu-count');
+    case 'aws.amazon.com/neuron': return label('karpenter.k8s.aws/instance-accelerator-count');
+    default: return type.allocatable.get(resource);
+  }
+}
+
+/**
+ * The tightest cost bound the limits give. Nodes of the pool together stay within every limit,
+ * so for a limit L on a resource every admitted type has, their total price is at most
+ * L × the highest price per unit of it among the admitted types.
+ * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
+ */
+function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
+  const priced = admitted.filter((t) => t.price !== undefined);
+  if (priced.length === 0) return undefined;
+  let best: { cost: number; by: string } | undefined;
+  for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
+    const amount = quantityValue(limit);
+    const perUnit = priced.map((t) => {
+      const cap = capacity(t, resource);
+      return cap ? (t.price ?? 0) / cap : Infinity;
+    });
+    if (amount === undefined || perUnit.some((p) => !Number.isFinite(p))) continue;
+    const cost = amount * Math.max(...perUnit);
+    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}` };
+  }
+  return best;
+}
+
+function families(admitted: readonly InstanceType[]): FamilySizes[] {
+  const byFamily = new Map<string, InstanceType[]>();
+  for (const t of admitted) {
+    const family = t.labels.get('karpenter.k8s.aws/instance-family') ?? t.name.split('.')[0];
+    byFamily.set(family, [...(byFamily.get(family) ?? []), t]);
+  }
+  return [...byFamily].map(([family, types]) => {
+    const bySize = [...types].sort((a, b) => Number(a.labels.get('karpenter.k8s.aws/instance-cpu')) - Number(b.labels.get('karpenter.k8s.aws/instance-cpu')));
+    const size = (t: InstanceType) => t.labels.get('karpenter.k8s.aws/instance-size') ?? t.name.split('.')[1];
+    return { family, count: types.length, sizes: [size(bySize[0]), size(bySize[bySize.length - 1])] as const };
+  });
+}
+
+function round(n: number): number {
+  return Math.round(n * 10000) / 10000;
+}
+
+/** The explanation for a terminal. */
+export function renderExplanation(e: PoolExplanation): string {
+  const lines = [`pool ${e.pool} of cluster ${e.cluster} (team ${e.team})`, '', 'fields (value, the level that set it, where):'];
+  const rows = e.fields.map((f) => [f.path, JSON.stringify(f.value), f.from, f.at ?? '']);
+  const widths = [0, 1, 2].map((i) => Math.min(60, Math.max(...rows.map((r) => r[i].length))));
+  for (const r of rows) lines.push(`  ${r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c)).join('  ').trimEnd()}`);
+  lines.push('', `instance types: ${e.instanceTypes.length} admitted${e.instanceTypes.length ? ', by family (smallest to largest size):' : ''}`);
+  for (const f of e.families) lines.push(`  ${f.family}: ${f.sizes[0] === f.sizes[1] ? f.sizes[0] : `${f.sizes[0]} to ${f.sizes[1]}`} (${f.count})`);
+  const p = e.onDemandPricePerHour;
+  lines.push('', p ? `on-demand price (${p.region} list prices): $${p.min.toFixed(4)} to $${p.max.toFixed(4)} per node-hour` : 'on-demand price: unknown');
+  if (e.unpricedTypes > 0) lines.push(`  (${e.unpricedTypes} admitted type(s) have no list price and are left out of the prices)`);
+  lines.push(e.maxCostPerHour === null
+    ? 'at most per hour: unbounded (no limit bounds every admitted type: set limits on cpu or memory)'
+    : `at most per hour, with its limits reached: $${e.maxCostPerHour.toFixed(2)} on demand (bound by ${e.boundBy})`);
+  return `${lines.join('\n')}\n`;
+}
