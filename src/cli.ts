@@ -13,6 +13,7 @@ import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
 import { generate } from './synth';
+import { upgradeCommand } from './upgrade/command';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {
@@ -26,6 +27,7 @@ const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
   check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
   diff --base REF         what the working tree changes against git REF, resource by resource
   explain CLUSTER/POOL    every resolved field of a pool with the level that set it, its instance types, prices and cost bound
+  upgrade VERSION         regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release (upgrade --help)
 
 options:
   --config FILE           platform config (default: config/platform.yaml)
@@ -44,6 +46,8 @@ type Command = (typeof COMMANDS)[number];
  * per line, without stack traces, and nothing is written.
  */
 export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // The upgrade changes the repository, not the output: its own options and messages.
+  if (argv[0] === 'upgrade') return upgradeCommand(argv.slice(1), io, { env });
   let args;
   try {
     args = parseArgs({

@@ -116,7 +116,7 @@ function pairs<T>(keys: readonly string[], values: readonly (T | null)[]): [stri
 
 function checkLayout(data: CatalogData): void {
   if (data.format !== CATALOG_FORMAT) {
-    throw new Error(`instance-type catalog has format ${data.format}, this code reads format ${CATALOG_FORMAT} (regenerate it with scripts/gen-catalog.ts)`);
+    throw new Error(`instance-type catalog has format ${data.format}, this code reads format ${CATALOG_FORMAT} (regenerate it: npm run upgrade -- ${data.karpenterVersion})`);
   }
   const bad = data.types.find(([, labels, allocatable]) => labels.length !== data.labelKeys.length || allocatable.length !== data.resourceKeys.length);
   if (bad) throw new Error(`instance-type catalog row ${bad[0]} does not align with its labelKeys and resourceKeys (regenerate it)`);

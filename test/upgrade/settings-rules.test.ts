@@ -1,21 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHART_VALUES_KEYS } from '../../src/config/chart-values-keys';
-import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SettingRule } from '../../src/config/settings-rules';
-import { buildSettingsRules, renderSettingsRules, SettingsRulesInput, SettingValue } from '../../src/upgrade/settings-rules';
+import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RULES_VERSION, SettingRule } from '../../src/config/settings-rules';
+import { buildSettingsRules, renderSettingsRules, SettingsRulesInput, SettingValue, SOURCE_PATHS } from '../../src/upgrade/settings-rules';
 import { containerEnv, findManifest, helmTemplate } from '../support/helm';
 
 const REPO = join(__dirname, '../..');
-const FIXTURES = join(REPO, 'test/fixtures/karpenter-1.14.1');
+const RELEASE = join(REPO, 'test/fixtures/karpenter-release');
 
-/** The three release files of Karpenter 1.14.1, as vendored. */
+/** The three files of the vendored release (the one in use, 1.14.1 when these tests were written). */
 function release(overrides: Partial<SettingsRulesInput> = {}): SettingsRulesInput {
-  const read = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
+  const read = (path: string): string => readFileSync(join(RELEASE, path), 'utf8');
   return {
-    settingsMd: read('settings.md'),
-    valuesYaml: read('values.yaml'),
-    deploymentTemplate: read('deployment.yaml'),
-    karpenterVersion: '1.14.1',
+    settingsMd: read(SOURCE_PATHS.settingsMd),
+    valuesYaml: read(SOURCE_PATHS.valuesYaml),
+    deploymentTemplate: read(SOURCE_PATHS.deploymentTemplate),
+    karpenterVersion: SETTINGS_RULES_VERSION,
     ...overrides,
   };
 }
@@ -43,10 +43,13 @@ function withSetting(input: SettingsRulesInput, s: NewSetting): SettingsRulesInp
   return {
     ...input,
     valuesYaml: input.valuesYaml.replace('\nsettings:\n', `\nsettings:\n  ${s.key}: ${JSON.stringify(s.chartDefault)}\n`),
-    deploymentTemplate: s.notInTemplate ? input.deploymentTemplate : input.deploymentTemplate.replace('          {{- with .Values.controller.env }}\n', `${block}          {{- with .Values.controller.env }}\n`),
+    deploymentTemplate: s.notInTemplate ? input.deploymentTemplate : (input.deploymentTemplate ?? '').replace('          {{- with .Values.controller.env }}\n', `${block}          {{- with .Values.controller.env }}\n`),
     settingsMd: s.docs === null ? input.settingsMd : input.settingsMd.replace('|--|--|--|\n', `|--|--|--|\n| ${s.envVar} | \\-\\-${flag} | ${s.docs}|\n`),
   };
 }
+
+/** A release CONTROLLER_OPTIONS was not read at. */
+const OTHER_RELEASE = '99.0.0';
 
 function problemsOf(input: SettingsRulesInput): string {
   try {
@@ -58,7 +61,7 @@ function problemsOf(input: SettingsRulesInput): string {
 }
 
 describe('buildSettingsRules', () => {
-  it('reproduces the committed src/config/settings-rules.ts from the vendored 1.14.1 files', () => {
+  it('reproduces the committed src/config/settings-rules.ts from the vendored release', () => {
     const committed = readFileSync(join(REPO, 'src/config/settings-rules.ts'), 'utf8');
     expect(renderSettingsRules(buildSettingsRules(release()))).toBe(committed);
   });
@@ -122,8 +125,42 @@ describe('buildSettingsRules', () => {
     expect(problems).toMatch(/^settings\.featureGates\.reservedCapacity: the chart default false differs from CONTROLLER_OPTIONS \(the Go code\) \(ReservedCapacity=true\)$/m);
   });
 
-  it('fails for a version CONTROLLER_OPTIONS was not read at', () => {
-    expect(problemsOf(release({ karpenterVersion: '1.15.0' }))).toMatch(/^karpenter 1\.15\.0: CONTROLLER_OPTIONS was read from the Go code of 1\.14\.1/m);
+  it('reads another release by its docs where the Go facts disagree, and notes it', () => {
+    const input = release({ karpenterVersion: OTHER_RELEASE });
+    const settingsMd = input.settingsMd.replace('fewer but larger nodes. (default = 10s)', 'fewer but larger nodes. (default = 20s)');
+    const notes: string[] = [];
+    const data = buildSettingsRules({ ...input, settingsMd }, notes);
+    expect(data.settings.batchMaxDuration).toMatchObject({ controllerDefault: '20s' });
+    expect(notes).toContainEqual(expect.stringMatching(/^settings\.batchMaxDuration: settings\.md says the controller default is 20s, CONTROLLER_OPTIONS \(read at [\d.]+\) says 10s: took settings\.md's/));
+  });
+
+  it('names the new settings of another release that only the docs describe', () => {
+    const input = withSetting(release({ karpenterVersion: OTHER_RELEASE }), { key: 'fooBar', envVar: 'FOO_BAR', chartDefault: '5m', docs: 'How long to foo. (default = 5m)' });
+    const notes: string[] = [];
+    expect(buildSettingsRules(input, notes).settings.fooBar).toMatchObject({ type: 'duration', envVar: 'FOO_BAR', withGuarded: true });
+    expect(notes).toContainEqual(expect.stringMatching(/^settings\.md and values\.yaml alone say what FOO_BAR is: CONTROLLER_OPTIONS .* read v99\.0\.0's and add it$/));
+  });
+
+  it('without the deployment template, keeps the variables of the rules in use and takes a new setting by name', () => {
+    const previous = {
+      settings: Object.fromEntries(Object.entries(SETTINGS_RULES).map(([k, r]) => [k, { envVar: r.envVar, withGuarded: r.withGuarded, tpl: r.tpl }])),
+      featureGates: { ...FEATURE_GATE_NAMES },
+    };
+    const withTemplate = buildSettingsRules(release());
+    const notes: string[] = [];
+    const without = buildSettingsRules({ ...release(), deploymentTemplate: undefined, previous }, notes);
+    expect(without.settings).toEqual(withTemplate.settings);
+    expect(without.featureGates).toEqual(withTemplate.featureGates);
+    const added = withSetting(release(), { key: 'fooBar', envVar: 'FOO_BAR', chartDefault: '5m', docs: 'How long to foo. (default = 5m)' });
+    const guessed = buildSettingsRules({ ...added, deploymentTemplate: undefined, previous }, notes);
+    expect(guessed.settings.fooBar).toMatchObject({ envVar: 'FOO_BAR', withGuarded: true, tpl: false });
+    expect(notes).toContainEqual(expect.stringMatching(/was not given: .* new ones are taken by name: settings\.fooBar → FOO_BAR$/));
+  });
+
+  it('fails without the deployment template when a new setting\'s variable is not in the docs', () => {
+    const added = withSetting(release(), { key: 'fooBar', envVar: 'FOO_BAZ', chartDefault: '5m', docs: 'How long to foo. (default = 5m)' });
+    expect(problemsOf({ ...added, deploymentTemplate: undefined, previous: { settings: {}, featureGates: {} } }))
+      .toMatch(/^settings\.fooBar: without charts\/karpenter\/templates\/deployment\.yaml, cannot tell which controller variable it sets \(FOO_BAR is not in settings\.md\)/m);
   });
 });
 

@@ -1,0 +1,189 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CHART_VERSION } from '../config/chart-values-keys';
+import { FsOps, REAL_FS } from '../output/fs-ops';
+import { STATE_DIR, UPGRADE_TXN_DIR } from '../output/layout';
+import { acquireLock } from '../output/lock';
+import { OutputError } from '../output/output-error';
+import { applyChange, ChangeScope, planChange, recover } from '../output/transaction';
+import { kindOf } from '../output/tree';
+import { isUpgradePath, planUpgrade, VENDORED_RELEASE } from './plan';
+import { CHART_DIR, DEFAULT_RELEASE_URL, downloadRelease, Fetch, readReleaseDir, Release, ReleaseError, templateNames } from './release';
+
+/** Where the upgrade command prints. */
+export interface UpgradeIo {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+/** How the command runs; tests pass their own. */
+export interface UpgradeContext {
+  /** The repository to upgrade. @default - the current directory (npm runs scripts in the package root) */
+  readonly root?: string;
+  /** Environment: `KARPENTER_GITOPS_RELEASE_URL` replaces the download base URL (a mirror). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Downloads. @default - the global fetch */
+  readonly fetch?: Fetch;
+  /** The cdk8s CLI entry. @default - cdk8s-cli/bin/cdk8s of the repository's node_modules */
+  readonly cdk8sBin?: string;
+  /** File-system steps of the swap (a test fails or "kills" them). @default - the real file system */
+  readonly ops?: FsOps;
+}
+
+const USAGE = `usage: npm run upgrade -- VERSION [--from DIR]
+
+Regenerates everything karpenter-gitops derives from a Karpenter release: imports/ (the
+NodePool and EC2NodeClass classes), the chart's values keys, the settings rules, the
+Kubernetes compatibility matrix, the instance catalog, the pinned URLs in cdk8s.yaml and
+the CRDs the tests validate against; prints what changed. All or nothing: on any failure
+the repository is left exactly as it was. It does not change config/.
+
+  VERSION      a Karpenter release, e.g. 1.15.0 (tag v1.15.0 of aws/karpenter-provider-aws)
+  --from DIR   read the release from a checkout of aws/karpenter-provider-aws at that tag
+               instead of downloading it (air-gapped machines)
+
+Downloads come from ${DEFAULT_RELEASE_URL}/vVERSION/...;
+set KARPENTER_GITOPS_RELEASE_URL to use a mirror with the same layout.`;
+
+/** What an upgrade may change: the generated files and the vendored release. */
+const UPGRADE_SCOPE: ChangeScope = { roots: [VENDORED_RELEASE], allows: isUpgradePath, name: 'the upgraded files' };
+
+/**
+ * `npm run upgrade -- VERSION [--from DIR]`: exit 0 when the repository holds the release's
+ * files (changed or already so), 1 when the release could not be read or generated (the
+ * repository untouched), 2 on a usage error.
+ */
+export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, context: UpgradeContext = {}): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({ args: [...argv], allowPositionals: true, options: { from: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
+    io.err(USAGE);
+    return 2;
+  }
+  if (args.values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const [given, ...extra] = args.positionals;
+  if (given === undefined || extra.length > 0) {
+    io.err(given === undefined ? 'error: which Karpenter version? e.g. npm run upgrade -- 1.15.0' : `error: one VERSION only, got ${args.positionals.join(' ')}`);
+    io.err(USAGE);
+    return 2;
+  }
+  const version = given.replace(/^v(?=\d)/, '');
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
+    io.err(`error: "${given}" is not a Karpenter version: write x.y.z, e.g. 1.15.0`);
+    return 2;
+  }
+  const root = resolve(context.root ?? '.');
+  const env = context.env ?? process.env;
+  try {
+    const state = join(root, STATE_DIR);
+    const kind = kindOf(state);
+    if (kind === 'missing') mkdirSync(state);
+    else if (kind !== 'dir') throw new OutputError(`${STATE_DIR} is not a folder: it is karpenter-gitops' own state folder; remove it and run again`);
+    const lock = acquireLock(state, 'upgrade');
+    try {
+      const txn = join(state, UPGRADE_TXN_DIR);
+      if (recover(root, txn, context.ops ?? REAL_FS, UPGRADE_SCOPE) === 'finished') io.out('finished an upgrade that was interrupted');
+      const release = args.values.from !== undefined
+        ? readReleaseDir(resolve(args.values.from), version)
+        : await download(io, version, templateNames(join(root, VENDORED_RELEASE, CHART_DIR, 'templates')), env, context.fetch);
+      const plan = planUpgrade(release, { root, cdk8sBin: context.cdk8sBin ?? cdk8sBinOf(root) });
+      const old = currentFiles(root, [...plan.files.keys()]);
+      const result = await applyChange(root, txn, planChange(old, plan.files, UPGRADE_SCOPE), plan.files, context.ops ?? REAL_FS, UPGRADE_SCOPE);
+      report(io, release, plan.report, plan.notes, result.written, result.unchanged);
+      return 0;
+    } finally {
+      lock.release();
+    }
+  } catch (err) {
+    if (err instanceof ReleaseError) {
+      io.err(`error: ${err.message}`);
+      io.err('nothing was changed');
+      return 1;
+    }
+    if (err instanceof OutputError) {
+      io.err(`error: ${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
+      return 1;
+    }
+    if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+    io.err(`error: cannot write under ${root}: ${(err as Error).message}; nothing was changed`);
+    return 1;
+  }
+}
+
+async function download(io: UpgradeIo, version: string, templates: readonly string[], env: NodeJS.ProcessEnv, fetchFn: Fetch | undefined): Promise<Release> {
+  const base = env.KARPENTER_GITOPS_RELEASE_URL || DEFAULT_RELEASE_URL;
+  io.out(`downloading Karpenter ${version} from ${base}/v${version}/ ...`);
+  return downloadRelease(version, templates, base, fetchFn);
+}
+
+/**
+ * The files an upgrade replaces, as they are now: the generated ones and the whole vendored
+ * release. A link (or anything but a file or folder) among them or their folders is refused.
+ */
+function currentFiles(root: string, generated: readonly string[]): { files: Map<string, string>; dirs: string[] } {
+  const files = new Map<string, string>();
+  const dirs = new Set<string>();
+  const refuse = (at: string, kind: string) => new OutputError(`${at} is ${kind === 'link' ? 'a symbolic link' : 'not a regular file or folder'}: the upgrade replaces it only as a plain file or folder; restore it from git`);
+  const visit = (path: string) => {
+    const segments = path.split('/');
+    for (let i = 1; i <= segments.length; i++) {
+      const at = segments.slice(0, i).join('/');
+      const kind = kindOf(join(root, at));
+      if (kind === 'link' || kind === 'other') throw refuse(at, kind);
+      if (kind === 'missing') return;
+      if (kind === 'dir') dirs.add(at);
+      else if (i === segments.length) files.set(path, readFileSync(join(root, at), 'utf8'));
+    }
+  };
+  const walk = (dir: string) => {
+    visit(dir);
+    if (!dirs.has(dir)) return;
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) visit(path);
+      else throw refuse(path, entry.isSymbolicLink() ? 'link' : 'other');
+    }
+  };
+  for (const path of generated.filter((p) => !p.startsWith(`${VENDORED_RELEASE}/`))) visit(path);
+  walk(VENDORED_RELEASE);
+  return { files, dirs: [...dirs] };
+}
+
+function cdk8sBinOf(root: string): string {
+  for (const from of [join(root, 'package.json'), __filename]) {
+    try {
+      const manifest = createRequire(from).resolve('cdk8s-cli/package.json');
+      const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: { cdk8s?: string } }).bin?.cdk8s ?? 'bin/cdk8s';
+      return join(dirname(manifest), bin);
+    } catch { /* try the next */ }
+  }
+  throw new ReleaseError('cannot find the cdk8s CLI (cdk8s-cli/bin/cdk8s): run npm ci first');
+}
+
+function report(io: UpgradeIo, release: Release, lines: readonly string[], notes: readonly string[], written: readonly string[], unchanged: number): void {
+  io.out(`Karpenter ${CHART_VERSION} → ${release.version} (${release.origin.startsWith('http') ? 'downloaded from' : 'read from'} ${release.origin})`);
+  io.out('');
+  for (const line of lines) io.out(line);
+  if (notes.length) {
+    io.out('');
+    io.out('check by hand:');
+    for (const n of notes) io.out(`  - ${n}`);
+  }
+  io.out('');
+  for (const path of written) io.out(`wrote ${path}`);
+  io.out(`${written.length} file(s) written, ${unchanged} unchanged`);
+  if (written.length === 0) return;
+  io.out('');
+  io.out('next:');
+  io.out('  1. npm test          (the type checker shows every field that changed shape)');
+  io.out(`  2. set karpenter.version: ${release.version} for one cluster first (clusters.<id>.karpenter.version), then npm run synth`);
+  io.out('  3. npm run diff -- --base origin/main, review it, commit, and let Argo CD sync that cluster before the next');
+}

@@ -1,0 +1,166 @@
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The files of a Karpenter release the generator derives its code and data from, by their
+ * path in aws/karpenter-provider-aws at the release tag (contract section 5.5).
+ * @see https://github.com/aws/karpenter-provider-aws/tree/v1.14.1
+ */
+export const RELEASE_FILES = {
+  nodePoolCrd: 'pkg/apis/crds/karpenter.sh_nodepools.yaml',
+  ec2NodeClassCrd: 'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+  values: 'charts/karpenter/values.yaml',
+  settings: 'website/content/en/docs/reference/settings.md',
+  instanceTypes: 'website/content/en/docs/reference/instance-types.md',
+  compatibility: 'website/content/en/docs/upgrading/compatibility.md',
+  pricing: 'pkg/providers/pricing/zz_generated.pricing_aws.go',
+} as const;
+
+/** A file of {@link RELEASE_FILES}. */
+export type ReleaseFile = keyof typeof RELEASE_FILES;
+
+/**
+ * The chart's folder. Optional: its templates say which controller variable each setting
+ * becomes (src/upgrade/settings-rules.ts) and are what the tests render with Helm.
+ */
+export const CHART_DIR = 'charts/karpenter';
+
+/** The text of one Karpenter release's files. */
+export interface Release {
+  /** The version, `x.y.z`. */
+  readonly version: string;
+  /** Where the files came from: a folder, or the URL they were downloaded from. */
+  readonly origin: string;
+  /** Each file's text. */
+  readonly files: Readonly<Record<ReleaseFile, string>>;
+  /** The chart's `Chart.yaml`. @default - not given */
+  readonly chartYaml?: string;
+  /** The chart's templates by file name (`deployment.yaml`, `_helpers.tpl`). @default - none given */
+  readonly templates: ReadonlyMap<string, string>;
+}
+
+/** Where a release is downloaded from without `--from`: `<base>/v<version>/<path>`. */
+export const DEFAULT_RELEASE_URL = 'https://raw.githubusercontent.com/aws/karpenter-provider-aws';
+
+/** Largest release file read: instance-types.md is 1.3 MB at 1.14.1. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Why a release could not be read; the message names the file or URL and the fix. */
+export class ReleaseError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'ReleaseError';
+  }
+}
+
+/**
+ * Reads a release from a checkout of aws/karpenter-provider-aws at its tag (`--from DIR`),
+ * for air-gapped users. Every missing or unreadable file is named at once.
+ */
+export function readReleaseDir(dir: string, version: string): Release {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new ReleaseError(`--from ${dir}: no such folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
+  }
+  if (!st.isDirectory()) throw new ReleaseError(`--from ${dir}: not a folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
+  const problems: string[] = [];
+  const files = {} as Record<ReleaseFile, string>;
+  for (const [key, path] of Object.entries(RELEASE_FILES) as [ReleaseFile, string][]) {
+    files[key] = readText(join(dir, path), path, true, problems) ?? '';
+  }
+  const chartYaml = readText(join(dir, CHART_DIR, 'Chart.yaml'), `${CHART_DIR}/Chart.yaml`, false, problems);
+  const templates = new Map<string, string>();
+  const templatesDir = join(dir, CHART_DIR, 'templates');
+  for (const name of templateNames(templatesDir)) {
+    const text = readText(join(templatesDir, name), `${CHART_DIR}/templates/${name}`, true, problems);
+    if (text !== undefined) templates.set(name, text);
+  }
+  if (problems.length) {
+    throw new ReleaseError(`--from ${dir} is not a checkout of aws/karpenter-provider-aws at tag v${version}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+  return { version, origin: dir, files, ...(chartYaml !== undefined ? { chartYaml } : {}), templates };
+}
+
+/** What {@link downloadRelease} fetches with: the global `fetch` unless a test passes its own. */
+export type Fetch = (url: string, init: { signal: AbortSignal }) => Promise<{ ok: boolean; status: number; statusText: string; text(): Promise<string> }>;
+
+/**
+ * Downloads a release's files for tag `v<version>` (raw files of aws/karpenter-provider-aws,
+ * or the mirror at `baseUrl`): the required ones, and the chart's `Chart.yaml` and the
+ * templates named `templates` (raw files cannot be listed; a template that is gone is
+ * skipped). Any required file that cannot be downloaded fails the whole download, naming
+ * its URL and what the server said.
+ */
+export async function downloadRelease(version: string, templates: readonly string[], baseUrl: string = DEFAULT_RELEASE_URL, fetchFn: Fetch = fetch as unknown as Fetch): Promise<Release> {
+  const root = `${baseUrl.replace(/\/+$/, '')}/v${version}`;
+  const wanted: { path: string; required: boolean }[] = [
+    ...Object.values(RELEASE_FILES).map((path) => ({ path, required: true })),
+    { path: `${CHART_DIR}/Chart.yaml`, required: false },
+    ...templates.map((name) => ({ path: `${CHART_DIR}/templates/${name}`, required: false })),
+  ];
+  const results = await Promise.all(wanted.map(async ({ path, required }) => {
+    const url = `${root}/${path}`;
+    try {
+      const response = await fetchFn(url, { signal: AbortSignal.timeout(120_000) });
+      if (response.ok) return { path, text: await response.text() };
+      if (response.status === 404 && !required) return { path };
+      const hint = response.status === 404 ? `: is v${version} a release tag of aws/karpenter-provider-aws?` : '';
+      return { path, problem: `${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${hint}` };
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      return { path, problem: `${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}` };
+    }
+  }));
+  let problems = results.flatMap((r) => (r.problem ? [r.problem] : []));
+  // The server cannot be reached at all: say so once.
+  const causes = new Set(results.map((r) => r.problem?.slice(`${root}/${r.path}: `.length)));
+  if (problems.length === results.length && causes.size === 1 && !/^HTTP /.test([...causes][0] ?? '')) problems = [`${root}/: ${[...causes][0]}`];
+  if (problems.length) {
+    throw new ReleaseError(`cannot download Karpenter ${version}:\n${problems.map((p) => `  ${p}`).join('\n')}\n`
+      + `offline or behind a proxy? clone aws/karpenter-provider-aws at tag v${version} elsewhere and run npm run upgrade -- ${version} --from DIR`);
+  }
+  const text = new Map(results.flatMap((r) => (r.text !== undefined ? [[r.path, r.text] as const] : [])));
+  const files = Object.fromEntries(Object.entries(RELEASE_FILES).map(([key, path]) => [key, text.get(path) ?? ''])) as Record<ReleaseFile, string>;
+  const chartYaml = text.get(`${CHART_DIR}/Chart.yaml`);
+  const got = new Map(templates.flatMap((name) => {
+    const t = text.get(`${CHART_DIR}/templates/${name}`);
+    return t !== undefined ? [[name, t] as const] : [];
+  }));
+  return { version, origin: root, files, ...(chartYaml !== undefined ? { chartYaml } : {}), templates: got };
+}
+
+function readText(path: string, display: string, required: boolean, problems: string[]): string | undefined {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    if (required) problems.push(`${display}: missing`);
+    return undefined;
+  }
+  if (!st.isFile()) {
+    problems.push(`${display}: not a regular file`);
+    return undefined;
+  }
+  if (st.size > MAX_FILE_BYTES) {
+    problems.push(`${display}: ${st.size} bytes, more than a release file can be (${MAX_FILE_BYTES})`);
+    return undefined;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(path));
+  } catch (err) {
+    problems.push(`${display}: ${(err as NodeJS.ErrnoException).code === undefined ? 'not UTF-8 text' : (err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The template files of a chart's templates folder (none when there is no such folder). */
+export function templateNames(dir: string): string[] {
+  try {
+    if (!lstatSync(dir).isDirectory()) return [];
+  } catch {
+    return [];
+  }
+  return readdirSync(dir).filter((name) => /\.(ya?ml|tpl|txt)$/.test(name)).sort();
+}

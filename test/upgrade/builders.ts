@@ -1,0 +1,85 @@
+/**
+ * Repositories and Karpenter releases for the upgrade tests: a copy of this repository's
+ * generated files and vendored release in a temporary folder, and release folders in the
+ * upstream repository's layout made from the vendored release (the one in use).
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { UPGRADE_FILES, VENDORED_RELEASE } from '../../src/upgrade/plan';
+
+export const REPO = join(__dirname, '../..');
+export const CDK8S_BIN = join(REPO, 'node_modules/cdk8s-cli/bin/cdk8s');
+
+/** A temporary repository holding what an upgrade reads and writes, as this one has it now. */
+export function aRepository(): string {
+  const root = mkdtempSync(join(tmpdir(), 'kg-upgrade-repo-'));
+  for (const path of [...Object.values(UPGRADE_FILES), VENDORED_RELEASE]) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    cpSync(join(REPO, path), join(root, path), { recursive: true });
+  }
+  return root;
+}
+
+/** A release folder (upstream layout) copied from the vendored release, then changed by `edit`. */
+export function aRelease(edit: (dir: string) => void = () => undefined): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kg-upgrade-release-'));
+  cpSync(join(REPO, VENDORED_RELEASE), dir, { recursive: true });
+  edit(dir);
+  return dir;
+}
+
+/** Replaces `from` by `to` in a file of a release folder; fails the test when `from` is not there. */
+export function replaceIn(dir: string, path: string, from: string, to: string): void {
+  const text = readFileSync(join(dir, path), 'utf8');
+  if (!text.includes(from)) throw new Error(`${path} has no ${JSON.stringify(from)}`);
+  writeFileSync(join(dir, path), text.replace(from, to));
+}
+
+/**
+ * The made-up next release: the vendored one with a field added to the NodePool CRD
+ * (`spec.template.spec.nodeDrainPolicy`), a chart key removed (`revisionHistoryLimit`) and a
+ * new controller setting (`settings.drainTimeout`: chart values, deployment env, settings docs).
+ */
+export function aNextRelease(): string {
+  return aRelease((dir) => {
+    const crd = join(dir, 'pkg/apis/crds/karpenter.sh_nodepools.yaml');
+    const text = readFileSync(crd, 'utf8');
+    const indent = /^( *)expireAfter:$/m.exec(text)?.[1] ?? '';
+    writeFileSync(crd, text.replace(`\n${indent}expireAfter:\n`,
+      `\n${indent}nodeDrainPolicy:\n${indent}  description: How nodes drain.\n${indent}  type: string\n${indent}expireAfter:\n`));
+    replaceIn(dir, 'charts/karpenter/values.yaml', '\nrevisionHistoryLimit: 10\n', '\n');
+    replaceIn(dir, 'charts/karpenter/values.yaml', '\nsettings:\n', '\nsettings:\n  # -- How long a node may take to drain.\n  drainTimeout: 15m\n');
+    replaceIn(dir, 'charts/karpenter/templates/deployment.yaml', '          {{- with .Values.controller.env }}\n',
+      '          {{- with .Values.settings.drainTimeout }}\n            - name: DRAIN_TIMEOUT\n              value: "{{ . }}"\n          {{- end }}\n          {{- with .Values.controller.env }}\n');
+    replaceIn(dir, 'website/content/en/docs/reference/settings.md', '|--|--|--|\n',
+      '|--|--|--|\n| DRAIN_TIMEOUT | \\-\\-drain-timeout | How long a node may take to drain. (default = 15m)|\n');
+  });
+}
+
+/** Every file under `root` but the state folder, with its content: for "exactly as before" checks. */
+export function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const rel = relative(root, path);
+      if (rel === '.karpenter-gitops') continue;
+      if (statSync(path).isDirectory()) {
+        out.set(`${rel}/`, '');
+        walk(path);
+      } else {
+        out.set(rel, readFileSync(path, 'utf8'));
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Collects what a command prints. */
+export function capture(): { out: string[]; err: string[]; io: { out: (l: string) => void; err: (l: string) => void } } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (l) => out.push(l), err: (l) => err.push(l) } };
+}
