@@ -8,6 +8,12 @@
 
 data "aws_partition" "current" {}
 
+# The control plane's Kubernetes version: the generator checks AMI pins and Karpenter's
+# compatibility against it (output cluster_version).
+data "aws_eks_cluster" "this" {
+  name = var.cluster_name
+}
+
 locals {
   # "oidc.eks.<region>.amazonaws.com/id/<id>" - the prefix of the IRSA condition keys.
   irsa_oidc_issuer = var.enable_irsa && var.irsa_oidc_provider_arn != null ? element(split(":oidc-provider/", var.irsa_oidc_provider_arn), 1) : null

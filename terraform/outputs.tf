@@ -42,3 +42,8 @@ output "karpenter_pod_identity_service_account" {
   description = "ServiceAccount of the EKS Pod Identity association; the generator checks it against the chart's ServiceAccount name. Absent (null) with IRSA (optional)."
   value       = var.enable_irsa ? null : var.service_account
 }
+
+output "cluster_version" {
+  description = "Kubernetes minor version of the control plane (e.g. \"1.34\"), as the EKS module's cluster_version output gives it; the generator checks AMI pins and Karpenter's compatibility matrix against it. Re-export the outputs after every control-plane upgrade (optional)."
+  value       = data.aws_eks_cluster.this.version
+}

@@ -2,13 +2,14 @@ import { dirname, relative, resolve } from 'node:path';
 import { InputOptions, repositoryOf } from './input-file';
 import { zodProblems } from './issues';
 import { resolveKarpenter } from './karpenter';
+import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
 import { InputError, Problem, renderPath } from './problems';
-import { PlatformFile, platformSchema } from './schema';
+import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from './source';
-import { readTerraformOutputs } from './terraform';
+import { readTerraformOutputs, TerraformResult } from './terraform';
 
 /** Options of {@link loadPlatform}. */
 export interface LoadOptions {
@@ -63,7 +64,10 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const k = resolveKarpenter(source, file, id, cluster, tf.outputs);
     problems.push(...k.problems);
     warnings.push(...k.warnings);
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, problems, warnings, options.provenance ?? false);
+    const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
+    problems.push(...kubernetes.problems);
+    warnings.push(...kubernetes.warnings);
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false);
     if (tf.outputs) {
       clusters.push({
         id,
@@ -73,7 +77,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
             : { server: 'https://kubernetes.default.svc' },
         smokeTests: cluster.smokeTests ?? true,
         karpenter: k.karpenter,
-        kubernetesVersion: cluster.kubernetesVersion,
+        kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         pools,
       });
@@ -90,6 +94,32 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     clusters,
   };
   return { platform, problems, warnings };
+}
+
+/**
+ * A cluster's Kubernetes version: `clusters.<id>.kubernetesVersion` or the Terraform output
+ * `cluster_version` (both must agree when both are given), checked against Karpenter's
+ * compatibility matrix for the cluster's Karpenter release, located where it was set.
+ */
+function kubernetesVersionOf(source: SourceFile, id: string, cluster: ClusterFile, tf: TerraformResult, karpenter: string): { version?: string; problems: Problem[]; warnings: Problem[] } {
+  const fromConfig = cluster.kubernetesVersion;
+  const fromTerraform = tf.outputs?.kubernetesVersion;
+  const configAt = ['clusters', id, 'kubernetesVersion'];
+  if (fromConfig !== undefined && fromTerraform !== undefined && fromConfig !== fromTerraform) {
+    const where = tf.at?.('cluster_version', '');
+    return {
+      problems: [source.problem(configAt, `is "${fromConfig}", but cluster ${id}'s Terraform output cluster_version is "${fromTerraform}"${where ? ` (${where.file}:${where.line})` : ''}: `
+        + 'they must agree; remove kubernetesVersion to follow Terraform, or re-run terraform output -json after the control-plane upgrade')],
+      warnings: [],
+    };
+  }
+  const version = fromConfig ?? fromTerraform;
+  if (version === undefined) return { problems: [], warnings: [] };
+  const finding = compatibilityFinding(id, version, karpenter);
+  if (!finding) return { version, problems: [], warnings: [] };
+  const problem = fromConfig !== undefined || !tf.at ? source.problem(fromConfig !== undefined ? configAt : ['clusters', id], finding.message)
+    : tf.at('cluster_version', finding.message);
+  return finding.severity === 'error' ? { version, problems: [problem], warnings: [] } : { version, problems: [], warnings: [problem] };
 }
 
 /**
@@ -183,7 +213,7 @@ function inputOptions(configPath: string, maxBytes: number): InputOptions {
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
-function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string): ReturnType<typeof readTerraformOutputs> {
+function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string): TerraformResult {
   const tfPath = resolve(dirname(configPath), path);
   const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
   const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES));

@@ -5,6 +5,7 @@ import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved'
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
 import { dryRun } from './dry-run';
+import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { poolRequirements } from './requirements';
 import { SourceFile } from './source';
@@ -34,7 +35,7 @@ const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entri
  */
 export function resolvePools(
   source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
-  tf: TerraformOutputs | undefined, problems: Problem[], warnings: Problem[], withProvenance = false,
+  tf: TerraformOutputs | undefined, kubernetesVersion: string | undefined, problems: Problem[], warnings: Problem[], withProvenance = false,
 ): Pool[] {
   const teamIds = Object.keys(file.teams);
   const pools: Pool[] = [];
@@ -84,6 +85,10 @@ export function resolvePools(
       const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
       const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
+      if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
+        const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
+        if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));
+      }
       if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
         warnings.push(ctx.problem(['capacityTypes'],
           `pool ${c.name} uses spot capacity but cluster ${clusterId} has no karpenter_interruption_queue_name output: spot interruptions will not be handled gracefully`));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cronProblem } from './cron';
 import { suggest } from './issues';
+import { ALIAS_RELEASES } from './kubernetes';
 import { listOrMapOf, userMap } from './user-map';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
@@ -250,7 +251,10 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
       } else if (a.family !== undefined && a.family !== implied && a.family !== 'Custom') {
         ctx.addIssue({ code: 'custom', path: ['family'], message: `family ${a.family} does not match alias ${a.alias} (use ${implied}, or leave family out)` });
       }
-      if (version === 'latest' && a.allowLatest !== true) {
+      const releases = ALIAS_RELEASES[prefix];
+      if (implied && releases && !releases.pattern.test(version)) {
+        ctx.addIssue({ code: 'custom', path: ['alias'], message: `"${version}" is not a ${prefix} release: write ${prefix}@${releases.example} (a release tag) or ${prefix}@latest` });
+      } else if (version === 'latest' && a.allowLatest !== true) {
         ctx.addIssue({
           code: 'custom', path: ['alias'],
           message: `"${a.alias}" replaces every node on each AMI release: pin a version (e.g. ${prefix}@v20250505) or set allowLatest: true`,

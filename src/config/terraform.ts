@@ -9,7 +9,7 @@ export const TERRAFORM_OUTPUTS = {
   required: ['cluster_name', 'karpenter_node_role_name'],
   optional: [
     'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
-    'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account',
+    'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version',
   ],
 } as const;
 
@@ -29,6 +29,18 @@ export interface TerraformOutputs {
   readonly podIdentityNamespace?: string;
   /** ServiceAccount of the EKS Pod Identity association of the controller role. @default - not checked */
   readonly podIdentityServiceAccount?: string;
+  /** The control plane's Kubernetes minor version (`1.34`). @default - `clusters.<id>.kubernetesVersion`, or unknown */
+  readonly kubernetesVersion?: string;
+}
+
+/** What reading one Terraform outputs file found. */
+export interface TerraformResult {
+  /** The outputs, when the file is valid. */
+  readonly outputs?: TerraformOutputs;
+  readonly problems: Problem[];
+  readonly warnings: Problem[];
+  /** A problem located at an output's value in the file. @default - absent when the file is not valid */
+  readonly at?: (output: string, message: string) => Problem;
 }
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
@@ -41,7 +53,7 @@ const ARN = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.+)$/;
  * `terraform output -json` writes (`{"name": {"value": ...}}`) and a flat
  * `{"name": value}`. An output whose value is null counts as absent.
  */
-export function readTerraformOutputs(path: string, displayPath: string, options: InputOptions): { outputs?: TerraformOutputs; problems: Problem[]; warnings: Problem[] } {
+export function readTerraformOutputs(path: string, displayPath: string, options: InputOptions): TerraformResult {
   const text = readInput(path, displayPath, {
     ...options, utf16Hint: 'in PowerShell: terraform output -json | Out-File -Encoding utf8 <file>',
   });
@@ -115,9 +127,11 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     clusterEndpoint: read('cluster_endpoint', false),
     podIdentityNamespace: read('karpenter_pod_identity_namespace', false),
     podIdentityServiceAccount: read('karpenter_pod_identity_service_account', false),
+    kubernetesVersion: read('cluster_version', false),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
-  return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings };
+  const at = (name: string, message: string) => source.problem(values.get(name)?.at ?? [], message);
+  return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings, at };
 }
 
 /** Why a value is wrong for its output (mix-ups of names, ARNs and URLs), or undefined. */
@@ -140,6 +154,11 @@ function checkOutput(name: string, value: string): string | undefined {
       return `expected an IAM role ARN (arn:aws:iam::<account>:role/<name>), got "${value}"; leave the output out to use EKS Pod Identity`;
     case 'cluster_endpoint':
       return /^https:\/\/[^\s/]+/.test(value) ? undefined : `expected the cluster's https:// API endpoint, got "${value}"`;
+    case 'cluster_version': {
+      const minor = /^(1\.\d{1,2})\.\d+/.exec(value)?.[1];
+      if (minor) return `expected the Kubernetes minor version such as "1.34" (the EKS module's cluster_version), got "${value}": use "${minor}"`;
+      return /^1\.\d{1,2}$/.test(value) ? undefined : `expected the Kubernetes minor version such as "1.34" (the EKS module's cluster_version), got "${value}"`;
+    }
     case 'karpenter_pod_identity_namespace':
     case 'karpenter_pod_identity_service_account':
       return /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value) && value.length <= 253 ? undefined : `"${value}" is not a Kubernetes name`;

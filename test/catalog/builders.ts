@@ -49,9 +49,9 @@ export function names(types: readonly InstanceType[]): string[] {
   return types.map((t) => t.name);
 }
 
-/** The vendored upstream excerpts in test/fixtures/karpenter-1.14.1. */
+/** The vendored upstream excerpts in test/fixtures/karpenter-1.14.1-excerpts. */
 export function fixture(file: 'instance-types.md' | 'zz_generated.pricing_aws.go'): string {
-  return readFileSync(join(__dirname, '..', 'fixtures', 'karpenter-1.14.1', file), 'utf8');
+  return readFileSync(join(__dirname, '..', 'fixtures', 'karpenter-1.14.1-excerpts', file), 'utf8');
 }
 
 /** One type of an instance-types page. */
