@@ -83,27 +83,19 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
     if (text.length <= max) return text;
   }
   // Still too long: every cluster's counts, the destructive rows that fit, then the count of the rest.
-  const lines = [...head];
-  const budget = max - [...head, ...all.flatMap((g) => section({ ...g, changes: [] }, 2, false)), ...note].join('\n').length - 400;
-  let used = 0;
+  let budget = max - [...head, ...all.flatMap((g) => section(g, 2, false, () => false)), ...note].join('\n').length - 200;
   let hidden = 0;
-  for (const g of all) {
-    const destructive = g.changes.filter((c) => c.risk === 'destructive');
-    const rest = g.changes.filter((c) => c.risk !== 'destructive');
-    lines.push(...section({ ...g, changes: rest }, 2, false).filter((l) => l !== ''));
-    const rows = destructive.map((c) => row(c, false, true));
-    const kept: string[] = [];
-    for (const r of rows) {
-      if (used + r.length + 1 > budget) break;
-      kept.push(r);
-      used += r.length + 1;
+  const fits = (row: string) => {
+    if (row.length + 1 > budget) {
+      hidden++;
+      return false;
     }
-    hidden += rows.length - kept.length;
-    if (kept.length) lines.push('', TABLE_HEAD, TABLE_RULE, ...kept);
-    lines.push('');
-  }
-  if (hidden > 0) lines.push(`> … ${hidden} more destructive change(s): see the full report`, '');
-  return [...lines, ...note].join('\n');
+    budget -= row.length + 1;
+    return true;
+  };
+  const body = all.flatMap((g) => section(g, 2, false, fits));
+  const cut = hidden > 0 ? [`> … ${hidden} more destructive change(s): see the full report`, ''] : [];
+  return [...head, ...body, ...cut, ...note].join('\n');
 }
 
 /** The changes of one cluster (or of the fleet), with the cluster's own addition or removal. */
@@ -133,13 +125,16 @@ function groupTitle(g: Group): string {
 const TABLE_HEAD = '| | resource | what happens | changes |';
 const TABLE_RULE = '|---|---|---|---|';
 
-/** The lines of one cluster: a table with fields (level 0), fields of destructive changes only (1), or counts for all but destructive changes (2). */
-function section(g: Group, level: 0 | 1 | 2, full: boolean): string[] {
+/**
+ * The lines of one cluster: a table with fields (level 0), fields of destructive changes
+ * only (1), or counts for all but destructive changes (2), whose rows are kept while `keep` says so.
+ */
+function section(g: Group, level: 0 | 1 | 2, full: boolean, keep: (row: string) => boolean = () => true): string[] {
   const title = g.cluster === FLEET ? 'Fleet (no one cluster: `argocd/`)' : `Cluster \`${g.cluster}\`${g.event ? ` (${g.event.action})` : ''}`;
   const lines = [`#### ${title}: ${groupCounts(g.changes, true) || 'no resource changes'}`, ''];
   if (g.event?.note) lines.push(`> ${cell(g.event.note)}`, '');
-  const tabled = level === 2 ? g.changes.filter((c) => c.risk === 'destructive') : g.changes;
   if (level === 2) {
+    const counted: string[] = [];
     for (const risk of RISKS.filter((r) => r !== 'destructive')) {
       const inRisk = g.changes.filter((c) => c.risk === risk);
       if (inRisk.length === 0) continue;
@@ -148,14 +143,14 @@ function section(g: Group, level: 0 | 1 | 2, full: boolean): string[] {
         const kind = `${nameOf(c.resource).kind} ${c.action}`;
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
       }
-      lines.push(`- ${RISK_LABELS[risk].mark} ${risk}: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+      counted.push(`- ${RISK_LABELS[risk].mark} ${risk}: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}`);
     }
-    if (lines.length > 2) lines.push('');
+    if (counted.length) lines.push(...counted, '');
   }
-  if (tabled.length === 0) return lines;
-  lines.push(TABLE_HEAD, TABLE_RULE);
-  for (const c of tabled) lines.push(row(c, level === 0 || c.risk === 'destructive', full));
-  return [...lines, ''];
+  const rows = (level === 2 ? g.changes.filter((c) => c.risk === 'destructive') : g.changes)
+    .map((c) => row(c, level === 0 || c.risk === 'destructive', full)).filter((r) => keep(r));
+  if (rows.length === 0) return lines;
+  return [...lines, TABLE_HEAD, TABLE_RULE, ...rows, ''];
 }
 
 function row(c: Change, showFields: boolean, full: boolean): string {

@@ -27,7 +27,7 @@ export interface Resource {
   readonly cluster: string;
   /** The object's kind; `HelmValues` for a chart values file. */
   readonly kind: string;
-  /** @default "" - cluster-scoped */
+  /** Empty for a cluster-scoped object. */
   readonly namespace: string;
   /** The object's name; a values file's path. */
   readonly name: string;

@@ -62,6 +62,7 @@ describe('reports', () => {
     const base = files(...Array.from({ length: 300 }, (_, i) => pool(`gone-${i}`)));
     const md = markdownReport(compare(base, new Map()), 'origin/main', { maxChars: 5_000 });
     expect(md.length).toBeLessThanOrEqual(5_000);
+    expect(md).toMatch(/^#### Cluster `demo` \(removed\): 🛑 300 destructive$/m);
     expect(md).toMatch(/^> … \d+ more destructive change\(s\): see the full report$/m);
   });
 
