@@ -1,16 +1,20 @@
 // npm run bench: whole-process synth against the floor (writing the same documents with
-// yaml.stringify), for configs of N single-pool teams on one cluster. Prints figures; never fails on time.
-// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000]
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// yaml.stringify), for configs of N single-pool teams on one cluster; and `diff` of a one-team
+// change in a git repository against a warm synth of the same config. Prints figures; never fails on time.
+// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' }, 'diff-sizes': { type: 'string', default: '1000,2000' } },
+});
 const runs = Number(values.runs);
 const sizes = values.sizes.split(',').map(Number);
+const diffSizes = values['diff-sizes'].split(',').filter(Boolean).map(Number);
 const root = process.cwd();
 const main = join(root, 'scripts/run.cjs');
 const floor = join(root, 'bench/floor.mjs');
@@ -55,10 +59,47 @@ function documents(outdir) {
   return files;
 }
 
+/**
+ * diff against a warm synth at n teams: a git repository holding the config and its synthesized
+ * output, committed; then one team's limits change in the config, as in a pull request. Both are
+ * whole processes, alternated; the warm synth writes over a copy of the committed output.
+ */
+function benchDiff(dir, n) {
+  const repo = join(dir, 'repo');
+  writeConfig(repo, n);
+  const config = join(repo, 'platform.yaml');
+  timed([main, 'synth', '--config', config, '--outdir', repo]);
+  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  const team = `team-${Math.floor(n / 2)}`;
+  const text = readFileSync(config, 'utf8');
+  const at = text.indexOf(`  ${team}:\n`);
+  const end = text.indexOf('limits: { cpu: "100" }', at);
+  writeFileSync(config, `${text.slice(0, end)}limits: { cpu: "200" }${text.slice(end + 'limits: { cpu: "100" }'.length)}`);
+  const warm = join(dir, 'warm');
+  for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
+  timed([main, 'synth', '--config', config, '--outdir', warm]);
+  const diff = [];
+  const synth = [];
+  for (let i = 0; i < runs; i++) {
+    diff.push(timed([main, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo]));
+    synth.push(timed([main, 'synth', '--config', config, '--outdir', warm]));
+  }
+  return { n, diff: median(diff.map((r) => r.ms)), synth: median(synth.map((r) => r.ms)), rss: Math.max(...diff.map((r) => r.mb)) };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
-for (const n of sizes) {
+const diffRows = [];
+for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   const dir = join(work, `n${n}`);
+  if (diffSizes.includes(n)) diffRows.push(benchDiff(dir, n));
+  if (!sizes.includes(n)) {
+    rmSync(dir, { recursive: true, force: true });
+    continue;
+  }
   writeConfig(dir, n);
   const out = join(dir, 'out');
   timed([main, 'synth', '--config', join(dir, 'platform.yaml'), '--outdir', out]);
@@ -105,4 +146,15 @@ for (const r of rows) {
 console.log('');
 for (const kind of ['cold', 'warm']) {
   console.log(`growth 1000 -> 2000 teams, ${kind}: synth x${ratio(kind, 1000, 2000, 'synth')}, floor x${ratio(kind, 1000, 2000, 'floor')}`);
+}
+if (diffRows.length) {
+  console.log('');
+  console.log('diff = node scripts/run.cjs diff --base HEAD of a one-team change (limits of one NodePool), in a git repository holding the committed output;');
+  console.log('warm synth = node scripts/run.cjs synth of the same config over its previous output; alternated in the same run');
+  console.log('');
+  console.log('| teams | diff median (ms) | warm synth median (ms) | diff / warm synth | diff peak RSS (MB) |');
+  console.log('|---:|---:|---:|---:|---:|');
+  for (const r of diffRows) console.log(`| ${r.n} | ${r.diff.toFixed(0)} | ${r.synth.toFixed(0)} | ${(r.diff / r.synth).toFixed(2)} | ${r.rss.toFixed(0)} |`);
+  const [a, b] = [diffRows.find((r) => r.n === 1000), diffRows.find((r) => r.n === 2000)];
+  if (a && b) console.log(`\ngrowth 1000 -> 2000 teams: diff x${(b.diff / a.diff).toFixed(2)}, warm synth x${(b.synth / a.synth).toFixed(2)}`);
 }

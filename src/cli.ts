@@ -6,12 +6,14 @@ import { formatProblem, InputError, Problem } from './config/problems';
 import { ParallelRenderer } from './output/parallel-render';
 import { OutputDir } from './output/output-dir';
 import { OutputError } from './output/output-error';
-import { classify, resourcesOf, TreeError } from './review/changes';
+import { review } from './review/changes';
 import { checkTree } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
 import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
+import { atLeast, Risk } from './review/risk';
+import { GeneratedTree, TreeError } from './review/tree';
 import { generate } from './synth';
 import { upgradeCommand } from './upgrade/command';
 
@@ -25,7 +27,7 @@ const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
 
   synth                   validate the config and write DIR/dist and DIR/argocd (default)
   check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
-  diff --base REF         what the working tree changes against git REF, resource by resource
+  diff --base REF         what the working tree changes against git REF, by cluster, resource and field
   explain CLUSTER/POOL    every resolved field of a pool with the level that set it, its instance types, prices and cost bound
   upgrade VERSION         regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release (upgrade --help)
 
@@ -33,10 +35,19 @@ options:
   --config FILE           platform config (default: config/platform.yaml)
   --outdir DIR            output root (default: the current directory)
   --format FORMAT         diff: terminal|markdown; explain: terminal|json (default: terminal)
+  --full                  diff: list every changed field (default: the first 8 of each resource)
+  --fail-on destructive|replaces-nodes
+                          diff: exit 3 when the report holds a change of that class or a louder one
   --report-url URL        with --format markdown: where the full report is, linked when the comment is shortened`;
 
-/** Exit codes of the command line (contract section 3). */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes of the command line (contract sections 3 and 5.4): `gate` is `diff
+ * --fail-on` finding a change of the given class or a louder one.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, gate: 3 } as const;
+
+/** The classes `diff --fail-on` takes. */
+const GATES: readonly Risk[] = ['destructive', 'replaces-nodes'];
 
 const COMMANDS = ['synth', 'check', 'diff', 'explain'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -58,6 +69,8 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         outdir: { type: 'string' },
         base: { type: 'string' },
         format: { type: 'string' },
+        full: { type: 'boolean' },
+        'fail-on': { type: 'string' },
         'report-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -76,14 +89,14 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   if (command === 'explain' && (extra.length !== 1 || !/^[^/]+\/[^/]+$/.test(extra[0]))) {
     return usage(io, 'explain needs one CLUSTER/POOL, e.g. npm run explain -- demo/web');
   }
-  if (command === 'explain' && args.values.format !== undefined && args.values.format !== 'terminal' && args.values.format !== 'json') {
-    return usage(io, `unknown format "${args.values.format}" (allowed: terminal, json)`);
-  }
-  const { base, format, 'report-url': reportUrl } = args.values;
+  const { base, format, full, 'fail-on': failOn, 'report-url': reportUrl } = args.values;
   if (command === 'diff' && base === undefined) return usage(io, 'diff needs --base REF (e.g. --base origin/main)');
-  if (command !== 'diff' && (base !== undefined || reportUrl !== undefined)) return usage(io, `--base and --report-url go with diff, not ${command}`);
+  const diffOnly = [base, full, failOn, reportUrl].some((v) => v !== undefined);
+  if (command !== 'diff' && diffOnly) return usage(io, `--base, --full, --fail-on and --report-url go with diff, not ${command}`);
   if (command !== 'diff' && command !== 'explain' && format !== undefined) return usage(io, `--format goes with diff and explain, not ${command}`);
-  if (command === 'diff' && format !== undefined && format !== 'terminal' && format !== 'markdown') return usage(io, `unknown format "${format}" (allowed: terminal, markdown)`);
+  const formats = command === 'explain' ? ['terminal', 'json'] : ['terminal', 'markdown'];
+  if (format !== undefined && !formats.includes(format)) return usage(io, `unknown format "${format}" (allowed: ${formats.join(', ')})`);
+  if (failOn !== undefined && !GATES.includes(failOn as Risk)) return usage(io, `unknown class "${failOn}" for --fail-on (allowed: ${GATES.join(', ')})`);
 
   const options = {
     configPath: args.values.config ?? 'config/platform.yaml',
@@ -92,7 +105,9 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   try {
     switch (command as Command) {
       case 'check': return await check(io, options);
-      case 'diff': return await diff(io, options, base ?? '', format === 'markdown' ? 'markdown' : 'terminal', reportUrl);
+      case 'diff': return await diff(io, options, {
+        base: base ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: full ?? false, failOn: failOn as Risk | undefined, reportUrl,
+      });
       case 'explain': return explain(io, options, extra[0], format === 'json' ? 'json' : 'terminal');
       default: return await synth(io, options);
     }
@@ -185,12 +200,35 @@ async function check(io: Io, { configPath, root }: Options): Promise<number> {
   return EXIT.failed;
 }
 
-/** What a PR changes: the output committed at `base` against a fresh synth of the working tree. */
-async function diff(io: Io, { configPath, root }: Options, base: string, format: 'terminal' | 'markdown', reportUrl?: string): Promise<number> {
+/** What `diff` is asked for. */
+interface DiffOptions {
+  /** The git ref to compare with. */
+  readonly base: string;
+  readonly format: 'terminal' | 'markdown';
+  /** Every changed field, not the first few of each resource. */
+  readonly full: boolean;
+  /** Exit {@link EXIT.gate} when a change of this class or a louder one is reported. @default - always exit 0 */
+  readonly failOn?: Risk;
+  /** Where the full report is, linked from a shortened PR comment. @default - no link */
+  readonly reportUrl?: string;
+}
+
+/**
+ * What a PR changes: the output committed at `base` against a fresh synth of the
+ * working tree. Only the files whose text differs are read from git and parsed.
+ */
+async function diff(io: Io, { configPath, root }: Options, options: DiffOptions): Promise<number> {
   const { files } = await build(configPath);
-  const before = treeAt(base, resolve(root));
-  const changes = classify(resourcesOf(before, base), resourcesOf(files));
-  io.out(format === 'markdown' ? markdownReport(changes, base, { fullReportUrl: reportUrl }) : terminalReport(changes, base));
+  const before = treeAt(options.base, resolve(root), files);
+  const result = review(new GeneratedTree(before, options.base), new GeneratedTree(files, 'the working tree'));
+  io.out(options.format === 'markdown'
+    ? markdownReport(result, options.base, { fullReportUrl: options.reportUrl, full: options.full })
+    : terminalReport(result, options.base, { full: options.full }));
+  const gate = options.failOn;
+  if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
+    io.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
+    return EXIT.gate;
+  }
   return EXIT.ok;
 }
 

@@ -1,15 +1,22 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 
-type Step = { run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+
+/** The label a pull request carries when the drain it causes is intended. */
+const APPROVAL_LABEL = 'karpenter-drain-approved';
 
 describe('.github/workflows/pr.yaml', () => {
-  const workflow = parse(readFileSync('.github/workflows/pr.yaml', 'utf8')) as { on: Record<string, unknown>; jobs: Record<string, { steps: Step[] }> };
+  const workflow = parse(readFileSync('.github/workflows/pr.yaml', 'utf8')) as { on: { pull_request: { types?: string[] } }; jobs: Record<string, { steps: Step[] }> };
   const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
   const runs = steps.map((s) => s.run ?? '');
 
-  it('runs on pull requests', () => {
+  it('runs on pull requests, and again when a label is added or removed', () => {
     expect(Object.keys(workflow.on)).toEqual(['pull_request']);
+    expect(workflow.on.pull_request.types).toEqual(['opened', 'synchronize', 'reopened', 'labeled', 'unlabeled']);
   });
 
   it('installs with npm ci, then runs the tests, the drift check and the diff against the base branch, in that order', () => {
@@ -21,7 +28,7 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it('keeps the full report as an artifact and links it from a shortened comment', () => {
-    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" > karpenter-diff\.txt/);
+    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" --full --fail-on destructive > karpenter-diff\.txt/);
     expect(runs.join('\n')).toMatch(/--format markdown --report-url "\$RUN_URL" > karpenter-diff\.md/);
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
@@ -34,5 +41,41 @@ describe('.github/workflows/pr.yaml', () => {
 
   it('fetches the whole history, so the base branch is there to diff against', () => {
     expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ 'fetch-depth': 0 });
+  });
+
+  describe('the change report step', () => {
+    const report = steps.find((s) => s.id === 'diff');
+    let dir: string;
+    beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'kg-workflow-')); });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** Runs the step's script as GitHub does (bash -e), with an `npm` that exits with `status` for the terminal report. */
+    function runStep(status: number) {
+      writeFileSync(join(dir, 'npm'), `#!/bin/sh\ncase "$*" in *markdown*) echo md;; *) echo report; exit ${status};; esac\n`);
+      chmodSync(join(dir, 'npm'), 0o755);
+      const output = join(dir, 'output');
+      writeFileSync(output, '');
+      const r = spawnSync('bash', ['-e', '-c', report?.run ?? 'false'], {
+        cwd: dir, encoding: 'utf8',
+        env: { PATH: `${dir}:${process.env.PATH}`, BASE_REF: 'main', RUN_URL: 'https://example.com/run', GITHUB_OUTPUT: output },
+      });
+      return { code: r.status, output: readFileSync(output, 'utf8'), md: spawnSync('cat', [join(dir, 'karpenter-diff.md')], { encoding: 'utf8' }).stdout };
+    }
+
+    it.each([[0, 'false'], [3, 'true']])('passes when the diff exits %i, recording destructive=%s, and still writes the comment', (status, destructive) => {
+      expect(runStep(status)).toEqual({ code: 0, output: `destructive=${destructive}\n`, md: 'md\n' });
+    });
+
+    it('fails when the diff itself fails (exit 1: bad input, unknown ref)', () => {
+      expect(runStep(1)).toMatchObject({ code: 1, output: '' });
+    });
+  });
+
+  it(`fails the check after posting the report when a destructive change lacks the ${APPROVAL_LABEL} label`, () => {
+    const at = (find: (s: Step) => boolean) => steps.findIndex(find);
+    const gate = steps[at((s) => (s.name ?? '').includes(APPROVAL_LABEL))];
+    expect(gate.if).toBe(`\${{ !cancelled() && steps.diff.outputs.destructive == 'true' && !contains(github.event.pull_request.labels.*.name, '${APPROVAL_LABEL}') }}`);
+    expect(gate.run).toMatch(/^echo "::error title=Destructive change::.*add the label karpenter-drain-approved to the pull request\."\nexit 1\n$/);
+    expect(at((s) => s === gate)).toBeGreaterThan(at((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@') ?? false));
   });
 });

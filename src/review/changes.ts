@@ -1,198 +1,428 @@
-import diff from 'microdiff';
-import { parseAllDocuments } from 'yaml';
+import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
+import { FieldChange, Risk, RISKS } from './risk';
+import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
-/**
- * How a change lands on a cluster, loudest first.
- * @see https://karpenter.sh/docs/concepts/disruption/#drift
- */
-export const RISKS = ['destructive', 'replaces-nodes', 'capacity', 'controller', 'other'] as const;
-/** One of {@link RISKS}. */
-export type Risk = (typeof RISKS)[number];
-
-/** A resource of the generated tree: a Kubernetes object, or a cluster's chart values file. */
-export interface Resource {
-  /** `kind/namespace/name`, unique in the tree. */
-  readonly id: string;
-  readonly kind: string;
-  readonly name: string;
-  /** The cluster folder it comes from (`dist/<cluster>/...`); empty for `argocd/argocd-cm-patch.yaml`. */
-  readonly cluster: string;
-  readonly file: string;
-  readonly body: Record<string, unknown>;
-}
-
-/** One field that changed. */
-export interface FieldChange {
-  /** `spec.template.spec.requirements[0].values[1]`. */
-  readonly path: string;
-  readonly before?: unknown;
-  readonly after?: unknown;
-}
-
-/** What a PR does to one resource, classified. */
+/** What a pull request does to one resource, classified. */
 export interface Change {
   readonly risk: Risk;
+  /** The resource as it is after the change (as it was, for a removal). */
   readonly resource: Resource;
   readonly action: 'added' | 'removed' | 'changed';
-  /** Why this risk, in a few words a reviewer understands. */
+  /** What happens on the cluster, in a few words a reviewer understands. */
   readonly why: string;
-  /** The fields behind this risk (changed resources only). */
+  /** The fields behind this class (changed resources only), each with its own why. */
   readonly fields: readonly FieldChange[];
-  /** For node replacements: the disruption budgets that pace the rollout. */
+  /** For node replacements: the disruption budgets that pace the rollout. @default - not a node replacement */
   readonly pacedBy?: string;
 }
 
-/** A generated file that does not parse as what the generator writes (a hand edit or a bad merge on the base branch). */
-export class TreeError extends Error {}
+/** A whole cluster that a pull request adds or removes. */
+export interface ClusterChange {
+  readonly cluster: string;
+  readonly action: 'added' | 'removed';
+  /** A likely rename, when a removed and an added cluster run on the same EKS cluster. @default - none */
+  readonly note?: string;
+}
 
-/** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */
-function documentsOf(file: string, text: string, where: string): Record<string, unknown>[] {
-  return parseAllDocuments(text).map((doc, i) => {
-    const error = doc.errors[0];
-    if (error) {
-      const at = error.linePos?.[0];
-      const why = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-      throw new TreeError(`${file}${at ? `:${at.line}:${at.col}` : ''} in ${where} is not valid YAML (${why}): fix or regenerate it there first`);
+/** Everything a pull request does to the fleet. */
+export interface Review {
+  /** Grouped by cluster (clusters with the loudest change first, the fleet last among equals), loudest class first within each. */
+  readonly changes: readonly Change[];
+  readonly clusters: readonly ClusterChange[];
+}
+
+/** The kinds whose removal drains nodes. */
+const POOL_KINDS = new Set(['NodePool', 'EC2NodeClass']);
+
+/**
+ * Classifies every difference between two generated trees, resource by resource and
+ * field by field. Only files whose text differs are read: a resource in a file that
+ * is the same on both sides is the same resource.
+ */
+export function review(base: GeneratedTree, head: GeneratedTree): Review {
+  const changedFiles = [...new Set([...base.files.keys(), ...head.files.keys()])].filter((f) => base.files.get(f) !== head.files.get(f));
+  const before = resources(base, changedFiles);
+  const after = resources(head, changedFiles);
+  const context = new Context(base, head, before, after);
+  const changes: Change[] = [];
+  const removed = [...before.values()].filter((r) => !after.has(r.key));
+  const added = [...after.values()].filter((r) => !before.has(r.key));
+  const renames = likelyRenames(removed, added);
+  for (const r of removed) changes.push(removal(r, context, renames.get(r)));
+  for (const r of added) changes.push(addition(r, renames.get(r)));
+  for (const a of after.values()) {
+    const b = before.get(a.key);
+    if (b) changes.push(...modification(b, a, context));
+  }
+  changes.push(...ownerChanges(context));
+  return { changes: sortByCluster(changes), clusters: clusterChanges(base, head, before, after) };
+}
+
+/** What each side holds and how to look further into it, read lazily. */
+class Context {
+  private readonly owners = new Map<GeneratedTree, FolderIndex<Resource>>();
+  private readonly pools = new Map<string, Map<string, Resource[]>>();
+  private poolsBefore?: Map<string, Resource>;
+
+  public constructor(
+    public readonly base: GeneratedTree,
+    public readonly head: GeneratedTree,
+    public readonly before: ReadonlyMap<string, Resource>,
+    public readonly after: ReadonlyMap<string, Resource>,
+  ) {}
+
+  /**
+   * The Applications of a tree that sync a file. The first call reads every
+   * Application of the tree: only a pull request that moves files or repoints an
+   * Application asks.
+   */
+  public ownersOf(tree: GeneratedTree, file: string): Resource[] {
+    let index = this.owners.get(tree);
+    if (!index) {
+      const apps = [...tree.files].filter(([, text]) => text.includes('Application'))
+        .flatMap(([f]) => tree.resourcesIn(f).filter((r) => r.kind === 'Application'));
+      index = new FolderIndex(apps.map((app) => ({ owner: app, paths: sourcePaths(app.body) })));
+      this.owners.set(tree, index);
     }
-    const body: unknown = doc.toJS();
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new TreeError(`${file} in ${where}: document ${i + 1} is not a map: fix or regenerate it there first`);
+    return index.ownersOf(file);
+  }
+
+  /** The Application of this key in the head tree, if it is still there. */
+  public headVersion(app: Resource): Resource | undefined {
+    return this.after.get(app.key) ?? (this.base.files.get(app.file) === this.head.files.get(app.file) ? app : undefined);
+  }
+
+  /** The base NodePool (from a changed file) that uses an EC2NodeClass. */
+  public basePoolUsing(nodeClass: Resource): Resource | undefined {
+    if (!this.poolsBefore) {
+      this.poolsBefore = new Map();
+      for (const p of this.before.values()) if (p.kind === 'NodePool') this.poolsBefore.set(`${p.cluster}\0${nodeClassOf(p)}`, p);
     }
-    return body as Record<string, unknown>;
-  });
+    return this.poolsBefore.get(`${nodeClass.cluster}\0${nodeClass.name}`);
+  }
+
+  /**
+   * The head NodePools of a cluster that use an EC2NodeClass: those in changed files,
+   * and those in unchanged files that mention the class's name (only those are read).
+   */
+  public poolsUsing(nodeClass: Resource): Resource[] {
+    let byClass = this.pools.get(nodeClass.cluster);
+    if (!byClass) {
+      byClass = new Map();
+      const changedClasses = new Set([...this.after.values()].filter((r) => r.kind === 'EC2NodeClass' && r.cluster === nodeClass.cluster).map((r) => r.name));
+      const candidates = [...this.after.values()].filter((r) => r.kind === 'NodePool' && r.cluster === nodeClass.cluster);
+      for (const [file, text] of this.head.files) {
+        if (clusterFolder(file) !== nodeClass.cluster || this.base.files.get(file) !== text || !text.includes('NodePool')) continue;
+        if (![...names(text)].some((n) => changedClasses.has(n))) continue;
+        candidates.push(...this.head.resourcesIn(file).filter((r) => r.kind === 'NodePool'));
+      }
+      for (const pool of candidates) {
+        const ref = obj(obj(obj(obj(pool.body.spec).template).spec).nodeClassRef);
+        if (ref.kind !== undefined && ref.kind !== 'EC2NodeClass') continue;
+        const name = String(ref.name);
+        byClass.set(name, [...(byClass.get(name) ?? []), pool]);
+      }
+      this.pools.set(nodeClass.cluster, byClass);
+    }
+    return byClass.get(nodeClass.name) ?? [];
+  }
+}
+
+/** The resources of the given files of a tree, by key. */
+function resources(tree: GeneratedTree, files: readonly string[]): Map<string, Resource> {
+  const out = new Map<string, Resource>();
+  for (const file of files) for (const r of tree.resourcesIn(file)) out.set(r.key, r);
+  return out;
+}
+
+function removal(r: Resource, context: Context, rename?: string): Change {
+  const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'removed', fields: [], why });
+  if (r.kind === 'NodePool') {
+    const confirm = /Prune=confirm/.test(syncOptions(r)) ? '; Argo CD asks a person to confirm (Prune=confirm)' : '';
+    return change('destructive', `every node of the pool drains, whatever the disruption budgets say${confirm}${rename ? `; ${rename}` : ''}`);
+  }
+  if (r.kind === 'EC2NodeClass') {
+    const pool = context.basePoolUsing(r);
+    const gone = pool && !context.after.has(pool.key) ? `; NodePool ${pool.name} goes with it` : '';
+    return change('destructive', `the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it)${gone}${rename ? `; ${rename}` : ''}`);
+  }
+  if (r.kind === 'Application') return applicationRemoval(r, context);
+  if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
+  if (r.kind === 'HelmValues') return change('controller', 'the Karpenter controller loses its values');
+  return change('other', 'no effect on nodes');
 }
 
 /**
- * Every resource in a set of generated files (YAML only; SUMMARY.md is not a resource).
- * @param where what the files are, for errors (`origin/main`, `the working tree`)
+ * An Application removed: with the resources finalizer, Argo CD deletes everything
+ * it deployed (cascading through child Applications); without it, what it deployed stays.
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/app_deletion/
  */
-export function resourcesOf(files: ReadonlyMap<string, string>, where = 'the working tree'): Map<string, Resource> {
-  const out = new Map<string, Resource>();
-  for (const [file, text] of files) {
-    if (!file.endsWith('.yaml')) continue;
-    const cluster = /^dist\/([^/]+)\//.exec(file)?.[1] ?? /^argocd\/([^/]+)\.yaml$/.exec(file)?.[1] ?? '';
-    if (file.endsWith('/karpenter/values.yaml')) {
-      const body = documentsOf(file, text, where)[0] ?? {};
-      const r = { id: `HelmValues//${cluster}`, kind: 'HelmValues', name: cluster, cluster, file, body };
-      out.set(r.id, r);
+function applicationRemoval(app: Resource, context: Context): Change {
+  const paths = sourcePaths(app.body);
+  const index = new FolderIndex([{ owner: app, paths }]);
+  const deployed = paths.length === 0 ? [] : [...context.base.files.keys()].filter((f) => index.ownersOf(f).length > 0).flatMap((f) => context.base.resourcesIn(f));
+  const kinds = countKinds(deployed);
+  const charts = chartsOf(app.body).map((c) => `chart ${c}`);
+  const what = [...charts, ...kinds].join(', ') || 'nothing in this tree';
+  const pools = deployed.some((d) => POOL_KINDS.has(d.kind));
+  const apps = deployed.some((d) => d.kind === 'Application');
+  const change = (risk: Risk, why: string): Change => ({ risk, resource: app, action: 'removed', fields: [], why });
+  if (!hasResourcesFinalizer(app.body)) {
+    return change(isControllerApp(app.body) ? 'controller' : 'other', `no resources finalizer: Argo CD removes the Application and keeps what it deployed (${what})`);
+  }
+  const consequence = chartsOf(app.body).some((c) => c.startsWith('karpenter-crd'))
+    ? 'deleting the Karpenter CRDs deletes every NodePool, EC2NodeClass and NodeClaim: every Karpenter node drains'
+    : isControllerApp(app.body) ? 'the Karpenter controller is uninstalled, and nothing launches or replaces nodes until it is back'
+      : pools ? 'every node of those pools drains'
+        : apps ? 'their finalizers delete what they deployed in turn'
+          : undefined;
+  if (consequence === undefined) return change('other', `its resources finalizer deletes what it deployed (${what}); no node drains`);
+  return change('destructive', `its resources finalizer deletes what it deployed (${what}) — ${consequence}`);
+}
+
+function addition(r: Resource, rename?: string): Change {
+  const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'added', fields: [], why: `${why}${rename ? `; ${rename}` : ''}` });
+  if (r.kind === 'NodePool') return change('capacity', 'new pool: Karpenter may launch nodes for it');
+  if (r.kind === 'EC2NodeClass') return change('other', 'no node until a NodePool uses it');
+  if (r.kind === 'Application') {
+    const paths = sourcePaths(r.body).map((p) => p.path);
+    const what = [...chartsOf(r.body).map((c) => `chart ${c}`), ...paths].join(', ');
+    return change(isControllerApp(r.body) ? 'controller' : 'other', `Argo CD starts syncing ${what || 'it'}`);
+  }
+  if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
+  if (r.kind === 'HelmValues') return change('controller', 'new values for the Karpenter controller');
+  return change('other', 'no effect on nodes');
+}
+
+/** A resource on both sides: one change per class its fields fall in. */
+function modification(before: Resource, after: Resource, context: Context): Change[] {
+  const byRisk = new Map<Risk, FieldChange[]>();
+  for (const field of fieldChanges(before, after)) byRisk.set(field.risk, [...(byRisk.get(field.risk) ?? []), field]);
+  const out: Change[] = [];
+  for (const risk of RISKS) {
+    const fields = byRisk.get(risk);
+    if (!fields) continue;
+    if (risk !== 'replaces-nodes') {
+      out.push({ risk, resource: after, action: 'changed', fields, why: summary(risk, after) });
       continue;
     }
-    for (const body of documentsOf(file, text, where)) {
-      const meta = (body.metadata ?? {}) as { name?: string; namespace?: string };
-      const kind = String(body.kind);
-      const r = { id: `${kind}/${meta.namespace ?? ''}/${meta.name ?? ''}`, kind, name: meta.name ?? '', cluster, file, body };
-      out.set(r.id, r);
+    const pools = after.kind === 'NodePool' ? [after] : context.poolsUsing(after);
+    const every = fields.some((f) => f.scope === 'every');
+    const which = after.kind === 'NodePool' ? 'of the pool' : `of NodePool ${pools.map((p) => p.name).join(', ')}`;
+    if (pools.length === 0) {
+      out.push({ risk: 'other', resource: after, action: 'changed', fields, why: 'no NodePool uses it: no node is replaced' });
+      continue;
     }
+    out.push({
+      risk, resource: after, action: 'changed', fields,
+      why: every ? `Karpenter replaces every node ${which} (drift)` : `Karpenter may replace some nodes ${which}: those that no longer match (drift)`,
+      pacedBy: pools.map((p) => `NodePool ${p.name}: ${budgets(p)}`).join('; '),
+    });
   }
   return out;
 }
 
-/** Classifies every difference between two generated trees, resource by resource and field by field. */
-export function classify(base: ReadonlyMap<string, Resource>, head: ReadonlyMap<string, Resource>): Change[] {
-  const changes: Change[] = [];
-  const added = [...head.values()].filter((r) => !base.has(r.id));
-  for (const before of base.values()) {
-    const after = head.get(before.id);
-    if (!after) changes.push(removed(before, added));
+function summary(risk: Risk, r: Resource): string {
+  switch (risk) {
+    case 'capacity': return 'no node is replaced: changes how much Karpenter launches, or when it consolidates';
+    case 'controller': return 'changes the Karpenter controller (chart version or values)';
+    case 'destructive': return 'deletes nodes';
+    case 'replaces-nodes': return 'replaces nodes';
+    default: return isSmokeTest(r) ? 'a smoke test: no effect on nodes' : 'no effect on nodes';
   }
-  for (const r of added) changes.push(addition(r));
-  for (const after of head.values()) {
-    const before = base.get(after.id);
-    if (before) changes.push(...changed(before, after, head));
-  }
-  return changes.sort((a, b) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || a.resource.id.localeCompare(b.resource.id));
 }
-
-function removed(r: Resource, added: readonly Resource[]): Change {
-  if (r.kind === 'NodePool' || r.kind === 'EC2NodeClass') {
-    const team = labels(r).team;
-    const successor = added.find((a) => a.kind === r.kind && a.cluster === r.cluster && team !== undefined && labels(a).team === team);
-    const renamed = successor ? ` (renamed to ${successor.name}? a rename deletes the old pool and creates a new one)` : '';
-    const what = r.kind === 'NodePool' ? 'every node of the pool drains' : 'the NodePools using it can no longer launch nodes, and theirs drain';
-    return { risk: 'destructive', resource: r, action: 'removed', fields: [], why: `${what}, whatever the disruption budgets say${renamed}; Argo CD asks a person to confirm (Prune=confirm)` };
-  }
-  if (r.kind === 'Application' && ((r.body.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? []).includes('resources-finalizer.argocd.argoproj.io')) {
-    return {
-      risk: 'destructive', resource: r, action: 'removed', fields: [],
-      why: 'its resources finalizer makes Argo CD delete everything it deployed (CRDs, NodePools): their nodes drain',
-    };
-  }
-  const risk: Risk = isController(r) ? 'controller' : 'other';
-  return { risk, resource: r, action: 'removed', fields: [], why: risk === 'controller' ? 'changes the Karpenter controller' : 'no effect on nodes' };
-}
-
-function addition(r: Resource): Change {
-  if (r.kind === 'NodePool') return { risk: 'capacity', resource: r, action: 'added', fields: [], why: 'new pool: Karpenter may launch nodes for it' };
-  return { risk: isController(r) ? 'controller' : 'other', resource: r, action: 'added', fields: [], why: isController(r) ? 'changes the Karpenter controller' : 'no effect on nodes' };
-}
-
-/** A changed resource yields one change per risk its fields fall in. */
-function changed(before: Resource, after: Resource, head: ReadonlyMap<string, Resource>): Change[] {
-  const byRisk = new Map<Risk, FieldChange[]>();
-  for (const d of diff(before.body, after.body)) {
-    const path = renderPath(d.path);
-    const risk = fieldRisk(after, d.path);
-    const field: FieldChange = { path, before: 'oldValue' in d ? d.oldValue : undefined, after: 'value' in d ? d.value : undefined };
-    byRisk.set(risk, [...(byRisk.get(risk) ?? []), field]);
-  }
-  return [...byRisk].map(([risk, fields]) => ({
-    risk, resource: after, action: 'changed' as const, fields,
-    why: WHY[risk](after),
-    pacedBy: risk === 'replaces-nodes' ? pacing(after, head) : undefined,
-  }));
-}
-
-const WHY: Record<Risk, (r: Resource) => string> = {
-  'destructive': () => 'deletes nodes',
-  'replaces-nodes': (r) => (r.kind === 'NodePool'
-    ? 'Karpenter treats the change as drift and replaces the pool\'s nodes (requirements: the nodes that no longer match)'
-    : 'Karpenter treats the change as drift and replaces the nodes of every NodePool using this EC2NodeClass'),
-  'capacity': () => 'changes how much and when Karpenter scales or consolidates (no node is replaced for it)',
-  'controller': () => 'changes the Karpenter controller (chart version or values)',
-  'other': () => 'no effect on nodes',
-};
 
 /**
- * The risk of one changed field, from Karpenter's drift rules: the NodePool's
- * template and every EC2NodeClass setting are drift (static fields hashed, selector
- * terms and requirements resolved); weight, limits and disruption are behavioral.
+ * Resources whose Application changes while they stay: a file moved to another
+ * folder (pools moving to per-team folders), or an Application added, removed or
+ * pointed elsewhere. The old Application matters: if it still prunes, Argo CD may
+ * delete the resource before the new one adopts it.
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/auto_sync/#automatic-pruning
  */
-export function fieldRisk(r: Resource, path: readonly (string | number)[]): Risk {
-  const [top, second] = path;
-  if (r.kind === 'NodePool') {
-    if (top === 'spec' && second === 'template') return 'replaces-nodes';
-    if (top === 'spec') return 'capacity';
-    return 'other';
+function ownerChanges(context: Context): Change[] {
+  const { base, head, before, after } = context;
+  const candidates = new Map<string, [Resource, Resource]>();
+  for (const a of after.values()) {
+    const b = before.get(a.key);
+    if (b && b.file !== a.file) candidates.set(a.key, [b, a]);
   }
-  if (r.kind === 'EC2NodeClass') return top === 'spec' ? 'replaces-nodes' : 'other';
-  return isController(r) ? 'controller' : 'other';
+  const repointed = [...new Set([...before.keys(), ...after.keys()])]
+    .map((k) => [before.get(k), after.get(k)] as const)
+    .filter(([b, a]) => (b ?? a)?.kind === 'Application' && JSON.stringify(b && sourcePaths(b.body)) !== JSON.stringify(a && sourcePaths(a.body)));
+  if (repointed.length > 0) {
+    const index = new FolderIndex(repointed.map(([b, a]) => ({ owner: true, paths: [...(b ? sourcePaths(b.body) : []), ...(a ? sourcePaths(a.body) : [])] })));
+    const files = new Set([...base.files.keys(), ...head.files.keys()].filter((f) => index.ownersOf(f).length > 0));
+    const inBase = new Map([...files].flatMap((f) => base.resourcesIn(f)).map((r) => [r.key, r]));
+    for (const a of [...files].flatMap((f) => head.resourcesIn(f))) {
+      const b = inBase.get(a.key);
+      if (b) candidates.set(a.key, [b, a]);
+    }
+  }
+  const out: Change[] = [];
+  for (const [b, a] of candidates.values()) {
+    const was = context.ownersOf(base, b.file);
+    const now = context.ownersOf(head, a.file);
+    const names = (apps: Resource[]) => apps.map((x) => x.name).sort();
+    if (names(was).join() === names(now).join()) continue;
+    const who = (apps: Resource[]) => (apps.length ? `Application ${names(apps).join(', ')}` : 'no Application');
+    const text = `synced by ${who(now)} (before: ${who(was)})`;
+    const nowNames = new Set(names(now));
+    const lost = was.filter((o) => !nowNames.has(o.name));
+    const adopter = now.length ? `Application ${names(now).join(', ')} adopts it` : 'no Application syncs it any more: Argo CD leaves it as it is';
+    // An Application removed with nothing taking over: its own line says what becomes of what it deployed.
+    if (now.length === 0 && lost.every((o) => !context.headVersion(o))) continue;
+    const fields = lost.length === 0 ? [{ risk: 'other' as const, text, why: adopter }] : lost.map((o) => ownerLoss(o, a, text, adopter, context));
+    const risk = RISKS.find((r) => fields.some((f) => f.risk === r)) ?? 'other';
+    out.push({ risk, resource: a, action: 'changed', fields, why: risk === 'destructive' ? fields.find((f) => f.risk === 'destructive')?.why ?? '' : adopter });
+  }
+  return out;
 }
 
-function isController(r: Resource): boolean {
-  return r.kind === 'HelmValues' || (r.kind === 'Application' && /-karpenter(-crd)?$/.test(r.name));
+function ownerLoss(old: Resource, r: Resource, text: string, adopter: string, context: Context): FieldChange {
+  const current = context.headVersion(old);
+  if (!current) return { risk: 'other', text, why: `Application ${old.name} is removed (see its own line); ${adopter}` };
+  if (!prunes(current.body)) return { risk: 'other', text, why: `Application ${old.name} does not prune: it leaves the object alone, and ${adopter}` };
+  const drains = POOL_KINDS.has(r.kind);
+  const why = `Application ${old.name} still prunes and no longer holds it: Argo CD may delete it before the new Application adopts it`
+    + `${drains ? ', and every node of the pool drains' : ''}${/Prune=confirm/.test(syncOptions(r)) ? ' (Prune=confirm asks a person first)' : ''}`
+    + `; turn off prune on ${old.name} for this release`;
+  return { risk: drains ? 'destructive' : 'other', text, why };
 }
 
-/** The budgets of the NodePools a drift-causing change replaces nodes of. */
-function pacing(r: Resource, head: ReadonlyMap<string, Resource>): string {
-  const pools = r.kind === 'NodePool' ? [r] : [...head.values()].filter((p) => p.kind === 'NodePool' && p.cluster === r.cluster
-    && (p.body.spec as { template?: { spec?: { nodeClassRef?: { name?: string } } } })?.template?.spec?.nodeClassRef?.name === r.name);
-  if (pools.length === 0) return 'no NodePool uses it';
-  return pools.map((p) => `NodePool ${p.name}: ${budgets(p)}`).join('; ');
+/**
+ * A NodePool removed and one added in the same cluster with the same spec apart
+ * from its name and team is likely a rename (of the pool, or of its team); their
+ * EC2NodeClasses are renamed with them. Both sides get a note.
+ */
+function likelyRenames(removed: readonly Resource[], added: readonly Resource[]): Map<Resource, string> {
+  const notes = new Map<Resource, string>();
+  const pairs = pairUp(removed.filter((r) => r.kind === 'NodePool'), added.filter((r) => r.kind === 'NodePool'));
+  const classes = (rs: readonly Resource[]) => new Map(rs.filter((r) => r.kind === 'EC2NodeClass').map((r) => [`${r.cluster}\0${r.name}`, r]));
+  const [removedClasses, addedClasses] = [classes(removed), classes(added)];
+  const poolOfClass = new Map(removed.filter((r) => r.kind === 'NodePool').map((p) => [`${p.cluster}\0${nodeClassOf(p)}`, p]));
+  for (const [old, { to, others }] of pairs) {
+    note(old, to, others);
+    const [oldClass, newClass] = [removedClasses.get(`${old.cluster}\0${nodeClassOf(old)}`), addedClasses.get(`${to.cluster}\0${nodeClassOf(to)}`)];
+    if (oldClass && newClass && signature(oldClass) === signature(newClass)) note(oldClass, newClass, []);
+  }
+  // A class removed without its NodePool: matched on its own.
+  const alone = [...removedClasses.values()].filter((c) => !poolOfClass.has(`${c.cluster}\0${c.name}`));
+  for (const [old, { to, others }] of pairUp(alone, [...addedClasses.values()])) note(old, to, others);
+  return notes;
+
+  function note(old: Resource, to: Resource, others: readonly Resource[]): void {
+    const [team, newTeam] = [labelsOf(old.body).team, labelsOf(to.body).team];
+    const teamNote = newTeam !== undefined && newTeam !== team ? ` of team ${newTeam} (team ${team} renamed?)` : '';
+    const more = others.length ? ` (or ${others.slice(0, 3).map((m) => m.name).join(', ')}${others.length > 3 ? ', ...' : ''})` : '';
+    notes.set(old, `likely renamed to ${to.name}${teamNote}${more}: a rename deletes the old ${old.kind} and creates a new one`);
+    if (!notes.has(to)) notes.set(to, `likely the new name of ${old.name}${teamNote}`);
+  }
 }
 
+/** Each removed resource with the added one of the same signature (the same team first), and the other candidates. */
+function pairUp(removed: readonly Resource[], added: readonly Resource[]): Map<Resource, { to: Resource; others: Resource[] }> {
+  const bySignature = new Map<string, Resource[]>();
+  for (const r of added) {
+    const sig = signature(r);
+    bySignature.set(sig, [...(bySignature.get(sig) ?? []), r]);
+  }
+  const out = new Map<Resource, { to: Resource; others: Resource[] }>();
+  for (const r of removed) {
+    const matches = bySignature.get(signature(r)) ?? [];
+    if (matches.length === 0) continue;
+    const to = matches.find((m) => labelsOf(m.body).team === labelsOf(r.body).team) ?? matches[0];
+    out.set(r, { to, others: matches.filter((m) => m !== to) });
+  }
+  return out;
+}
+
+/**
+ * A resource's body with its own name and its team replaced by one placeholder, as
+ * canonical JSON: a pool `web` that becomes `web-v2` of team `web`, or `ml-gpu` that
+ * becomes `ai-gpu` of team `ai`, keeps its signature.
+ */
+function signature(r: Resource): string {
+  const team = labelsOf(r.body).team;
+  const own = (v: string) => v === r.name || (team !== undefined && v === team);
+  const swap = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.split('/').map((part) => (own(part) ? '\0' : part)).join('/');
+    if (Array.isArray(v)) return v.map(swap);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, swap((v as Body)[k])]));
+    return v;
+  };
+  return `${r.cluster}\0${r.kind}\0${JSON.stringify(swap({ ...r.body, metadata: { ...obj(r.body.metadata), name: undefined } }))}`;
+}
+
+function clusterChanges(base: GeneratedTree, head: GeneratedTree, before: ReadonlyMap<string, Resource>, after: ReadonlyMap<string, Resource>): ClusterChange[] {
+  const [was, now] = [base.clusters(), head.clusters()];
+  const eks = (rs: ReadonlyMap<string, Resource>, cluster: string) => [...rs.values()]
+    .filter((r) => r.kind === 'HelmValues' && r.cluster === cluster)
+    .map((r) => obj(r.body.settings).clusterName).find((n) => typeof n === 'string') as string | undefined;
+  const removed = [...was].filter((c) => !now.has(c)).sort();
+  const added = [...now].filter((c) => !was.has(c)).sort();
+  return [
+    ...removed.map((cluster) => {
+      const name = eks(before, cluster);
+      const twin = name === undefined ? undefined : added.find((a) => eks(after, a) === name);
+      const note = twin ? `renamed to ${twin}? both run on EKS cluster ${name}: a rename deletes every Application and pool of ${cluster} (its nodes drain) and creates them again under ${twin}` : undefined;
+      return { cluster, action: 'removed' as const, ...(note ? { note } : {}) };
+    }),
+    ...added.map((cluster) => ({ cluster, action: 'added' as const })),
+  ];
+}
+
+/** Changes grouped by cluster: clusters with the loudest change first (the fleet after clusters of equal loudness), loudest class first within each. */
+function sortByCluster(changes: Change[]): Change[] {
+  const loudest = new Map<string, number>();
+  for (const c of changes) loudest.set(c.resource.cluster, Math.min(loudest.get(c.resource.cluster) ?? RISKS.length, RISKS.indexOf(c.risk)));
+  const rank = (cluster: string) => [loudest.get(cluster) ?? RISKS.length, cluster === FLEET ? 1 : 0, cluster] as const;
+  const order = { removed: 0, changed: 1, added: 2 };
+  return changes.sort((a, b) => {
+    const [x, y] = [rank(a.resource.cluster), rank(b.resource.cluster)];
+    return x[0] - y[0] || x[1] - y[1] || cmp(x[2], y[2])
+      || RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || order[a.action] - order[b.action] || cmp(describe(a.resource), describe(b.resource));
+  });
+}
+
+/**
+ * The disruption budgets of a NodePool that apply to drift (those without reasons, or with `Drifted`).
+ * @see https://karpenter.sh/docs/concepts/disruption/#disruption-budgets
+ */
 function budgets(pool: Resource): string {
-  const list = ((pool.body.spec as { disruption?: { budgets?: Budget[] } })?.disruption?.budgets ?? [{ nodes: '10%' }])
-    .filter((b) => !b.reasons || b.reasons.includes('Drifted'));
+  type Budget = { nodes: string; schedule?: string; duration?: string; reasons?: string[] };
+  const all = (obj(obj(pool.body.spec).disruption).budgets as Budget[] | undefined) ?? [{ nodes: '10%' }];
+  const list = all.filter((b) => !b.reasons || b.reasons.includes('Drifted'));
   if (list.length === 0) return 'no budget limits drift';
   return list.map((b) => (b.schedule ? `${b.nodes} at a time during "${b.schedule}" for ${b.duration}` : `${b.nodes} at a time`)).join(', ');
 }
 
-type Budget = { nodes: string; schedule?: string; duration?: string; reasons?: string[] };
-
-function labels(r: Resource): Record<string, string> {
-  return ((r.body.metadata as { labels?: Record<string, string> } | undefined)?.labels) ?? {};
+function countKinds(rs: readonly Resource[]): string[] {
+  const counts = new Map<string, number>();
+  for (const r of rs) {
+    const kind = isSmokeTest(r) ? 'smoke test' : r.kind;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => cmp(a, b)).map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : kind.endsWith('s') ? 'es' : 's'}`);
 }
 
-function renderPath(path: readonly (string | number)[]): string {
-  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z0-9_-]+$/.test(s) ? `${i ? '.' : ''}${s}` : `[${JSON.stringify(s)}]`)).join('');
+function nodeClassOf(pool: Resource): string | undefined {
+  const name = obj(obj(obj(obj(pool.body.spec).template).spec).nodeClassRef).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function syncOptions(r: Resource): string {
+  return String(obj(obj(r.body.metadata).annotations)['argocd.argoproj.io/sync-options'] ?? '');
+}
+
+/** Every `name:` value in a YAML text: a cheap test of whether a file may mention a name. */
+function names(text: string): Set<string> {
+  return new Set([...text.matchAll(/name:\s*["']?([^\s"'#]+)/g)].map((m) => m[1]));
+}
+
+function obj(v: unknown): Body {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : {};
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { OUTPUT_ROOTS } from '../output/layout';
 
 /** Thrown when git cannot answer (not a repository, unknown ref). */
@@ -6,36 +7,59 @@ export class GitError extends Error {}
 
 /**
  * The generated files (`dist/`, `argocd/` under `root`) as committed at `ref`,
- * relative to `root`. Reads them all through one `git cat-file --batch`.
+ * relative to `root`.
+ *
+ * A file whose blob is the same as the text `known` holds for its path (the fresh
+ * synth: in a pull request, nearly every file) is not read from git: its text is
+ * taken from `known`, so the two trees share it and the review skips it. The other
+ * blobs are read through one `git cat-file --batch`.
+ * @param known files expected to be mostly unchanged. @default - every blob is read
+ * @see https://git-scm.com/book/en/v2/Git-Internals-Git-Objects (a blob's id is the hash of "blob <size>\0<content>")
  */
-export function treeAt(ref: string, root: string): Map<string, string> {
+export function treeAt(ref: string, root: string, known: ReadonlyMap<string, string> = new Map()): Map<string, string> {
   const prefix = git(root, ['rev-parse', '--show-prefix']).trim();
   const commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
-  // "<mode> <type> <sha>\t<path>": a link (120000) or a submodule (160000) is never read as a file.
-  const entries = git(root, ['ls-tree', '-r', '-z', commit, '--', ...OUTPUT_ROOTS.map((d) => `${prefix}${d}`)])
-    .split('\0').filter(Boolean).map((line) => ({ mode: line.slice(0, line.indexOf(' ')), path: line.slice(line.indexOf('\t') + 1) }));
+  // "<mode> <type> <id>\t<path>", paths from the top of the repository (--full-tree), so a root
+  // below the top works too; a link (120000) or a submodule (160000) is never read as a file.
+  const entries = git(root, ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...OUTPUT_ROOTS.map((d) => `${prefix}${d}`)])
+    .split('\0').filter(Boolean).map((line) => {
+      const [mode, , id] = line.slice(0, line.indexOf('\t')).split(' ');
+      return { mode, id, path: line.slice(line.indexOf('\t') + 1) };
+    });
   const odd = entries.find((e) => e.mode !== '100644' && e.mode !== '100755');
   if (odd) {
     const what = odd.mode === '120000' ? 'a symbolic link' : odd.mode === '160000' ? 'a submodule' : `of mode ${odd.mode}`;
     throw new GitError(`${odd.path.slice(prefix.length)} is ${what} in ${ref}: the generated tree holds only files; fix the base branch first`);
   }
-  const listed = entries.map((e) => e.path);
   const files = new Map<string, string>();
-  if (listed.length === 0) return files;
+  const unread: { path: string; id: string }[] = [];
+  for (const e of entries) {
+    const path = e.path.slice(prefix.length);
+    const text = known.get(path);
+    if (text !== undefined && blobId(text, e.id.length) === e.id) files.set(path, text);
+    else unread.push({ path, id: e.id });
+  }
+  if (unread.length === 0) return files;
   const batch = spawnSync('git', ['-C', root, 'cat-file', '--batch'], {
-    input: listed.map((p) => `${commit}:${p}`).join('\n') + '\n', maxBuffer: 1 << 30,
+    input: unread.map((e) => e.id).join('\n') + '\n', maxBuffer: 1 << 30,
   });
   if (batch.status !== 0) throw new GitError(`git cat-file failed: ${batch.stderr.toString().trim()}`);
-  // Each object: "<sha> blob <size>\n<content>\n".
+  // Each object: "<id> blob <size>\n<content>\n".
   const out = batch.stdout;
   let at = 0;
-  for (const path of listed) {
+  for (const { path } of unread) {
     const eol = out.indexOf(10, at);
     const size = Number(out.subarray(at, eol).toString().split(' ')[2]);
-    files.set(path.slice(prefix.length), out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
+    files.set(path, out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
     at = eol + 1 + size + 1;
   }
-  return files;
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The id git gives a blob of this text: SHA-1, or SHA-256 in a repository of that object format (64 hex digits). */
+function blobId(text: string, length: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  return createHash(length === 64 ? 'sha256' : 'sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 function git(root: string, args: string[]): string {

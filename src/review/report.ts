@@ -1,31 +1,43 @@
-import { Change, FieldChange, Risk, RISKS } from './changes';
+import { Change, ClusterChange, Review } from './changes';
+import { Risk, RISKS } from './risk';
+import { describe, FLEET, nameOf } from './tree';
 
 /** Title and marker of each risk class, loudest first. */
 export const RISK_LABELS: Record<Risk, { readonly title: string; readonly mark: string }> = {
   'destructive': { title: 'DESTRUCTIVE: deletes pools, drains every node of them', mark: '🛑' },
   'replaces-nodes': { title: 'REPLACES NODES: Karpenter drift, paced by disruption budgets', mark: '♻️' },
-  'capacity': { title: 'CAPACITY: limits, weights, disruption, new pools', mark: '📈' },
+  'capacity': { title: 'CAPACITY: limits, weights, disruption, requirements that widen, new pools', mark: '📈' },
   'controller': { title: 'CONTROLLER: chart version or values', mark: '⚙️' },
   'other': { title: 'OTHER', mark: '📝' },
 };
 
-/** Most changed fields listed per resource; the rest are counted. */
+/** Most changed fields listed per change unless `full`; the rest are counted. */
 const MAX_FIELDS = 8;
 
-/** The report for a terminal: one section per risk class that has changes. */
-export function terminalReport(changes: readonly Change[], base: string): string {
+/** Options of {@link terminalReport}. */
+export interface TerminalOptions {
+  /** List every changed field, not the first {@link MAX_FIELDS} of each change. @default false */
+  readonly full?: boolean;
+}
+
+/**
+ * The report for a terminal: the counts per class across the fleet, then one block
+ * per cluster (loudest first), each change on one line with its class marker and
+ * what happens, its fields below it with why each falls in its class.
+ */
+export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
   const lines = [`karpenter-gitops diff: ${base} -> working tree`];
-  if (changes.length === 0) return `${lines[0]}\nno changes to the generated resources\n`;
-  lines.push(counts(changes), '');
-  for (const risk of RISKS) {
-    const inRisk = changes.filter((c) => c.risk === risk);
-    if (inRisk.length === 0) continue;
-    lines.push(`${RISK_LABELS[risk].title} (${inRisk.length})`);
-    for (const c of inRisk) {
-      lines.push(`  ${RISK_LABELS[risk].mark} ${label(c)}: ${c.why}`);
+  if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n`;
+  lines.push(counts(review.changes), '');
+  for (const group of groups(review)) {
+    lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
+    if (group.event?.note) lines.push(`  note: ${group.event.note}`);
+    for (const c of group.changes) {
+      lines.push(`  ${RISK_LABELS[c.risk].mark} ${describe(c.resource)} ${c.action}: ${c.why}`);
       if (c.pacedBy) lines.push(`      paced by ${c.pacedBy}`);
-      for (const f of c.fields.slice(0, MAX_FIELDS)) lines.push(`      ${f.path}: ${value(f.before)} -> ${value(f.after)}`);
-      if (c.fields.length > MAX_FIELDS) lines.push(`      ... ${c.fields.length - MAX_FIELDS} more fields`);
+      const shown = options.full ? c.fields : c.fields.slice(0, MAX_FIELDS);
+      for (const f of shown) lines.push(`      ${f.text} — ${f.why}`);
+      if (shown.length < c.fields.length) lines.push(`      ... ${c.fields.length - shown.length} more fields (--full lists them)`);
     }
     lines.push('');
   }
@@ -44,90 +56,127 @@ export interface MarkdownOptions {
   readonly maxChars?: number;
   /** Where the full report is (the workflow run's artifacts), linked from a summarised report. @default - no link */
   readonly fullReportUrl?: string;
+  /** List every changed field in an unshortened report. @default false */
+  readonly full?: boolean;
 }
 
 /**
- * The report as a PR comment: a summary line, then a table per risk class. A report too
- * long for a comment is summarised, most detail kept where it matters most: first the
- * field lists go (except for destructive changes), then each quieter class becomes counts
- * per cluster, then the destructive list is cut; a note points at the full report.
+ * The report as a PR comment: the counts, then a table per cluster (loudest cluster
+ * first), loudest change first. A report too long for a comment is summarised, most
+ * detail kept where it matters most: first the field lists go (except for destructive
+ * changes), then each quieter class becomes a count per cluster, then the destructive
+ * list is cut; a note points at the full report.
  */
-export function markdownReport(changes: readonly Change[], base: string, options: MarkdownOptions = {}): string {
+export function markdownReport(review: Review, base: string, options: MarkdownOptions = {}): string {
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
   const head = [COMMENT_MARKER, `### karpenter-gitops: what this PR does to the clusters (vs \`${base}\`)`, ''];
-  if (changes.length === 0) return [...head, 'No change to any generated resource.', ''].join('\n');
-  head.push(counts(changes), '');
+  if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', ''].join('\n');
+  head.push(counts(review.changes), '');
   const note = [
     '> This report was shortened to fit a GitHub comment. The full report: '
       + `${options.fullReportUrl ? `[the workflow run's \`karpenter-diff\` artifact](${options.fullReportUrl}), or ` : ''}\`npm run diff -- --base ${base}\` locally.`,
     '',
   ];
+  const all = groups(review);
   for (const level of [0, 1, 2] as const) {
-    const text = [...head, ...RISKS.flatMap((risk) => section(changes.filter((c) => c.risk === risk), risk, level)), ...(level > 0 ? note : [])].join('\n');
+    const text = [...head, ...all.flatMap((g) => section(g, level, options.full ?? false)), ...(level > 0 ? note : [])].join('\n');
     if (text.length <= max) return text;
   }
-  // Still too long: the destructive rows that fit, then the count of the rest.
-  const lines = [...head];
-  const rest = RISKS.filter((r) => r !== 'destructive').flatMap((risk) => section(changes.filter((c) => c.risk === risk), risk, 2));
-  const destructive = changes.filter((c) => c.risk === 'destructive');
-  const budget = max - [...lines, ...rest, ...note].join('\n').length - 200;
-  const rows = section(destructive, 'destructive', 1);
-  let used = 0;
-  let shown = 0;
-  for (const row of rows) {
-    if (used + row.length + 1 > budget) break;
-    lines.push(row);
-    used += row.length + 1;
-    if (row.startsWith('| ') && !row.startsWith('| resource')) shown++;
-  }
-  const hidden = destructive.length - shown;
-  if (hidden > 0) lines.push(`| … ${hidden} more destructive change(s) | | see the full report | |`, '');
-  return [...lines, ...rest, ...note].join('\n');
-}
-
-/** The lines of one risk class: a table with fields (level 0), without fields (1), or counts per cluster (2; destructive keeps its table). */
-function section(inRisk: readonly Change[], risk: Risk, level: 0 | 1 | 2): string[] {
-  if (inRisk.length === 0) return [];
-  const lines = [`#### ${RISK_LABELS[risk].mark} ${RISK_LABELS[risk].title} (${inRisk.length})`, ''];
-  if (level === 2 && risk !== 'destructive') {
-    const byCluster = new Map<string, Map<string, number>>();
-    for (const c of inRisk) {
-      const kinds = byCluster.get(c.resource.cluster || '-') ?? new Map<string, number>();
-      const kind = `${c.resource.kind} ${c.action}`;
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-      byCluster.set(c.resource.cluster || '-', kinds);
+  // Still too long: every cluster's counts, the destructive rows that fit, then the count of the rest.
+  let budget = max - [...head, ...all.flatMap((g) => section(g, 2, false, () => false)), ...note].join('\n').length - 200;
+  let hidden = 0;
+  const fits = (row: string) => {
+    if (row.length + 1 > budget) {
+      hidden++;
+      return false;
     }
-    for (const [cluster, kinds] of byCluster) lines.push(`- cluster ${cluster}: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}`);
-    return [...lines, ''];
-  }
-  lines.push('| resource | cluster | what happens | fields |', '|---|---|---|---|');
-  for (const c of inRisk) {
-    const showFields = level === 0 || risk === 'destructive';
-    const fields = showFields ? c.fields.slice(0, MAX_FIELDS).map((f) => `\`${f.path}\`: ${code(f.before)} → ${code(f.after)}`) : [];
-    if (showFields && c.fields.length > MAX_FIELDS) fields.push(`… ${c.fields.length - MAX_FIELDS} more`);
-    if (!showFields && c.fields.length) fields.push(`${c.fields.length} field(s)`);
-    const why = c.pacedBy ? `${c.why}; paced by ${c.pacedBy}` : c.why;
-    lines.push(`| ${c.resource.kind} \`${c.resource.name}\` (${c.action}) | ${c.resource.cluster || '-'} | ${cell(why)} | ${cell(fields.join('<br>')) || '-'} |`);
-  }
-  return [...lines, ''];
+    budget -= row.length + 1;
+    return true;
+  };
+  const body = all.flatMap((g) => section(g, 2, false, fits));
+  const cut = hidden > 0 ? [`> … ${hidden} more destructive change(s): see the full report`, ''] : [];
+  return [...head, ...body, ...cut, ...note].join('\n');
 }
 
+/** The changes of one cluster (or of the fleet), with the cluster's own addition or removal. */
+interface Group {
+  readonly cluster: string;
+  readonly event?: ClusterChange;
+  readonly changes: readonly Change[];
+}
+
+/** The review's changes by cluster, in its order; a cluster added or removed has a group even if nothing else names it. */
+function groups(review: Review): Group[] {
+  const out = new Map<string, Change[]>();
+  for (const c of review.changes) {
+    const list = out.get(c.resource.cluster);
+    if (list) list.push(c);
+    else out.set(c.resource.cluster, [c]);
+  }
+  for (const e of review.clusters) if (!out.has(e.cluster)) out.set(e.cluster, []);
+  return [...out].map(([cluster, changes]) => ({ cluster, changes, event: review.clusters.find((e) => e.cluster === cluster) }));
+}
+
+function groupTitle(g: Group): string {
+  if (g.cluster === FLEET) return 'fleet (no one cluster: argocd/)';
+  return `cluster ${g.cluster}${g.event ? ` (${g.event.action})` : ''}`;
+}
+
+const TABLE_HEAD = '| | resource | what happens | changes |';
+const TABLE_RULE = '|---|---|---|---|';
+
+/**
+ * The lines of one cluster: a table with fields (level 0), fields of destructive changes
+ * only (1), or counts for all but destructive changes (2), whose rows are kept while `keep` says so.
+ */
+function section(g: Group, level: 0 | 1 | 2, full: boolean, keep: (row: string) => boolean = () => true): string[] {
+  const title = g.cluster === FLEET ? 'Fleet (no one cluster: `argocd/`)' : `Cluster \`${g.cluster}\`${g.event ? ` (${g.event.action})` : ''}`;
+  const lines = [`#### ${title}: ${groupCounts(g.changes, true) || 'no resource changes'}`, ''];
+  if (g.event?.note) lines.push(`> ${cell(g.event.note)}`, '');
+  if (level === 2) {
+    const counted: string[] = [];
+    for (const risk of RISKS.filter((r) => r !== 'destructive')) {
+      const inRisk = g.changes.filter((c) => c.risk === risk);
+      if (inRisk.length === 0) continue;
+      const kinds = new Map<string, number>();
+      for (const c of inRisk) {
+        const kind = `${nameOf(c.resource).kind} ${c.action}`;
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }
+      counted.push(`- ${RISK_LABELS[risk].mark} ${risk}: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    }
+    if (counted.length) lines.push(...counted, '');
+  }
+  const rows = (level === 2 ? g.changes.filter((c) => c.risk === 'destructive') : g.changes)
+    .map((c) => row(c, level === 0 || c.risk === 'destructive', full)).filter((r) => keep(r));
+  if (rows.length === 0) return lines;
+  return [...lines, TABLE_HEAD, TABLE_RULE, ...rows, ''];
+}
+
+function row(c: Change, showFields: boolean, full: boolean): string {
+  const shown = !showFields ? [] : full ? c.fields : c.fields.slice(0, MAX_FIELDS);
+  const fields = shown.map((f) => cell(`${f.text} — ${f.why}`));
+  if (showFields && shown.length < c.fields.length) fields.push(`… ${c.fields.length - shown.length} more`);
+  if (!showFields && c.fields.length) fields.push(`${c.fields.length} field(s)`);
+  const why = c.pacedBy ? `${c.why}; paced by ${c.pacedBy}` : c.why;
+  const { kind, name } = nameOf(c.resource);
+  return `| ${RISK_LABELS[c.risk].mark} | ${kind} \`${name}\` ${c.action} | ${cell(why)} | ${fields.join('<br>') || '-'} |`;
+}
+
+/** `2 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 3 other`: every class, across the fleet. */
 function counts(changes: readonly Change[]): string {
-  return RISKS.map((r) => `${changes.filter((c) => c.risk === r).length} ${r}`).join(', ');
+  const n = new Map<Risk, number>();
+  for (const c of changes) n.set(c.risk, (n.get(c.risk) ?? 0) + 1);
+  return RISKS.map((r) => `${n.get(r) ?? 0} ${r}`).join(', ');
 }
 
-function label(c: Change): string {
-  return `${c.resource.kind} ${c.resource.name}${c.resource.cluster ? ` (cluster ${c.resource.cluster})` : ''} ${c.action}`;
+/** The classes a cluster has changes in: `2 destructive, 1 other` (with markers in markdown). */
+function groupCounts(changes: readonly Change[], marks: boolean): string {
+  return RISKS.map((r) => [r, changes.filter((c) => c.risk === r).length] as const)
+    .filter(([, n]) => n > 0).map(([r, n]) => `${marks ? `${RISK_LABELS[r].mark} ` : ''}${n} ${r}`).join(', ');
 }
 
-function value(v: FieldChange['before']): string {
-  return v === undefined ? '(unset)' : JSON.stringify(v);
-}
-
-function code(v: FieldChange['before']): string {
-  return v === undefined ? '_unset_' : `\`${JSON.stringify(v).replace(/`/g, "'")}\``;
-}
-
+/** Text safe in a table cell: no pipes or line breaks, and no HTML (userData may hold `<powershell>`); arrows drawn. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return text.replace(/ -> /g, ' → ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }

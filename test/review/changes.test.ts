@@ -1,115 +1,236 @@
-import { Change, classify, resourcesOf, Risk } from '../../src/review/changes';
+import { Change, review } from '../../src/review/changes';
+import { GeneratedTree } from '../../src/review/tree';
 import { renderYaml } from '../../src/output/render';
 
 type Obj = Record<string, unknown>;
 
-function nodePool(name: string, spec: Obj = {}, team = name): Obj {
+function nodePool(name: string, spec: Obj = {}, template: Obj = {}, team = name): Obj {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name, labels: { team } },
+    apiVersion: 'karpenter.sh/v1', kind: 'NodePool',
+    metadata: { name, labels: { team }, annotations: { 'argocd.argoproj.io/sync-options': 'Prune=confirm,Delete=confirm' } },
     spec: {
       disruption: { budgets: [{ nodes: '10%' }], consolidateAfter: '1m', consolidationPolicy: 'WhenEmptyOrUnderutilized' },
-      template: { metadata: { labels: { team } }, spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name }, requirements: [] } },
+      template: {
+        metadata: { labels: { team } },
+        spec: { expireAfter: '720h', nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name }, requirements: [], ...template },
+      },
       ...spec,
     },
   };
 }
 
-function nodeClass(name: string, alias = 'al2023@v20250505', team = name): Obj {
-  return { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name, labels: { team } }, spec: { amiSelectorTerms: [{ alias }], role: 'r' } };
-}
-
-function application(name: string, targetRevision = '1.14.1'): Obj {
+function nodeClass(name: string, spec: Obj = {}, team = name): Obj {
   return {
-    apiVersion: 'argoproj.io/v1alpha1', kind: 'Application',
-    metadata: { name, namespace: 'argocd', finalizers: ['resources-finalizer.argocd.argoproj.io'] }, spec: { source: { chart: 'karpenter', targetRevision } },
+    apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name, labels: { team } },
+    spec: {
+      amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@v20250505' }], role: 'KarpenterNodeRole-demo',
+      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }], securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+      tags: { team, Name: `demo/${name}` }, ...spec,
+    },
   };
 }
 
-/** A generated tree of cluster demo: one file per pool (class + pool), apps, and chart values. */
-function tree(pools: Obj[][], apps: Obj[] = [], values: Obj = { replicas: 2 }): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const docs of pools) files.set(`dist/demo/nodepools/${(docs[0].metadata as Obj).name}.yaml`, renderYaml(docs));
-  for (const app of apps) files.set(`dist/demo/apps/${(app.metadata as Obj).name}.yaml`, renderYaml([app]));
-  files.set('dist/demo/karpenter/values.yaml', renderYaml([values]));
-  return files;
+function application(name: string, extra: Obj = {}): Obj {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'argocd', finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+    spec: { source: { chart: 'karpenter', repoURL: 'public.ecr.aws/karpenter', targetRevision: '1.14.1' }, syncPolicy: { automated: { enabled: true, prune: true } } },
+    ...extra,
+  };
+}
+
+/** A tree: file path to its documents. */
+function tree(files: Record<string, Obj[]>): Map<string, string> {
+  return new Map(Object.entries(files).map(([path, docs]) => [path, renderYaml(docs)]));
 }
 
 function changes(before: Map<string, string>, after: Map<string, string>): Change[] {
-  return classify(resourcesOf(before), resourcesOf(after));
+  return [...review(new GeneratedTree(before, 'base'), new GeneratedTree(after, 'head')).changes];
 }
 
-const only = (cs: Change[], risk: Risk) => cs.filter((c) => c.risk === risk).map((c) => `${c.resource.kind}/${c.resource.name} ${c.action}`);
+/** Each change as `risk kind name action`, then its field lines. */
+function lines(cs: Change[]): string[] {
+  return cs.flatMap((c) => [`${c.risk} ${c.resource.cluster} ${c.resource.kind} ${c.resource.name} ${c.action}: ${c.why}`, ...c.fields.map((f) => `  ${f.text} — ${f.why}`)]);
+}
 
-describe('classify', () => {
-  const web = [nodeClass('web'), nodePool('web')];
+const web = (pool: Obj = nodePool('web'), cls: Obj = nodeClass('web')) => tree({ 'dist/demo/nodepools/web.yaml': [cls, pool] });
 
-  it('finds nothing when nothing changed', () => {
-    expect(changes(tree([web]), tree([web]))).toEqual([]);
+describe('identity', () => {
+  it('keeps equal pool names in two clusters apart', () => {
+    const before = tree({ 'dist/prod/nodepools/web.yaml': [nodeClass('web'), nodePool('web')], 'dist/dev/nodepools/web.yaml': [nodeClass('web'), nodePool('web')] });
+    const after = tree({ 'dist/prod/nodepools/web.yaml': [nodeClass('web'), nodePool('web')] });
+    expect(changes(before, after).map((c) => `${c.risk} ${c.resource.cluster} ${c.resource.kind} ${c.action}`))
+      .toEqual(['destructive dev EC2NodeClass removed', 'destructive dev NodePool removed']);
   });
 
-  it('flags a removed pool as destructive, NodePool and EC2NodeClass alike', () => {
-    const cs = changes(tree([web, [nodeClass('ml'), nodePool('ml')]]), tree([web]));
-    expect(only(cs, 'destructive')).toEqual(['EC2NodeClass/ml removed', 'NodePool/ml removed']);
-    expect(cs.find((c) => c.resource.kind === 'NodePool')?.why).toMatch(/every node of the pool drains, whatever the disruption budgets say/);
+  it('sees no change in a resource whose file moved with the same content', () => {
+    const before = tree({ 'dist/demo/nodepools/web.yaml': [nodeClass('web'), nodePool('web')] });
+    const after = tree({ 'dist/demo/nodepools/web/web.yaml': [nodePool('web'), nodeClass('web')] });
+    expect(changes(before, after)).toEqual([]);
+  });
+});
+
+describe('EC2NodeClass fields, by the provider\'s hash and resolved drift', () => {
+  const change = (spec: Obj) => lines(changes(web(), web(nodePool('web'), nodeClass('web', spec))));
+
+  it.each<[string, Obj, string[]]>([
+    ['a subnet term: the nodes in subnets no longer selected', { subnetSelectorTerms: [{ id: 'subnet-1' }] }, [
+      'replaces-nodes demo EC2NodeClass web changed: Karpenter may replace some nodes of NodePool web: those that no longer match (drift)',
+      '  subnet selector term tags karpenter.sh/discovery=demo -> id=subnet-1 — selector terms are not hashed, but nodes in a subnet the terms no longer select drift (SubnetDrift)',
+    ]],
+    ['a security group term: every node if the resolved set changes', { securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }, { name: 'extra' }] }, [
+      'replaces-nodes demo EC2NodeClass web changed: Karpenter replaces every node of NodePool web (drift)',
+      '  security group selector term added: name=extra — selector terms are not hashed, but if the security groups they resolve to change, every node drifts (SecurityGroupDrift compares the whole set)',
+    ]],
+    ['AMI terms other than an alias: the nodes on AMIs no longer resolved', { amiFamily: 'AL2023', amiSelectorTerms: [{ name: 'my-ami-*', owner: 'self' }] }, [
+      'replaces-nodes demo EC2NodeClass web changed: Karpenter may replace some nodes of NodePool web: those that no longer match (drift)',
+      '  AMI selector term alias=al2023@v20250505 -> name=my-ami-*, owner=self — selector terms are not hashed, but nodes running an AMI the terms no longer resolve to drift (AMIDrift)',
+    ]],
+    ['amiFamily dropped where the alias gives the same family', { amiFamily: undefined }, [
+      'other demo EC2NodeClass web changed: no effect on nodes',
+      '  amiFamily removed (was AL2023) — amiFamily is hashed as resolved, and it resolves to the same family: no node drifts',
+    ]],
+    ['amiFamily changed to Custom', { amiFamily: 'Custom' }, [
+      'replaces-nodes demo EC2NodeClass web changed: Karpenter replaces every node of NodePool web (drift)',
+      '  amiFamily: AL2023 -> Custom — in the EC2NodeClass hash: every node of the NodePools using it drifts',
+    ]],
+    ['ipPrefixCount, which is not hashed', { ipPrefixCount: 1 }, [
+      'other demo EC2NodeClass web changed: no effect on nodes',
+      '  ipPrefixCount added: 1 — not in the EC2NodeClass hash: applies to nodes launched from now on, no node drifts',
+    ]],
+    ['userData, the role and a block device, which are', {
+      userData: 'line 1\nline 2', role: 'Other',
+      blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '30Gi' } }],
+    }, [
+      'replaces-nodes demo EC2NodeClass web changed: Karpenter replaces every node of NodePool web (drift)',
+      '  role: KarpenterNodeRole-demo -> Other — in the EC2NodeClass hash: every node of the NodePools using it drifts',
+      '  userData added: (2 lines) — in the EC2NodeClass hash: every node of the NodePools using it drifts',
+      '  blockDeviceMappings added: [{"deviceName":"/dev/xvda","ebs":{"volumeSize":"30Gi"}}] — in the EC2NodeClass hash: every node of the NodePools using it drifts',
+    ]],
+  ])('%s', (_what, spec, expected) => {
+    expect(change(spec)).toEqual(expected);
   });
 
-  it('flags a rename as a removal, naming the likely new name', () => {
-    const cs = changes(tree([web]), tree([[nodeClass('web-v2', undefined, 'web'), nodePool('web-v2', {}, 'web')]]));
-    expect(only(cs, 'destructive')).toEqual(['EC2NodeClass/web removed', 'NodePool/web removed']);
-    expect(cs.find((c) => c.resource.id === 'NodePool//web')?.why).toMatch(/renamed to web-v2\?/);
-    expect(only(cs, 'capacity')).toEqual(['NodePool/web-v2 added']);
+  it('matches block devices by device name', () => {
+    const bdm = (size: string) => ({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '4Gi' } }, { deviceName: '/dev/xvdb', ebs: { volumeSize: size } }] });
+    expect(lines(changes(web(nodePool('web'), nodeClass('web', bdm('20Gi'))), web(nodePool('web'), nodeClass('web', { ...bdm('40Gi'), blockDeviceMappings: [...bdm('40Gi').blockDeviceMappings].reverse() })))).slice(1))
+      .toEqual(['  blockDeviceMappings[/dev/xvdb].ebs.volumeSize: 20Gi -> 40Gi — in the EC2NodeClass hash: every node of the NodePools using it drifts']);
   });
 
-  it('flags removing the nodepools Application as destructive: its finalizer deletes the NodePools', () => {
-    const cs = changes(tree([web], [application('demo-karpenter-nodepools')]), tree([web]));
-    expect(only(cs, 'destructive')).toEqual(['Application/demo-karpenter-nodepools removed']);
+  it('replaces no node when no NodePool uses the class', () => {
+    const before = tree({ 'dist/demo/nodepools/spare.yaml': [nodeClass('spare')] });
+    const after = tree({ 'dist/demo/nodepools/spare.yaml': [nodeClass('spare', { role: 'Other' })] });
+    expect(lines(changes(before, after))[0]).toBe('other demo EC2NodeClass spare changed: no NodePool uses it: no node is replaced');
   });
 
-  it('flags an AMI bump as a node replacement, paced by the budgets of the pools using the class', () => {
-    const budgets = { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h', reasons: ['Drifted'] }, { nodes: '1', reasons: ['Empty'] }] };
-    const pool = nodePool('web', { disruption: { ...budgets, consolidateAfter: '1m', consolidationPolicy: 'WhenEmpty' } });
-    const cs = changes(tree([[nodeClass('web'), pool]]), tree([[nodeClass('web', 'al2023@v20250601'), pool]]));
-    expect(cs).toEqual([expect.objectContaining({
-      risk: 'replaces-nodes',
-      fields: [{ path: 'spec.amiSelectorTerms[0].alias', before: 'al2023@v20250505', after: 'al2023@v20250601' }],
-      pacedBy: 'NodePool web: 10% at a time, 0 at a time during "0 9 * * mon-fri" for 8h',
-    })]);
+  it('paces a class change by the budgets of every pool using it, found in files that did not change', () => {
+    const shared = (cls: Obj) => tree({
+      'dist/demo/nodepools/shared.yaml': [cls],
+      'dist/demo/nodepools/a.yaml': [nodePool('a', {}, { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'shared' } })],
+      'dist/demo/nodepools/b.yaml': [nodePool('b', { disruption: { budgets: [{ nodes: '1' }, { nodes: '0', reasons: ['Underutilized'] }] } },
+        { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'shared' } })],
+      'dist/demo/nodepools/c.yaml': [nodePool('c')],
+    });
+    const [c] = changes(shared(nodeClass('shared')), shared(nodeClass('shared', { tags: { owner: 'x' } })));
+    expect(c.why).toBe('Karpenter replaces every node of NodePool a, b (drift)');
+    expect(c.pacedBy).toBe('NodePool a: 10% at a time; NodePool b: 1 at a time');
+  });
+});
+
+describe('NodePool fields, by the NodePool hash and the requirements check', () => {
+  const change = (spec: Obj, template: Obj = {}) => lines(changes(web(), web(nodePool('web', spec, template))));
+
+  it.each<[string, Obj, Obj, string[]]>([
+    ['a taint value, a startup taint and a nodeClassRef', {}, {
+      taints: [{ key: 'dedicated', value: 'api', effect: 'NoSchedule' }], startupTaints: [{ key: 'init', effect: 'NoExecute' }],
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'web-v2' },
+    }, [
+      'replaces-nodes demo NodePool web changed: Karpenter replaces every node of the pool (drift)',
+      '  taint dedicated=api:NoSchedule added — in the NodePool hash (spec.template): every node of the pool drifts and is replaced',
+      '  startup taint init:NoExecute added — in the NodePool hash (spec.template): every node of the pool drifts and is replaced',
+      '  nodeClassRef.name: web -> web-v2 — in the NodePool hash (spec.template): every node of the pool drifts and is replaced',
+    ]],
+    ['consolidation from WhenEmpty', { disruption: { budgets: [{ nodes: '10%' }], consolidateAfter: '1m', consolidationPolicy: 'WhenEmpty' } }, {}, [
+      'capacity demo NodePool web changed: no node is replaced: changes how much Karpenter launches, or when it consolidates',
+      '  consolidationPolicy: WhenEmptyOrUnderutilized -> WhenEmpty — not in spec.template: no node drifts',
+    ]],
+    ['weight and a budget\'s nodes', { weight: 10, disruption: { budgets: [{ nodes: '20%' }], consolidateAfter: '1m', consolidationPolicy: 'WhenEmptyOrUnderutilized' } }, {}, [
+      'capacity demo NodePool web changed: no node is replaced: changes how much Karpenter launches, or when it consolidates',
+      '  budget: nodes 10% -> 20% — budgets pace disruption and are not hashed: no node drifts',
+      '  weight added: 10 — not in spec.template: no node drifts',
+    ]],
+  ])('%s', (_what, spec, template, expected) => {
+    expect(change(spec, template)).toEqual(expected);
   });
 
-  it.each([
-    ['requirements', { requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] }],
-    ['taints', { taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }] }],
-    ['expireAfter', { expireAfter: '168h' }],
-  ])('flags a change of the NodePool template (%s) as a node replacement', (_field, templateSpec) => {
+  it('says when consolidation may now remove nodes it kept', () => {
+    const before = web(nodePool('web', { disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '1m' } }));
+    expect(lines(changes(before, web()))).toContain(
+      '  consolidationPolicy: WhenEmpty -> WhenEmptyOrUnderutilized — not in spec.template: no node drifts, but Karpenter may now consolidate (remove or replace) nodes it kept before');
+  });
+
+  it('compares budgets as a set, their reasons too', () => {
+    const budgets = (list: Obj[]) => web(nodePool('web', { disruption: { budgets: list, consolidateAfter: '1m', consolidationPolicy: 'WhenEmptyOrUnderutilized' } }));
+    const a = { nodes: '0', schedule: '0 9 * * *', duration: '8h', reasons: ['Drifted', 'Empty'] };
+    expect(changes(budgets([{ nodes: '10%' }, a]), budgets([{ ...a, reasons: ['Empty', 'Drifted'] }, { nodes: '10%' }]))).toEqual([]);
+  });
+
+  it('files object metadata under other, and says when Prune=confirm is dropped', () => {
     const after = nodePool('web');
-    const template = (after.spec as Obj).template as Obj;
-    template.spec = { ...(template.spec as Obj), ...templateSpec };
-    expect(only(changes(tree([web]), tree([[nodeClass('web'), after]])), 'replaces-nodes')).toEqual(['NodePool/web changed']);
-  });
-
-  it('flags limits, weight and disruption as capacity, not node replacement', () => {
-    const after = nodePool('web', { limits: { cpu: '10' }, weight: 10, disruption: { budgets: [{ nodes: '5%' }], consolidateAfter: '5m', consolidationPolicy: 'WhenEmpty' } });
-    const cs = changes(tree([web]), tree([[nodeClass('web'), after]]));
-    expect(cs.map((c) => c.risk)).toEqual(['capacity']);
-    expect(cs[0].fields.map((f) => f.path).sort()).toEqual([
-      'spec.disruption.budgets[0].nodes', 'spec.disruption.consolidateAfter', 'spec.disruption.consolidationPolicy', 'spec.limits', 'spec.weight',
+    (after.metadata as Obj).annotations = { 'argocd.argoproj.io/sync-options': 'Delete=confirm' };
+    expect(lines(changes(web(), web(after)))).toEqual([
+      'other demo NodePool web changed: no effect on nodes',
+      '  annotation argocd.argoproj.io/sync-options: "Prune=confirm,Delete=confirm" -> Delete=confirm — metadata of the object, not of its nodes: no node drifts; '
+        + 'but Argo CD would now prune it without asking a person (Prune=confirm dropped)',
     ]);
   });
 
-  it('flags a chart version bump and a values change as controller changes', () => {
-    const cs = changes(tree([web], [application('demo-karpenter')]), tree([web], [application('demo-karpenter', '1.15.0')], { replicas: 3 }));
-    expect(only(cs, 'controller')).toEqual(['Application/demo-karpenter changed', 'HelmValues/demo changed']);
+  it('flags a rename as a removal, naming the likely new name', () => {
+    const cs = changes(web(), tree({ 'dist/demo/nodepools/web-v2.yaml': [nodeClass('web-v2', {}, 'web'), nodePool('web-v2', {}, {}, 'web')] }));
+    expect(cs.map((c) => `${c.risk} ${c.resource.kind} ${c.resource.name} ${c.action}`)).toEqual([
+      'destructive EC2NodeClass web removed', 'destructive NodePool web removed', 'capacity NodePool web-v2 added', 'other EC2NodeClass web-v2 added',
+    ]);
+    expect(cs[1].why).toMatch(/; likely renamed to web-v2: a rename deletes the old NodePool and creates a new one$/);
+  });
+});
+
+describe('Applications', () => {
+  const apps = (...docs: Obj[]) => tree(Object.fromEntries(docs.map((d) => [`dist/demo/apps/${(d.metadata as Obj).name}.yaml`, [d]])));
+
+  it('reads a chart version bump of a Karpenter chart as a controller change', () => {
+    const bumped = application('demo-karpenter');
+    (bumped.spec as Obj).source = { chart: 'karpenter', repoURL: 'public.ecr.aws/karpenter', targetRevision: '1.15.0' };
+    expect(lines(changes(apps(application('demo-karpenter')), apps(bumped)))).toEqual([
+      'controller demo Application demo-karpenter changed: changes the Karpenter controller (chart version or values)',
+      '  chart karpenter 1.14.1 -> 1.15.0 — a new Karpenter chart version: Argo CD upgrades it in this cluster',
+    ]);
   });
 
-  it('files metadata-only changes under other', () => {
-    const after = nodePool('web');
-    (after.metadata as Obj).annotations = { note: 'x' };
-    expect(only(changes(tree([web]), tree([[nodeClass('web'), after]])), 'other')).toEqual(['NodePool/web changed']);
+  it('reads values as the controller\'s', () => {
+    const values = (replicas: number) => new Map([['dist/demo/karpenter/values.yaml', renderYaml([{ replicas }])]]);
+    expect(lines(changes(values(2), values(1)))).toEqual([
+      'controller demo HelmValues dist/demo/karpenter/values.yaml changed: changes the Karpenter controller (chart version or values)',
+      '  replicas: 2 -> 1 — changes the Karpenter controller: its Deployment rolls; no node drifts for it',
+    ]);
   });
 
-  it('splits one resource over several risks when its fields do', () => {
-    const after = nodePool('web', { weight: 5 });
-    ((after.metadata as Obj).labels as Obj).extra = 'x';
-    expect(changes(tree([web]), tree([[nodeClass('web'), after]])).map((c) => c.risk)).toEqual(['capacity', 'other']);
+  it('reports an Application removed without the resources finalizer as keeping what it deployed', () => {
+    const pools = application('demo-pools', { spec: { source: { path: 'dist/demo/nodepools' } } });
+    (pools.metadata as Obj).finalizers = [];
+    const before = new Map([...apps(pools), ...web()]);
+    expect(lines(changes(before, web()))).toEqual([
+      'other demo Application demo-pools removed: no resources finalizer: Argo CD removes the Application and keeps what it deployed (1 EC2NodeClass, 1 NodePool)',
+    ]);
+  });
+
+  it('reports removing a smoke-test Application with the finalizer as no drain', () => {
+    const smoke = application('demo-smoke', { spec: { source: { path: 'dist/demo/smoke-tests' } } });
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'karpenter-smoke-tests', labels: { 'app.kubernetes.io/name': 'karpenter-smoke-test' } },
+    };
+    const before = new Map([...apps(smoke), ...tree({ 'dist/demo/smoke-tests/web.yaml': [deployment] })]);
+    expect(lines(changes(before, new Map()))).toEqual([
+      'other demo Application demo-smoke removed: its resources finalizer deletes what it deployed (1 smoke test); no node drains',
+      'other demo Deployment web removed: a smoke test: no effect on nodes',
+    ]);
   });
 });

@@ -1,0 +1,214 @@
+/**
+ * NodePool requirements compared the way Karpenter reads them: matched by key,
+ * values as sets, and a change judged by whether a node that matched before can
+ * stop matching.
+ *
+ * Requirements are not in the NodePool hash; instead, a launched node drifts when its
+ * labels are no longer compatible with the NodePool's requirements
+ * (`areRequirementsDrifted`: `NewLabelRequirements(nodeClaim.Labels).Compatible(nodePoolRequirements)`).
+ * So a requirement that admits every label a node could have had before (a wider one)
+ * drifts no node, and a narrower one drifts the nodes whose labels fall outside it.
+ * minValues is not part of that check.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1/nodepool.go (Requirements `hash:"ignore"`)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeclaim/disruption/drift.go (areRequirementsDrifted)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Compatible, Intersects)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (NewRequirementWithFlexibility, HasIntersection)
+ */
+
+/** A NodePool requirement as the CRD writes it. */
+export interface RequirementSpec {
+  readonly key: string;
+  readonly operator: string;
+  /** @default [] */
+  readonly values?: readonly string[];
+  /** @default - none */
+  readonly minValues?: number;
+}
+
+/** How one key's requirements changed. */
+export interface RequirementChange {
+  readonly key: string;
+  /** What changed, for a reviewer: `added: In [c7i, m7i]`, `added spot`, `Gt 5 -> Gt 6`. */
+  readonly text: string;
+  /**
+   * `wider`: every node that matched still matches (nothing drifts);
+   * `narrower`: nodes whose label falls outside the new requirement drift;
+   * `min-values`: only minValues changed (nothing drifts).
+   */
+  readonly effect: 'wider' | 'narrower' | 'min-values';
+  /** For `narrower`: which nodes stop matching, in words (`nodes whose karpenter.sh/capacity-type is spot`). */
+  readonly drifts?: string;
+}
+
+/** The label of the capacity type, named "capacity type" in reports. */
+const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
+
+/** Compares two requirement lists key by key; unchanged keys give nothing. */
+export function compareRequirements(before: readonly RequirementSpec[], after: readonly RequirementSpec[]): RequirementChange[] {
+  const a = byKey(before);
+  const b = byKey(after);
+  const keys = [...new Set([...a.keys(), ...b.keys()])];
+  const out: RequirementChange[] = [];
+  for (const key of keys) {
+    const was = a.get(key) ?? [];
+    const now = b.get(key) ?? [];
+    if (sameList(was, now)) continue;
+    out.push(change(key, was, now));
+  }
+  return out;
+}
+
+function change(key: string, was: readonly RequirementSpec[], now: readonly RequirementSpec[]): RequirementChange {
+  const before = allowed(was);
+  const after = allowed(now);
+  const wider = contains(after, before);
+  const drifts = wider ? undefined : `nodes whose ${key} ${describeAllowed(before, after)}`;
+  const effect = wider ? (sameList(was.map(withoutMinValues), now.map(withoutMinValues)) ? 'min-values' : 'wider') : 'narrower';
+  const name = key === CAPACITY_TYPE ? 'capacity type' : `requirement ${key}`;
+  if (was.length === 0) return { key, text: `${name} added: ${now.map(show).join(', ')}`, effect, drifts };
+  if (now.length === 0) return { key, text: `${name} removed (was ${was.map(show).join(', ')})`, effect, drifts };
+  const [x, y] = [was[0], now[0]];
+  if (was.length === 1 && now.length === 1 && x.operator === y.operator && (x.operator === 'In' || x.operator === 'NotIn')) {
+    const xs = new Set(x.values ?? []);
+    const ys = new Set(y.values ?? []);
+    const added = [...ys].filter((v) => !xs.has(v));
+    const removed = [...xs].filter((v) => !ys.has(v));
+    const [plus, minus] = x.operator === 'In' ? ['added', 'removed'] : ['excluded', 'no longer excluded'];
+    const parts = [
+      ...(added.length ? [`${plus} ${added.join(', ')}`] : []),
+      ...(removed.length ? [`${minus} ${removed.join(', ')}`] : []),
+      ...(x.minValues !== y.minValues ? [`minValues ${x.minValues ?? '(unset)'} -> ${y.minValues ?? '(unset)'}`] : []),
+    ];
+    return { key, text: `${name}: ${parts.join('; ')}`, effect, drifts };
+  }
+  return { key, text: `${name}: ${was.map(show).join(', ')} -> ${now.map(show).join(', ')}`, effect, drifts };
+}
+
+/** `In [c7i, m7i]`, `Gt 5`, `Exists`, with `minValues 2` when set. */
+function show(r: RequirementSpec): string {
+  const values = r.operator === 'Exists' || r.operator === 'DoesNotExist' ? ''
+    : /^(Gt|Gte|Lt|Lte)$/.test(r.operator) ? ` ${(r.values ?? [])[0] ?? ''}` : ` [${(r.values ?? []).join(', ')}]`;
+  return `${r.operator}${values}${r.minValues !== undefined ? ` (minValues ${r.minValues})` : ''}`;
+}
+
+/**
+ * What a node's label may be under a key's requirements (all of them at once, as
+ * Karpenter intersects requirements on one key): whether the label may be absent,
+ * and which values it may have — a set, or everything but a set, within integer bounds.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Requirement, Intersection, Operator)
+ */
+interface Allowed {
+  readonly absent: boolean;
+  readonly complement: boolean;
+  readonly values: ReadonlySet<string>;
+  readonly gte?: bigint;
+  readonly lte?: bigint;
+}
+
+/** No requirement on a key: any value, or none. */
+const ANYTHING: Allowed = { absent: true, complement: true, values: new Set() };
+
+function allowed(reqs: readonly RequirementSpec[]): Allowed {
+  return reqs.map(one).reduce(intersect, ANYTHING);
+}
+
+/**
+ * One requirement as `NewRequirementWithFlexibility` parses it (`Gt n` is `>= n+1`,
+ * `Lt n` is `<= n-1`). Only `NotIn` and `DoesNotExist` accept a node without the label
+ * (`Compatible`: any other operator needs the key).
+ */
+function one(r: RequirementSpec): Allowed {
+  const values = new Set(r.values ?? []);
+  const n = integer((r.values ?? [])[0] ?? '');
+  switch (r.operator) {
+    case 'In': return { absent: false, complement: false, values };
+    case 'NotIn': return { absent: true, complement: true, values };
+    case 'Exists': return { absent: false, complement: true, values: new Set() };
+    case 'DoesNotExist': return { absent: true, complement: false, values: new Set() };
+    case 'Gt': return { absent: false, complement: true, values: new Set(), gte: n === undefined ? undefined : n + 1n };
+    case 'Gte': return { absent: false, complement: true, values: new Set(), gte: n };
+    case 'Lt': return { absent: false, complement: true, values: new Set(), lte: n === undefined ? undefined : n - 1n };
+    case 'Lte': return { absent: false, complement: true, values: new Set(), lte: n };
+    // An operator the CRD would refuse: assume it admits nothing, so any change of it counts as narrowing.
+    default: return { absent: false, complement: false, values: new Set() };
+  }
+}
+
+function intersect(a: Allowed, b: Allowed): Allowed {
+  const gte = max(a.gte, b.gte);
+  const lte = min(a.lte, b.lte);
+  const absent = a.absent && b.absent;
+  if (a.complement && b.complement) return { absent, complement: true, values: new Set([...a.values, ...b.values]), gte, lte };
+  const [finite, other] = a.complement ? [b, a] : [a, b];
+  const values = [...finite.values].filter((v) => has(other, v) && within(v, gte, lte));
+  return { absent, complement: false, values: new Set(values) };
+}
+
+/** Whether every label state `inner` admits, `outer` admits too. */
+function contains(outer: Allowed, inner: Allowed): boolean {
+  if (inner.absent && !outer.absent) return false;
+  if (!inner.complement) return [...inner.values].every((v) => has(outer, v));
+  // inner admits infinitely many values: so must outer, and no fewer.
+  if (!outer.complement) return false;
+  if ([...outer.values].some((v) => has(inner, v))) return false;
+  const lowerOk = outer.gte === undefined || (inner.gte !== undefined && inner.gte >= outer.gte);
+  const upperOk = outer.lte === undefined || (inner.lte !== undefined && inner.lte <= outer.lte);
+  return lowerOk && upperOk;
+}
+
+/** Which label states `before` admits that `after` does not, in words: `is spot`, `is not one of c7i, m7i`. */
+function describeAllowed(before: Allowed, after: Allowed): string {
+  const parts: string[] = [];
+  if (!before.complement) {
+    const lost = [...before.values].filter((v) => !has(after, v));
+    if (lost.length) parts.push(`is ${lost.join(' or ')}`);
+  } else if (!after.complement) {
+    parts.push(after.values.size ? `is not one of ${[...after.values].join(', ')}` : 'is set');
+  } else {
+    const lost = [...after.values].filter((v) => has(before, v));
+    if (lost.length) parts.push(`is ${lost.join(' or ')}`);
+    const bounds = [after.gte !== undefined ? `>= ${after.gte}` : '', after.lte !== undefined ? `<= ${after.lte}` : ''].filter(Boolean).join(' and ');
+    if (bounds && !contains({ ...after, values: new Set(), absent: true }, { ...before, values: new Set(), absent: true })) parts.push(`is not ${bounds}`);
+  }
+  if (before.absent && !after.absent && !(before.complement && !after.complement)) parts.push('is not set');
+  return parts.join(' or ') || 'no longer matches';
+}
+
+function has(a: Allowed, v: string): boolean {
+  return a.values.has(v) !== a.complement && within(v, a.gte, a.lte);
+}
+
+/** A value within integer bounds; with bounds, a value that is not an integer never is (Go's strconv.Atoi). */
+function within(v: string, gte: bigint | undefined, lte: bigint | undefined): boolean {
+  if (gte === undefined && lte === undefined) return true;
+  const n = integer(v);
+  return n !== undefined && (gte === undefined || n >= gte) && (lte === undefined || n <= lte);
+}
+
+function integer(text: string): bigint | undefined {
+  return /^[+-]?[0-9]+$/.test(text) ? BigInt(text) : undefined;
+}
+
+function max(a?: bigint, b?: bigint): bigint | undefined {
+  return a === undefined ? b : b === undefined ? a : a > b ? a : b;
+}
+
+function min(a?: bigint, b?: bigint): bigint | undefined {
+  return a === undefined ? b : b === undefined ? a : a < b ? a : b;
+}
+
+function byKey(reqs: readonly RequirementSpec[]): Map<string, RequirementSpec[]> {
+  const out = new Map<string, RequirementSpec[]>();
+  for (const r of reqs) out.set(r.key, [...(out.get(r.key) ?? []), r]);
+  return out;
+}
+
+function withoutMinValues(r: RequirementSpec): RequirementSpec {
+  return { key: r.key, operator: r.operator, values: r.values };
+}
+
+/** Equal as Karpenter reads them: the same requirements, values as sets, in any order. */
+function sameList(a: readonly RequirementSpec[], b: readonly RequirementSpec[]): boolean {
+  const canon = (rs: readonly RequirementSpec[]) => rs.map((r) => JSON.stringify([r.operator, [...new Set(r.values ?? [])].sort(), r.minValues ?? null])).sort().join('\n');
+  return canon(a) === canon(b);
+}
