@@ -134,7 +134,10 @@ async function stage(txn: string, journal: Journal, files: ReadonlyMap<string, s
   const dirs = new Set([join(txn, 'new'), join(txn, 'old'), ...journal.writes.flatMap((w) => parents(w.path).map((d) => join(txn, 'new', d)))]);
   for (const d of [...dirs].sort((a, b) => a.length - b.length)) ops.mkdir(d);
   const staged = journal.writes.map((w) => join(txn, 'new', w.path));
-  await Promise.all(journal.writes.map((w, i) => ops.write(staged[i], files.get(w.path) ?? '')));
+  // Every write settles before a failure is thrown: the clean-up must not race writes still in flight.
+  const written = await Promise.allSettled(journal.writes.map((w, i) => ops.write(staged[i], files.get(w.path) ?? '')));
+  const failed = written.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   // Every new file is on disk before the journal says the change may be carried out.
   await ops.flush(txn, [...staged, ...dirs]);
 }
