@@ -10,7 +10,7 @@ import { zodProblems } from '../config/issues';
 import { FieldPath, InputError, Problem } from '../config/problems';
 import { SourceFile } from '../config/source';
 import { isPlainMap, userMap } from '../config/user-map';
-import { formatAmount, inCatalogUnits, parseQuantity } from './quantity';
+import { inCatalogUnits, parseQuantity } from './quantity';
 import { ContainerResources, podRequests } from './requests';
 import { daemonSetTolerations, Toleration } from './tolerations';
 
@@ -287,7 +287,3 @@ function describe(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-/** The requests of a workload as people read them: `500m cpu, 1Gi memory` (pods left out). */
-export function describeRequests(requests: ResourceAmounts): string {
-  return Object.entries(requests).filter(([r]) => r !== 'pods').map(([r, a]) => `${formatAmount(r, a)} ${r}`).join(', ');
-}
