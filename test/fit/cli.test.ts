@@ -2,7 +2,7 @@
  * `fit MANIFEST` end to end through the command line's run(), on the shipped example
  * config (one cluster, demo: pools dataops, web and ml-gpu).
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli';
@@ -100,6 +100,16 @@ describe('fit MANIFEST', () => {
     write(manifest(api), 'api.yaml');
     const r = await fit(['api.yaml', '--config', config], { INIT_CWD: dir });
     expect([r.code, r.out.split('\n')[0]]).toEqual([0, 'Deployment shop/api: fits 1 of 3 pools']);
+  });
+});
+
+describe('the README', () => {
+  it('shows a real run of the example config: its manifest gives exactly the output it shows', async () => {
+    const section = readFileSync('README.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
+    const [, yaml] = /```yaml\n([\s\S]*?)```/.exec(section) ?? [];
+    const [, shown] = /prints[^\n]*\n\n```\n([\s\S]*?)```/.exec(section) ?? [];
+    const r = await fit([write(yaml, 'shop.yaml'), '--config', config]);
+    expect(r).toEqual({ code: 0, err: '', out: shown.trimEnd() });
   });
 });
 
