@@ -53,7 +53,8 @@ export interface PoolTemplate {
   readonly admitted: readonly InstanceType[];
 }
 
-const templates = new WeakMap<Pool, PoolTemplate>();
+/** Templates by matcher, then pool: a pool's admitted types depend on the catalog the matcher holds. */
+const templates = new WeakMap<Matcher, WeakMap<Pool, PoolTemplate>>();
 
 /**
  * A pool's NodeClaimTemplate: its NodePool's requirements, its template labels plus
@@ -64,7 +65,9 @@ const templates = new WeakMap<Pool, PoolTemplate>();
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (NewNodeClaim: the hostname requirement)
  */
 export function poolTemplate(pool: Pool, matcher: Matcher): PoolTemplate {
-  let template = templates.get(pool);
+  let byPool = templates.get(matcher);
+  if (!byPool) templates.set(matcher, byPool = new WeakMap());
+  let template = byPool.get(pool);
   if (!template) {
     const model = nodePoolModel(pool);
     const labels = new Map(Object.entries({
@@ -88,7 +91,7 @@ export function poolTemplate(pool: Pool, matcher: Matcher): PoolTemplate {
       ],
       admitted: matcher.match(poolRequirements).admitted,
     };
-    templates.set(pool, template);
+    byPool.set(pool, template);
   }
   return template;
 }

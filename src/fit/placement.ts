@@ -2,9 +2,11 @@
  * Where a workload's pods can run: every pool of every cluster, each either a fit or
  * rejected with the first reason, checked in Karpenter's order.
  */
+import type { InstanceType } from '../catalog/catalog';
 import { describe, Matcher } from '../catalog/match';
 import { catalogMatcher } from '../config/dry-run';
 import type { Cluster, Platform, Pool } from '../config/platform';
+import { nodeAllocatable } from './allocatable';
 import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
@@ -63,7 +65,8 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
  * 3. node selection: `spec.nodeName` names no node yet to be made; the nodeSelector,
  *    then one of the required node affinity terms, holds on the pool's nodes;
  * 4. resources: an instance type that selection left, within the pool's limits, holds
- *    the pod's requests, and the pool's minValues are still met.
+ *    the pod's requests in what a node of the pool can allocate (see nodeAllocatable),
+ *    and the pool's minValues are still met.
  *
  * Preferences never reject (Karpenter relaxes them); pod (anti-)affinity, topology
  * spread, volumes and DaemonSet overhead depend on the running cluster and are not checked.
@@ -73,14 +76,15 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
 export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
   const template = poolTemplate(pool, matcher);
   const bounds = poolBounds(pool, cluster, matcher);
-  const limited = poolLimitReason(template.admitted, bounds);
+  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool));
+  const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
   const untolerated = untoleratedTaints(template.taints, pod.tolerations);
   if (untolerated.length > 0) return { reason: `untolerated taint${untolerated.length > 1 ? 's' : ''} ${untolerated.map(formatTaint).join(', ')}` };
   if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; a new node of the pool gets a name of its own` };
 
   const selections = termSelections(pod, template, matcher);
-  const passed = selections.flatMap((s) => ('admitted' in s ? [s.admitted] : []));
+  const passed = selections.flatMap((s) => ('admitted' in s ? [nodes(s.admitted)] : []));
   if (passed.length === 0) return { reason: selectionReason(selections) };
   const holding = new Set(passed.flatMap((admitted) => typesThatHold(admitted, pod.requests, bounds)));
   const reasons = passed.map((admitted) => resourceReason(admitted, pod.requests, bounds));
