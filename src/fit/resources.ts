@@ -98,24 +98,28 @@ export function typesThatHold(admitted: readonly InstanceType[], requests: Resou
 }
 
 /**
- * The request no type can hold: first one larger than any type the pool admits has,
- * then one larger than any type within its limits has, else the requests together.
+ * The request no type can hold: one that no instance type the pool admits has at all,
+ * else the first larger than the largest the pool can launch (saying "within its
+ * limits" when a type beyond them has more), else the requests together.
  */
 function tooLarge(requests: ResourceAmounts, admitted: readonly InstanceType[], eligible: readonly InstanceType[], limitsText: string): string {
-  const over = (types: readonly InstanceType[], within: string): string | undefined => {
-    const largest = largestAllocatable(types);
-    const found = ordered(requests).find(([resource, amount]) => amount > (largest.get(resource)?.amount ?? 0));
-    if (!found) return undefined;
-    const [resource, amount] = found;
+  const all = largestAllocatable(admitted);
+  const largest = largestAllocatable(eligible);
+  const asked = ordered(requests).filter(([, amount]) => amount > 0);
+  const lacking = asked.find(([resource]) => !all.has(resource));
+  if (lacking) return `requests ${formatAmount(lacking[0], lacking[1])} ${lacking[0]}: no instance type the pool admits has ${lacking[0]}`;
+  const over = asked.find(([resource, amount]) => amount > (largest.get(resource)?.amount ?? 0));
+  if (over) {
+    const [resource, amount] = over;
     const most = largest.get(resource);
+    const within = (all.get(resource)?.amount ?? 0) > (most?.amount ?? 0) ? ` within its limits (${limitsText})` : '';
     return most
       ? `requests ${formatAmount(resource, amount)} ${resource}: the largest the pool can offer${within} is ${formatAmount(resource, most.amount, 'down')} (${most.type})`
-      : `requests ${formatAmount(resource, amount)} ${resource}: no instance type the pool admits${within} has ${resource}`;
-  };
+      : `requests ${formatAmount(resource, amount)} ${resource}: no instance type the pool can launch${within} has ${resource}`;
+  }
+  const together = asked.filter(([r]) => r !== 'pods').map(([r, a]) => `${formatAmount(r, a)} ${r}`).join(', ');
   const limited = eligible.length < admitted.length ? ` within its limits (${limitsText})` : '';
-  const all = ordered(requests).filter(([r]) => r !== 'pods').map(([r, a]) => `${formatAmount(r, a)} ${r}`).join(', ');
-  return over(admitted, '') ?? over(eligible, limited)
-    ?? `requests ${all}: no instance type the pool admits${limited} has all of that at once`;
+  return `requests ${together}: no instance type the pool admits${limited} has all of that at once`;
 }
 
 /** cpu, memory and ephemeral-storage first, pods last, the rest as given. */

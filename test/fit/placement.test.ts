@@ -183,6 +183,13 @@ describe('resources', () => {
     expect(r.rejected['prod/web']).toBe('requests 200 cpu: the largest the pool can offer within its limits (cpu=100, memory=400Gi) is 95690m (c6a.24xlarge)');
   });
 
+  it('names what the pool can launch within its limits even when no instance type at all is that large', () => {
+    const r = place({ containers: [aContainer({ requests: { cpu: '500' } })] });
+    expect(r.rejected['prod/web']).toBe('requests 500 cpu: the largest the pool can offer within its limits (cpu=100, memory=400Gi) is 95690m (c6a.24xlarge)');
+    const unlimited = placePod(podOf(aPodSpec({ containers: [aContainer({ requests: { cpu: '2000' } })] })), aPool({ dedicated: false }), aCluster(), catalogMatcher());
+    expect(unlimited).toEqual({ reason: 'requests 2000 cpu: the largest the pool can offer is 893690m (u7i-12tb.224xlarge)' });
+  });
+
   it('names memory in Gi, rounded down, when that is what does not fit', () => {
     const r = place({ containers: [aContainer({ requests: { cpu: '1', memory: '390Gi' } })] });
     expect(r.rejected['prod/web']).toBe('requests 390Gi memory: the largest the pool can offer within its limits (cpu=100, memory=400Gi) is 346.93Gi (m6a.24xlarge)');
