@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
 import { formatProblem, InputError, Problem } from './config/problems';
+import { readManifest } from './fit/manifest';
+import { fitWorkloads } from './fit/placement';
+import { fitJson, fitTerminal } from './fit/report';
 import { ParallelRenderer } from './output/parallel-render';
 import { OutputDir } from './output/output-dir';
 import { OutputError } from './output/output-error';
@@ -23,18 +26,19 @@ export interface Io {
   readonly err: (line: string) => void;
 }
 
-const USAGE = `usage: karpenter-gitops [synth|check|diff] [options]
+const USAGE = `usage: karpenter-gitops [synth|check|diff|fit] [options]
 
   synth                   validate the config and write DIR/dist and DIR/argocd (default)
   check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
   diff --base REF         what the working tree changes against git REF, by cluster, resource and field
   explain CLUSTER/POOL    every resolved field of a pool with the level that set it, its instance types, prices and cost bound
   upgrade VERSION         regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release (upgrade --help)
+  fit MANIFEST            which clusters and pools each workload in MANIFEST can run on, and why not
 
 options:
   --config FILE           platform config (default: config/platform.yaml)
   --outdir DIR            output root (default: the current directory)
-  --format FORMAT         diff: terminal|markdown; explain: terminal|json (default: terminal)
+  --format FORMAT         diff: terminal|markdown; explain, fit: terminal|json (default: terminal)
   --full                  diff: list every changed field (default: the first 8 of each resource)
   --fail-on destructive|replaces-nodes
                           diff: exit 3 when the report holds a change of that class or a louder one
@@ -83,6 +87,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     return EXIT.ok;
   }
   const [command = 'synth', ...extra] = args.positionals;
+  if (command === 'fit') return fit(io, extra, args.values, env);
   if (!(COMMANDS as readonly string[]).includes(command) || (command !== 'explain' && extra.length > 0)) {
     return usage(io, `unknown command "${[command, ...extra].join(' ')}"`);
   }
@@ -242,6 +247,46 @@ function explain(io: Io, { configPath }: Options, target: string, format: 'termi
     return EXIT.failed;
   }
   io.out(format === 'json' ? JSON.stringify(explanation, null, 2) : renderExplanation(explanation).trimEnd());
+  return EXIT.ok;
+}
+
+/**
+ * `fit MANIFEST`: for each workload in the manifest, the clusters and pools it can run on
+ * and why not the others. Exit 0 even when nothing fits (a question, not a gate); 1 when
+ * the manifest or the config has problems, all printed; 2 for bad usage.
+ */
+async function fit(
+  io: Io, positionals: readonly string[],
+  values: { readonly config?: string; readonly outdir?: string; readonly base?: string; readonly format?: string; readonly full?: boolean; readonly 'fail-on'?: string; readonly 'report-url'?: string },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  if (positionals.length === 0) return usage(io, 'fit needs a MANIFEST: a YAML file of Kubernetes objects');
+  if (positionals.length > 1) return usage(io, `fit takes one MANIFEST, got ${positionals.length}: ${positionals.join(' ')}`);
+  if ([values.outdir, values.base, values.full, values['fail-on'], values['report-url']].some((v) => v !== undefined)) {
+    return usage(io, '--outdir, --base, --full, --fail-on and --report-url do not go with fit');
+  }
+  if (values.format !== undefined && values.format !== 'terminal' && values.format !== 'json') return usage(io, `unknown format "${values.format}" for fit (allowed: terminal, json)`);
+  const problems: Problem[] = [];
+  const read = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      problems.push(...err.problems);
+      return undefined;
+    }
+  };
+  // The manifest is named from where the user ran npm (INIT_CWD), not the repository root npm runs in.
+  const manifest = read(() => readManifest(resolve(env.INIT_CWD ?? '.', positionals[0]), positionals[0]));
+  const loaded = read(() => loadPlatform(values.config ?? 'config/platform.yaml'));
+  if (!manifest || !loaded) {
+    for (const p of problems) io.err(formatProblem(p));
+    io.err(`${problems.length} problem(s) found`);
+    return EXIT.failed;
+  }
+  const answers = fitWorkloads(manifest.workloads, loaded.platform);
+  if (values.format === 'json') io.out(fitJson(answers, manifest.skipped));
+  else for (const line of fitTerminal(answers, manifest.skipped)) io.out(line);
   return EXIT.ok;
 }
 

@@ -190,6 +190,51 @@ function withinBounds(value: string, gte: bigint | undefined, lte: bigint | unde
   return (gte === undefined || n >= gte) && (lte === undefined || n <= lte);
 }
 
+// --- requirement lists against each other -----------------------------------------
+
+/**
+ * The operator each key of a requirement list adds up to, keys normalized and the
+ * requirements on one key intersected: `In`, `NotIn`, `Exists` (bounds included) or
+ * `DoesNotExist` (a set left empty).
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Add)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Operator)
+ */
+export function keyOperators(requirements: readonly NodeSelectorRequirement[]): Map<string, 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'> {
+  return new Map([...groupByKey(requirements)].map(([key, g]) => [key, operatorOf(g.requirement)]));
+}
+
+/**
+ * The keys on which two requirement lists cannot both hold, as Requirements.Intersects
+ * decides: for each key both lists constrain (each list's requirements on it
+ * intersected first), the two must share a value within their bounds, unless neither
+ * needs the label (each side `NotIn` or `DoesNotExist`). A key only one list has never
+ * conflicts. Keys normalized, in the order `incoming` first names them.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Intersects)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (HasIntersection)
+ */
+export function conflictingKeys(existing: readonly NodeSelectorRequirement[], incoming: readonly NodeSelectorRequirement[]): string[] {
+  const mine = groupByKey(existing);
+  const negative = (r: KarpenterRequirement) => operatorOf(r) === 'NotIn' || operatorOf(r) === 'DoesNotExist';
+  const out: string[] = [];
+  for (const [key, theirs] of groupByKey(incoming)) {
+    const own = mine.get(key);
+    if (!own || requirementsIntersect(own.requirement, theirs.requirement)) continue;
+    if (negative(own.requirement) && negative(theirs.requirement)) continue;
+    out.push(key);
+  }
+  return out;
+}
+
+/** @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (HasIntersection) */
+function requirementsIntersect(a: KarpenterRequirement, b: KarpenterRequirement): boolean {
+  const gte = a.gte === undefined ? b.gte : b.gte === undefined ? a.gte : (a.gte > b.gte ? a.gte : b.gte);
+  const lte = a.lte === undefined ? b.lte : b.lte === undefined ? a.lte : (a.lte < b.lte ? a.lte : b.lte);
+  if (gte !== undefined && lte !== undefined && gte > lte) return false;
+  if (a.complement && b.complement) return true;
+  const [concrete, other] = a.complement ? [b, a] : [a, b];
+  return [...concrete.values].some((v) => other.values.has(v) !== other.complement && withinBounds(v, gte, lte));
+}
+
 const integers = new Map<string, bigint | undefined>();
 
 /** Go's strconv.Atoi on a 64-bit platform, or undefined where it returns an error. */

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, Scalar, visit, YAMLMap } from 'yaml';
+import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, Pair, parseAllDocuments, parseDocument, Scalar, visit, YAMLMap } from 'yaml';
 import { InputOptions, readInput } from './input-file';
 import { FieldPath, Problem, renderPath } from './problems';
 import { withoutPrototypes } from './user-map';
@@ -35,6 +35,35 @@ export class SourceFile {
   public static parse(text: string, displayPath: string): SourceFile {
     const lineCounter = new LineCounter();
     const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+    return SourceFile.checked(doc, lineCounter, displayPath, { left: MAX_EXPANDED_VALUES });
+  }
+
+  /**
+   * Reads a stream of YAML documents separated by `---` (a Kubernetes manifest), each
+   * parsed and held to the same rules as {@link read}; the alias bound applies to the
+   * whole file. Documents with no content (a trailing `---`, only comments) are left out.
+   * An unreadable file gives one SourceFile holding the problem.
+   */
+  public static readDocuments(path: string, options: InputOptions, displayPath: string = relative(process.cwd(), path) || path): SourceFile[] {
+    const text = readInput(path, displayPath, options);
+    if (typeof text !== 'string') return [new SourceFile(displayPath, undefined, new LineCounter(), [text])];
+    return SourceFile.parseDocuments(text, displayPath);
+  }
+
+  /** {@link readDocuments} on text already in memory. */
+  public static parseDocuments(text: string, displayPath: string): SourceFile[] {
+    const lineCounter = new LineCounter();
+    const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+    const budget = { left: MAX_EXPANDED_VALUES };
+    // A document of nothing (a `---` at either end, only comments, `null`) holds no object.
+    const empty = (doc: Document) => doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+    return [...docs]
+      .filter((doc) => doc.errors.length > 0 || !empty(doc))
+      .map((doc) => SourceFile.checked(doc, lineCounter, displayPath, budget));
+  }
+
+  /** A parsed document with its syntax problems, or else the problems that make it unfit as plain data. */
+  private static checked(doc: Document, lineCounter: LineCounter, displayPath: string, budget: { left: number }): SourceFile {
     const at = (offset: number) => lineCounter.linePos(offset);
     const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
       const pos = e.linePos?.[0] ?? at(e.pos[0]);
@@ -43,7 +72,7 @@ export class SourceFile {
     });
     const targets = new Map<Alias, Node>();
     if (problems.length === 0) {
-      for (const { offset, message } of dataProblems(doc, targets, (offset) => at(offset).line)) {
+      for (const { offset, message } of dataProblems(doc, targets, (offset) => at(offset).line, budget)) {
         const pos = at(offset);
         problems.push({ file: displayPath, line: pos.line, col: pos.col, path: '', message });
       }
@@ -134,7 +163,9 @@ export class SourceFile {
  * keys that are not strings as written, duplicate keys, unknown aliases, merge keys onto
  * anything but maps, and aliases that expand beyond {@link MAX_EXPANDED_VALUES}.
  */
-function dataProblems(doc: Document, targets: Map<Alias, Node>, lineOf: (offset: number) => number): { offset: number; message: string }[] {
+function dataProblems(
+  doc: Document, targets: Map<Alias, Node>, lineOf: (offset: number) => number, budget: { left: number },
+): { offset: number; message: string }[] {
   const out: { offset: number; message: string }[] = [];
   const add = (node: unknown, message: string) => out.push({ offset: rangeStart(node) ?? 0, message });
   // Aliases resolved in one pass into `targets` (yaml's Alias.resolve searches the whole document each time).
@@ -157,8 +188,12 @@ function dataProblems(doc: Document, targets: Map<Alias, Node>, lineOf: (offset:
   if (out.length) return out;
   const resolve = (v: unknown): unknown => (isAlias(v) ? targets.get(v) : v);
   visit(doc, { Map(_, map) { out.push(...keyProblems(map, resolve, lineOf)); } });
-  if (out.length === 0 && expandedSize(doc, resolve) > MAX_EXPANDED_VALUES) {
-    add(doc.contents, `the aliases of this file expand to more than ${MAX_EXPANDED_VALUES} values: use fewer nested aliases`);
+  if (out.length === 0) {
+    // One budget for every document of a file: a stream of small alias bombs stays bounded too.
+    // Said once per file: the documents after the one that exhausts it are not expanded either.
+    const size = budget.left < 0 ? 0 : expandedSize(doc, resolve);
+    if (size > budget.left && budget.left >= 0) add(doc.contents, `the aliases of this file expand to more than ${MAX_EXPANDED_VALUES} values: use fewer nested aliases`);
+    budget.left -= size > budget.left ? budget.left + 1 : size;
   }
   return out;
 }

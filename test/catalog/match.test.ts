@@ -1,6 +1,6 @@
 import type { InstanceType } from '../../src/catalog/catalog';
 import {
-  createMatcher, describe as describeRequirement, fits, largestAllocatable, type NodeSelectorRequirement, priceRange, typesThatFit,
+  conflictingKeys, createMatcher, describe as describeRequirement, fits, keyOperators, largestAllocatable, type NodeSelectorRequirement, priceRange, typesThatFit,
 } from '../../src/catalog/match';
 import type { Requirement } from '../../src/model/node-pool';
 import { ARCH, aType, CPU, FAMILY, GPU_COUNT, INSTANCE_TYPE, names, req, withMin } from './builders';
@@ -328,5 +328,35 @@ describe('requirement shape', () => {
   it('is printed the way Karpenter prints requirements', () => {
     expect(describeRequirement(req(FAMILY, 'In', 'a', 'b', 'c', 'd', 'e', 'f', 'g'))).toBe('karpenter.k8s.aws/instance-family In [a, b, c, d, e, and 2 others]');
     expect(describeRequirement(req(GPU_COUNT, 'Exists'))).toBe('karpenter.k8s.aws/instance-gpu-count Exists');
+  });
+});
+
+describe('requirement lists against each other (Requirements.Intersects)', () => {
+  const ZONE = 'topology.kubernetes.io/zone';
+  const TIER = 'example.com/tier';
+
+  it.each([
+    ['In and In sharing a value', [req(ZONE, 'In', 'a', 'b')], [req(ZONE, 'In', 'b')], []],
+    ['In and In sharing none', [req(ZONE, 'In', 'a')], [req(ZONE, 'In', 'b')], [ZONE]],
+    ['In and NotIn of all its values', [req(ZONE, 'In', 'a')], [req(ZONE, 'NotIn', 'a')], [ZONE]],
+    ['In and Exists', [req(ZONE, 'In', 'a')], [req(ZONE, 'Exists')], []],
+    ['In and DoesNotExist', [req(ZONE, 'In', 'a')], [req(ZONE, 'DoesNotExist')], [ZONE]],
+    ['NotIn and DoesNotExist: neither needs the label', [req(TIER, 'NotIn', 'a')], [req(TIER, 'DoesNotExist')], []],
+    ['DoesNotExist and DoesNotExist', [req(TIER, 'DoesNotExist')], [req(TIER, 'DoesNotExist')], []],
+    ['Exists and DoesNotExist', [req(TIER, 'Exists')], [req(TIER, 'DoesNotExist')], [TIER]],
+    ['Gt and In below it', [req(CPU, 'Gt', '4')], [req(CPU, 'In', '2')], [CPU]],
+    ['Gt and In above it', [req(CPU, 'Gt', '4')], [req(CPU, 'In', '8')], []],
+    ['Gt and Lt that cross', [req(CPU, 'Gt', '8')], [req(CPU, 'Lt', '4')], [CPU]],
+    ['a key only one side has', [req(ZONE, 'In', 'a')], [req(TIER, 'In', 'x')], []],
+    ['a deprecated key, normalized', [req('kubernetes.io/arch', 'In', 'amd64')], [req('beta.kubernetes.io/arch', 'In', 'arm64')], [ARCH]],
+    ['one side intersected first: In [a, b] and NotIn [b] against In [b]', [req(ZONE, 'In', 'b')], [req(ZONE, 'In', 'a', 'b'), req(ZONE, 'NotIn', 'b')], [ZONE]],
+  ] as const)('%s', (_, existing, incoming, expected) => {
+    expect(conflictingKeys(existing, incoming)).toEqual(expected);
+  });
+
+  it('keyOperators adds up each key: In [a] and NotIn [a] leave DoesNotExist; bounds are Exists', () => {
+    expect(keyOperators([req(TIER, 'In', 'a'), req(TIER, 'NotIn', 'a'), req(CPU, 'Gt', '2'), req(ZONE, 'NotIn', 'x')])).toEqual(new Map([
+      [TIER, 'DoesNotExist'], [CPU, 'Exists'], [ZONE, 'NotIn'],
+    ]));
   });
 });

@@ -1,0 +1,120 @@
+/**
+ * What a node of a pool can give pods: the catalog's allocatable, which assumes a
+ * 20Gi root volume and the kubelet's defaults, adjusted to the pool's volume and
+ * kubelet settings the way Karpenter's AWS provider computes capacity and overhead.
+ */
+import type { InstanceType } from '../catalog/catalog';
+import type { Pool } from '../config/platform';
+import { inCatalogUnits, parseQuantity } from './quantity';
+
+const MIB = 2 ** 20;
+const GIB = 2 ** 30;
+
+/** The kubelet settings that change a node's allocatable. */
+type Kubelet = NonNullable<Pool['settings']['kubelet']>;
+
+const adjusted = new WeakMap<Pool, Map<InstanceType, InstanceType>>();
+
+/**
+ * The instance type with the allocatable a node of this pool has:
+ *
+ * - ephemeral-storage: capacity is the pool's volume (the root volume, or Bottlerocket's
+ *   data volume: the one the generated EC2NodeClass sizes), or the instance store with
+ *   `instanceStorePolicy: RAID0`; less kube-reserved (1Gi unless set), system-reserved and
+ *   the `nodefs.available` eviction threshold (10% unless set);
+ * - cpu and memory: less the pool's kube-reserved and system-reserved where they replace
+ *   or add to Karpenter's defaults, and memory less its `memory.available` threshold
+ *   instead of the default 100Mi;
+ * - pods: `maxPods`, and at most `podsPerCore` per vCPU.
+ *
+ * A pool with none of these set gets the catalog's allocatable unchanged.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (NewInstanceType, ephemeralStorage, kubeReservedResources, evictionThreshold, pods)
+ */
+export function nodeAllocatable(t: InstanceType, pool: Pool): InstanceType {
+  let byType = adjusted.get(pool);
+  if (!byType) adjusted.set(pool, byType = new Map());
+  let node = byType.get(t);
+  if (!node) byType.set(t, node = adjust(t, pool));
+  return node;
+}
+
+function adjust(t: InstanceType, pool: Pool): InstanceType {
+  const s = pool.settings;
+  const kubelet: Kubelet = s.kubelet ?? {};
+  const allocatable = new Map(t.allocatable);
+  const vcpus = Number(t.labels.get('karpenter.k8s.aws/instance-cpu') ?? 0);
+
+  const nvme = t.labels.get('karpenter.k8s.aws/instance-local-nvme');
+  const storage = s.instanceStorePolicy === 'RAID0' && nvme !== undefined ? Number(nvme) * 1e9 : bytes(s.volume.size);
+  const ephemeral = storage - (bytesOf(kubelet.kubeReserved?.['ephemeral-storage']) ?? GIB) - (bytesOf(kubelet.systemReserved?.['ephemeral-storage']) ?? 0)
+    - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%');
+  allocatable.set('ephemeral-storage', ephemeral / MIB);
+
+  const cpu = allocatable.get('cpu');
+  if (cpu !== undefined) {
+    const defaultReserved = kubeReservedCpu(vcpus * 1000);
+    const reserved = millicores(kubelet.kubeReserved?.cpu) ?? defaultReserved;
+    allocatable.set('cpu', cpu + defaultReserved - reserved - (millicores(kubelet.systemReserved?.cpu) ?? 0));
+  }
+
+  const memory = allocatable.get('memory');
+  const pods = allocatable.get('pods');
+  if (memory !== undefined) {
+    // Karpenter's default kube-reserved memory follows the ENI-limited pod count the catalog lists.
+    const defaultReserved = 11 * (pods ?? 0) + 255;
+    const reserved = mib(kubelet.kubeReserved?.memory) ?? defaultReserved;
+    const capacity = memoryCapacityBytes(t);
+    const eviction = threshold(capacity, kubelet.evictionHard?.['memory.available'] ?? '100Mi') / MIB;
+    allocatable.set('memory', memory + defaultReserved - reserved - (mib(kubelet.systemReserved?.memory) ?? 0) + 100 - eviction);
+  }
+
+  if (pods !== undefined && (kubelet.maxPods !== undefined || kubelet.podsPerCore)) {
+    let count = kubelet.maxPods ?? pods;
+    if (kubelet.podsPerCore) count = Math.min(count, kubelet.podsPerCore * vcpus);
+    allocatable.set('pods', count);
+  }
+  return { ...t, allocatable };
+}
+
+/**
+ * Karpenter's default kube-reserved cpu, in millicores: 6% of the first core, 1% of the
+ * second, 0.5% of the third and fourth, 0.25% of the rest.
+ */
+function kubeReservedCpu(millis: number): number {
+  let reserved = 0;
+  for (const [start, end, share] of [[0, 1000, 0.06], [1000, 2000, 0.01], [2000, 4000, 0.005], [4000, 2 ** 31, 0.0025]]) {
+    if (millis >= start) reserved += Math.trunc((Math.min(millis, end) - start) * share);
+  }
+  return reserved;
+}
+
+/** Memory capacity in bytes: the size, less 64 MiB on Graviton, less the default VM overhead of 7.5%. */
+function memoryCapacityBytes(t: InstanceType): number {
+  const size = Number(t.labels.get('karpenter.k8s.aws/instance-memory') ?? 0) - (t.labels.get('kubernetes.io/arch') === 'arm64' ? 64 : 0);
+  return (size - Math.ceil(size * 0.075)) * MIB;
+}
+
+/** An eviction threshold in bytes: a percentage of the capacity (rounded up), or a quantity. */
+function threshold(capacity: number, signal: string): number {
+  if (signal.endsWith('%')) return Math.ceil((capacity / 100) * Number(signal.slice(0, -1)));
+  return bytes(signal);
+}
+
+function bytes(quantity: string): number {
+  const q = parseQuantity(quantity);
+  return typeof q === 'string' ? 0 : inCatalogUnits('bytes', q);
+}
+
+function bytesOf(quantity: string | undefined): number | undefined {
+  return quantity === undefined ? undefined : bytes(quantity);
+}
+
+function mib(quantity: string | undefined): number | undefined {
+  return quantity === undefined ? undefined : bytes(quantity) / MIB;
+}
+
+function millicores(quantity: string | undefined): number | undefined {
+  if (quantity === undefined) return undefined;
+  const q = parseQuantity(quantity);
+  return typeof q === 'string' ? 0 : inCatalogUnits('cpu', q);
+}

@@ -1,0 +1,120 @@
+/**
+ * Where a workload's pods can run: every pool of every cluster, each either a fit or
+ * rejected with the first reason, checked in Karpenter's order.
+ */
+import type { InstanceType } from '../catalog/catalog';
+import { describe, Matcher } from '../catalog/match';
+import { catalogMatcher } from '../config/dry-run';
+import type { Cluster, Platform, Pool } from '../config/platform';
+import { nodeAllocatable } from './allocatable';
+import type { PodConstraints, Workload, WorkloadKind } from './manifest';
+import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
+import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
+import { formatTaint, untoleratedTaints } from './tolerations';
+
+/** A pool of a cluster. */
+export interface PoolRef {
+  readonly cluster: string;
+  readonly pool: string;
+}
+
+/** A pool the workload can run on. */
+export interface Fit extends PoolRef {
+  /** How many instance types the pool could launch for it. */
+  readonly instanceTypes: number;
+}
+
+/** A pool the workload cannot run on, and the first reason. */
+export interface Rejection extends PoolRef {
+  readonly reason: string;
+}
+
+/** Where one workload can run. */
+export interface WorkloadFit {
+  readonly kind: WorkloadKind;
+  readonly namespace: string;
+  readonly name: string;
+  /** In the platform's order of clusters and pools. */
+  readonly fits: readonly Fit[];
+  /** In the platform's order of clusters and pools. */
+  readonly rejected: readonly Rejection[];
+}
+
+/** Every workload against every pool of the platform. */
+export function fitWorkloads(workloads: readonly Workload[], platform: Platform, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
+  return workloads.map((w) => {
+    const fits: Fit[] = [];
+    const rejected: Rejection[] = [];
+    for (const cluster of platform.clusters) {
+      for (const pool of cluster.pools) {
+        const placed = placePod(w.pod, pool, cluster, matcher);
+        if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason });
+        else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes });
+      }
+    }
+    return { kind: w.kind, namespace: w.namespace, name: w.name, fits, rejected };
+  });
+}
+
+/**
+ * Whether a pod can run on a new node of the pool: how many instance types could
+ * hold it, or the first reason it cannot. The checks, in Karpenter's order:
+ *
+ * 1. the pool's limits must allow a node at all;
+ * 2. taints: the pod tolerates every NoSchedule and NoExecute taint of the pool;
+ * 3. node selection: `spec.nodeName` names no node yet to be made; the nodeSelector,
+ *    then one of the required node affinity terms, holds on the pool's nodes;
+ * 4. resources: an instance type that selection left, within the pool's limits, holds
+ *    the pod's requests in what a node of the pool can allocate (see nodeAllocatable),
+ *    and the pool's minValues are still met.
+ *
+ * Preferences never reject (Karpenter relaxes them); pod (anti-)affinity, topology
+ * spread, volumes and DaemonSet overhead depend on the running cluster and are not checked.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (addToNewNodeClaim)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (CanAdd)
+ */
+export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
+  const template = poolTemplate(pool, matcher);
+  const bounds = poolBounds(pool, cluster, matcher);
+  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool));
+  const limited = poolLimitReason(nodes(template.admitted), bounds);
+  if (limited) return { reason: limited };
+  const untolerated = untoleratedTaints(template.taints, pod.tolerations);
+  if (untolerated.length > 0) return { reason: `untolerated taint${untolerated.length > 1 ? 's' : ''} ${untolerated.map(formatTaint).join(', ')}` };
+  if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; a new node of the pool gets a name of its own` };
+
+  const selections = termSelections(pod, template, matcher);
+  const passed = selections.flatMap((s) => ('admitted' in s ? [nodes(s.admitted)] : []));
+  if (passed.length === 0) return { reason: selectionReason(selections) };
+  const holding = new Set(passed.flatMap((admitted) => typesThatHold(admitted, pod.requests, bounds)));
+  const reasons = passed.map((admitted) => resourceReason(admitted, pod.requests, bounds));
+  if (reasons.some((r) => r === undefined)) return { instanceTypes: holding.size };
+  return { reason: reasons[0] as string };
+}
+
+/**
+ * The node selection of the nodeSelector alone when it fails (every term would fail
+ * with it), else of the nodeSelector with each required affinity term. Terms are ORed
+ * (Karpenter tries the next when one cannot schedule); an empty term matches no node,
+ * and one whose matchFields ask for a node by name cannot be a new node.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/preferences.go (removeRequiredNodeAffinityTerm)
+ * @see https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-affinity
+ */
+function termSelections(pod: PodConstraints, template: PoolTemplate, matcher: Matcher): Selection[] {
+  const selector = nodeSelectorRequirements(pod.nodeSelector);
+  const alone = selectNodes(selector, template, matcher);
+  if (pod.nodeSelectorTerms === undefined || 'reason' in alone) return [alone];
+  return pod.nodeSelectorTerms.map((term, i): Selection => {
+    const byName = (term.matchFields ?? []).find((f) => f.operator === 'In');
+    if (byName) return { reason: `nodeSelectorTerms[${i}] selects nodes by name (matchFields ${describe(byName)}); a new node of the pool gets a name of its own` };
+    if (term.matchExpressions.length === 0 && (term.matchFields ?? []).length === 0) return { reason: `nodeSelectorTerms[${i}] is empty and matches no node` };
+    return selectNodes([...selector, ...expressionRequirements(term.matchExpressions)], template, matcher);
+  });
+}
+
+/** The reason of the one selection, or of each term. */
+function selectionReason(selections: readonly Selection[]): string {
+  const reasons = selections.map((s) => ('reason' in s ? s.reason : ''));
+  if (reasons.length === 1) return reasons[0];
+  return `none of the ${reasons.length} nodeSelectorTerms holds: ${reasons.map((r, i) => `[${i}] ${r}`).join('; ')}`;
+}

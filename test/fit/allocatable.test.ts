@@ -1,0 +1,54 @@
+/**
+ * A node's allocatable for a pool: the catalog's (a 20Gi volume, the kubelet's defaults)
+ * adjusted to the pool's volume and kubelet settings.
+ */
+import { karpenterCatalog } from '../../src/catalog/catalog';
+import { catalogMatcher } from '../../src/config/dry-run';
+import type { PoolSettings } from '../../src/config/platform';
+import { nodeAllocatable } from '../../src/fit/allocatable';
+import { placePod } from '../../src/fit/placement';
+import { aCluster, aPool } from '../pool-builders';
+import { aContainer, aPodSpec, podOf } from './builders';
+
+const type = (name: string) => {
+  const t = karpenterCatalog().instanceType(name);
+  if (!t) throw new Error(`no ${name} in the catalog`);
+  return t;
+};
+const allocatable = (name: string, settings: Partial<PoolSettings> = {}) => Object.fromEntries(nodeAllocatable(type(name), aPool(settings)).allocatable);
+const volume = (size: string) => ({ ...aPool().settings.volume, size });
+
+describe('a node\'s allocatable for a pool', () => {
+  it('is the catalog\'s for a pool with a 20Gi volume and no kubelet settings (what the catalog assumes)', () => {
+    for (const name of ['m5.large', 'c7g.xlarge', 'g5.xlarge']) expect(allocatable(name)).toEqual(Object.fromEntries(type(name).allocatable));
+  });
+
+  it('takes ephemeral-storage from the pool\'s volume, less 1Gi kube-reserved and the 10% eviction threshold', () => {
+    expect(allocatable('m5.large', { volume: volume('100Gi') })['ephemeral-storage']).toBe(100 * 1024 - 1024 - 10 * 1024);
+  });
+
+  it('takes ephemeral-storage from the instance store with RAID0, for types that have one', () => {
+    const gb = 118e9;
+    expect(allocatable('m6id.large', { instanceStorePolicy: 'RAID0' })['ephemeral-storage']).toBeCloseTo((gb - 2 ** 30 - Math.ceil(gb / 10)) / 2 ** 20, 6);
+    expect(allocatable('m5.large', { instanceStorePolicy: 'RAID0' })['ephemeral-storage']).toBe(17408);
+  });
+
+  it('applies kube-reserved and system-reserved cpu and memory, and a memory.available threshold', () => {
+    const kubelet = { kubeReserved: { cpu: '200m', memory: '1Gi' }, systemReserved: { memory: '512Mi' }, evictionHard: { 'memory.available': '500Mi' } };
+    // m5.large: default kube-reserved 70m cpu and 11 * 29 + 255 = 574Mi memory, eviction 100Mi.
+    expect(allocatable('m5.large', { kubelet })).toMatchObject({ cpu: 1930 + 70 - 200, memory: 6903 + 574 - 1024 - 512 + 100 - 500 });
+  });
+
+  it('caps pods at maxPods and at podsPerCore per vCPU', () => {
+    expect(allocatable('c7g.xlarge', { kubelet: { maxPods: 20 } }).pods).toBe(20);
+    expect(allocatable('c7g.xlarge', { kubelet: { podsPerCore: 4 } }).pods).toBe(16);
+  });
+
+  it('lets a pod that asks for more scratch space than a 20Gi node has fit a pool with a larger volume', () => {
+    const pod = podOf(aPodSpec({ containers: [aContainer({ requests: { 'cpu': '1', 'ephemeral-storage': '50Gi' } })] }));
+    const open = { dedicated: false, instanceTypes: ['m5.large', 'm5.xlarge'] };
+    expect(placePod(pod, aPool(open), aCluster(), catalogMatcher()))
+      .toEqual({ reason: 'requests 50Gi ephemeral-storage: the largest the pool can offer is 17Gi (m5.large)' });
+    expect(placePod(pod, aPool({ ...open, volume: volume('100Gi') }), aCluster(), catalogMatcher())).toEqual({ instanceTypes: 2 });
+  });
+});
