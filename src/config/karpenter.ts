@@ -1,5 +1,6 @@
 import { CHART_VERSION } from './chart-values-keys';
 import { checkControllerValues } from './controller';
+import { compareRelease } from './kubernetes';
 import { KarpenterConfig } from './platform';
 import { FieldPath, Problem } from './problems';
 import { Layer, mergeLayers } from './resolve';
@@ -42,8 +43,12 @@ export function resolveKarpenter(
     helmValues: k.helmValues ?? {},
   };
   if (k.version !== CHART_VERSION) {
-    warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}, but the generator's CRD classes, chart keys and settings rules are those of ${CHART_VERSION}: `
-      + `run npm run upgrade -- ${k.version} before synthesizing for it (README, "Upgrading Karpenter")`));
+    const older = compareRelease(k.version, CHART_VERSION) < 0;
+    warnings.push(source.problem(at(['version']), older
+      ? `cluster ${clusterId} runs Karpenter ${k.version}, older than the ${CHART_VERSION} the generator was upgraded to (CRD classes, chart keys, settings rules): `
+        + 'fine while a staged upgrade moves one cluster at a time; move this one too once the first is healthy (README, "Upgrading Karpenter")'
+      : `cluster ${clusterId} runs Karpenter ${k.version}, but the generator's CRD classes, chart keys and settings rules are those of ${CHART_VERSION}: `
+        + `run npm run upgrade -- ${k.version} first (README, "Upgrading Karpenter")`));
   }
   if (tf) problems.push(...identityProblems(source, karpenter, tf, at, clusterId));
   return { karpenter, problems, warnings };

@@ -4,7 +4,7 @@
  * "fails when …" case whose problem points at the line that set the value.
  */
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
-import { inputErrorOf, load, problemsOf } from './helpers';
+import { inputErrorOf, load, problemsOf, warningsOf } from './helpers';
 import { loadPlatform } from '../../src/config/load';
 import { formatProblem } from '../../src/config/problems';
 
@@ -52,6 +52,16 @@ describe('clusters.<id>.karpenter', () => {
     expect(problemsOf(twoClusters({ karpenter: { helmValues: { logLevel: 'info' } } }, { karpenter: { version: '1.14.1', controller: { logLevel: 'debug' } } }))).toEqual([
       expect.stringMatching(/clusters\.staging\.karpenter\.helmValues\.logLevel: already set by karpenter\.controller\.logLevel/),
     ]);
+  });
+});
+
+describe('a staged Karpenter upgrade', () => {
+  it('warns that a cluster on an older Karpenter is fine while the upgrade moves one cluster at a time, and one on a newer one needs npm run upgrade first', () => {
+    const warnings = warningsOf(twoClusters({ karpenter: { version: '1.99.0' } }, { karpenter: { version: '1.13.2' } }));
+    expect(warnings).toEqual(expect.arrayContaining([
+      expect.stringMatching(/karpenter\.version: cluster prod runs Karpenter 1\.13\.2, older than the 1\.14\.1 the generator was upgraded to .*: fine while a staged upgrade moves one cluster at a time/),
+      expect.stringMatching(/clusters\.staging\.karpenter\.version: cluster staging runs Karpenter 1\.99\.0, but the generator's .* are those of 1\.14\.1: run npm run upgrade -- 1\.99\.0 first/),
+    ]));
   });
 });
 
