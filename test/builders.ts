@@ -6,6 +6,7 @@
  * lists and scalars replace, and `undefined` removes a key. So a test states only
  * what it is about: `aConfig({ teams: { web: { weight: 0 } } })`.
  */
+import { CHART_VERSION } from '../src/config/chart-values-keys';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ export type Overrides = { [key: string]: unknown };
 export function aConfig(overrides: Overrides = {}): Plain {
   const baseline: Plain = {
     gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
-    karpenter: { version: '1.14.1' },
+    karpenter: { version: CHART_VERSION },
     clusters: { demo: { terraformOutputs: 'terraform/demo.json' } },
     defaults: { ami: { alias: 'al2023@v20250505' }, limits: { cpu: '100', memory: '400Gi' } },
     teams: { web: {} },
@@ -40,7 +41,7 @@ export function aConfig(overrides: Overrides = {}): Plain {
 export function rawConfigWithTeams(teamLines: readonly string[]): string {
   return [
     'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
-    'karpenter: { version: 1.14.1 }',
+    `karpenter: { version: ${CHART_VERSION} }`,
     'clusters: { demo: { terraformOutputs: terraform/demo.json } }',
     'defaults: { ami: { alias: al2023@v20250505 }, limits: { cpu: "100", memory: 400Gi } }',
     'teams:',

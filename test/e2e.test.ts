@@ -33,7 +33,8 @@ describe('npm run synth, as a process', () => {
 
   it('writes the same files as the in-process synth, and exits 0', () => {
     const r = synthProcess([], dir);
-    expect(r.stderr).toBe('');
+    // Nothing on stderr but, while a Karpenter upgrade is staged, that the example's cluster is still on the older version.
+    expect(r.stderr.split('\n').filter((l) => l !== '' && !/runs Karpenter [\d.]+, older than the [\d.]+ the generator was upgraded to/.test(l))).toEqual([]);
     expect(r.status).toBe(0);
     expect(files(dir)).toEqual(synthesize(loadPlatform(join(dir, 'config/platform.yaml')).platform));
   });

@@ -3,6 +3,7 @@
  * a two-cluster config through the real loader and synth, every Argo CD object checked
  * against the Argo CD 3.5.1 CRDs, and the AppProject checked against what the real chart renders.
  */
+import { CHART_VERSION } from '../src/config/chart-values-keys';
 import { parseAllDocuments } from 'yaml';
 import { loadPlatform } from '../src/config/load';
 import { CLUSTER_KINDS, NAMESPACED_KINDS } from '../src/model/applications';
@@ -15,18 +16,22 @@ afterAll(removeProjects);
 
 type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; finalizers?: string[]; annotations?: Record<string, string> }; spec: any };
 
-/** prod (1.14.1, its own namespace) and staging (a staged 1.15.0, web with more capacity, ml left out), project karpenter. */
+/** The next minor release after the one in use: a staged upgrade's target. */
+const NEXT = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
+const quoted = (v: string) => v.replace(/\./g, '\\.');
+
+/** prod (the version in use, its own namespace) and staging (a staged NEXT, web with more capacity, ml left out), project karpenter. */
 function fleet() {
   const config = aConfig({
     gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main', project: 'karpenter' },
-    karpenter: { version: '1.14.1', namespace: 'karpenter' },
+    karpenter: { version: CHART_VERSION, namespace: 'karpenter' },
     clusters: {
       demo: undefined,
       prod: { terraformOutputs: 'terraform/prod.json' },
       staging: {
         terraformOutputs: 'terraform/staging.json',
         destination: { name: 'staging' },
-        karpenter: { version: '1.15.0', controller: { replicas: 1 } },
+        karpenter: { version: NEXT, controller: { replicas: 1 } },
         teams: { web: { limits: { cpu: '40' }, pools: { batch: { weight: 10 } } }, data: null },
       },
     },
@@ -81,12 +86,12 @@ describe('a two-cluster fleet', () => {
       const [app] = docs(files, path);
       return app.spec.source?.targetRevision ?? app.spec.sources[0].targetRevision;
     };
-    expect([version('dist/staging/apps/karpenter-crd.yaml'), version('dist/staging/apps/karpenter.yaml')]).toEqual(['1.15.0', '1.15.0']);
-    expect([version('dist/prod/apps/karpenter-crd.yaml'), version('dist/prod/apps/karpenter.yaml')]).toEqual(['1.14.1', '1.14.1']);
-    expect(files.get('dist/staging/karpenter/values.yaml')).toMatch(/^# Karpenter 1\.15\.0 chart values for cluster staging\.$/m);
-    expect(files.get('dist/SUMMARY.md')).toMatch(/## Cluster `staging`[^#]*Karpenter 1\.15\.0 in namespace `karpenter`/);
-    expect(files.get('dist/SUMMARY.md')).toMatch(/## Cluster `prod`[^#]*Karpenter 1\.14\.1 in namespace `karpenter`/);
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^cluster staging runs Karpenter 1\.15\.0, but the generator's CRD classes, chart keys and settings rules are those of 1\.14\.1/)]);
+    expect([version('dist/staging/apps/karpenter-crd.yaml'), version('dist/staging/apps/karpenter.yaml')]).toEqual([NEXT, NEXT]);
+    expect([version('dist/prod/apps/karpenter-crd.yaml'), version('dist/prod/apps/karpenter.yaml')]).toEqual([CHART_VERSION, CHART_VERSION]);
+    expect(files.get('dist/staging/karpenter/values.yaml')).toMatch(new RegExp(`^# Karpenter ${quoted(NEXT)} chart values for cluster staging\\.$`, 'm'));
+    expect(files.get('dist/SUMMARY.md')).toMatch(new RegExp(`## Cluster \`staging\`[^#]*Karpenter ${quoted(NEXT)} in namespace \`karpenter\``));
+    expect(files.get('dist/SUMMARY.md')).toMatch(new RegExp(`## Cluster \`prod\`[^#]*Karpenter ${quoted(CHART_VERSION)} in namespace \`karpenter\``));
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(new RegExp(`^cluster staging runs Karpenter ${quoted(NEXT)}, but the generator's CRD classes, chart keys and settings rules are those of ${quoted(CHART_VERSION)}`))]);
   });
 
   it('writes one bootstrap Application that syncs every root, the project and the Helm repository', () => {

@@ -1,3 +1,4 @@
+import { CHART_VERSION } from '../../src/config/chart-values-keys';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogFromData, karpenterCatalog } from '../../src/catalog/catalog';
@@ -8,9 +9,9 @@ import { ARCH, FAMILY, GPU_COUNT, INSTANCE_TYPE, names, req } from './builders';
 const catalog = karpenterCatalog();
 
 describe('the committed catalog', () => {
-  it('is the catalog of Karpenter 1.14.1 with us-east-1 on-demand prices', () => {
+  it('is the catalog of the Karpenter release in use with us-east-1 on-demand prices', () => {
     expect(catalog).toMatchObject({
-      karpenterVersion: '1.14.1',
+      karpenterVersion: CHART_VERSION,
       sources: {
         instanceTypes: 'website/content/en/docs/reference/instance-types.md',
         pricing: 'pkg/providers/pricing/zz_generated.pricing_aws.go',

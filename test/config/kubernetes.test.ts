@@ -4,6 +4,7 @@
  * and the AMI pins each cluster's pools use checked against it.
  */
 import { KUBERNETES_AMIS } from '../../src/config/ami-releases';
+import { KUBERNETES_COMPATIBILITY } from '../../src/config/compatibility';
 import { amiAliasFinding } from '../../src/config/kubernetes';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { load, problemsOf, warningsOf } from './helpers';
@@ -11,6 +12,14 @@ import { loadPlatform } from '../../src/config/load';
 import { formatProblem, InputError } from '../../src/config/problems';
 
 afterAll(removeProjects);
+
+/** "Karpenter 1.14.1's compatibility matrix, 1.30 to 1.36", as the messages name the matrix in use. */
+const versions = Object.keys(KUBERNETES_COMPATIBILITY.minimumKarpenter);
+const MATRIX = `Karpenter ${KUBERNETES_COMPATIBILITY.karpenterVersion}'s compatibility matrix, ${versions[0]} to ${versions[versions.length - 1]}`.replace(/\./g, '\\.');
+const re = (text: string) => new RegExp(text);
+/** A Kubernetes version newer than both the matrix and the AMI table. */
+const NEWER = `1.${Math.max(...[...versions, ...Object.keys(KUBERNETES_AMIS)].map((v) => Number(v.split('.')[1]))) + 1}`;
+const AMIS_UP_TO = Object.keys(KUBERNETES_AMIS).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1])).pop() ?? '';
 
 /** Clusters prod (Kubernetes `prod`) and staging (`staging`), by their Terraform outputs unless `cluster_version` is left out. */
 function fleet(versions: { prod?: string; staging?: string }, overrides: Record<string, unknown> = {}, staging: Record<string, unknown> = {}) {
@@ -61,21 +70,21 @@ describe('a cluster\'s Kubernetes version', () => {
 
   it('fails when it is older than Karpenter\'s compatibility matrix, at the Terraform output that says it', () => {
     expect(problemsOf(fleet({ prod: '1.29' }))).toEqual([expect.stringMatching(
-      /prod\.json:\d+:\d+: cluster_version\.value: cluster prod runs Kubernetes 1\.29, which Karpenter no longer supports \(Karpenter 1\.14\.1's compatibility matrix, 1\.30 to 1\.36\): upgrade the control plane to 1\.30 or later$/,
+      re(`prod\\.json:\\d+:\\d+: cluster_version\\.value: cluster prod runs Kubernetes 1\\.29, which Karpenter no longer supports \\(${MATRIX}\\): upgrade the control plane to 1\\.30 or later$`),
     )]);
   });
 
   it('fails when the cluster\'s Karpenter is too old for it, naming the version it needs', () => {
     const input = fleet({ staging: '1.36' }, { ...defaultsAlias('al2023@v20260610'), teams: { web: {} } }, { karpenter: { version: '1.12.0' } });
     expect(problemsOf(input)).toEqual([expect.stringMatching(
-      /staging\.json:\d+:\d+: cluster_version\.value: cluster staging runs Kubernetes 1\.36, which needs Karpenter 1\.13 or later \(Karpenter 1\.14\.1's compatibility matrix, 1\.30 to 1\.36\), but runs Karpenter 1\.12\.0: upgrade Karpenter on this cluster first \(karpenter\.version, or clusters\.staging\.karpenter\.version\), then the control plane$/,
+      re(`staging\\.json:\\d+:\\d+: cluster_version\\.value: cluster staging runs Kubernetes 1\\.36, which needs Karpenter 1\\.13 or later \\(${MATRIX}\\), but runs Karpenter 1\\.12\\.0: upgrade Karpenter on this cluster first \\(karpenter\\.version, or clusters\\.staging\\.karpenter\\.version\\), then the control plane$`),
     )]);
   });
 
   it('warns, and still synthesizes, for a version newer than the matrix', () => {
-    expect(warningsOf(fleet({ prod: '1.37' }))).toEqual(expect.arrayContaining([
-      expect.stringMatching(/cluster_version\.value: cluster prod runs Kubernetes 1\.37, newer than Karpenter 1\.14\.1's compatibility matrix, 1\.30 to 1\.36: Karpenter 1\.14\.1 may not support it/),
-      expect.stringMatching(/defaults\.ami\.alias: cluster prod runs Kubernetes 1\.37, newer than the AMI releases the generator knows \(up to 1\.36\): cannot check that al2023@v20250505 exists for it/),
+    expect(warningsOf(fleet({ prod: NEWER }))).toEqual(expect.arrayContaining([
+      expect.stringMatching(re(`cluster_version\\.value: cluster prod runs Kubernetes ${NEWER}, newer than ${MATRIX}: Karpenter [\\d.]+ may not support it`)),
+      expect.stringMatching(re(`defaults\\.ami\\.alias: cluster prod runs Kubernetes ${NEWER}, newer than the AMI releases the generator knows \\(up to ${AMIS_UP_TO}\\): cannot check that al2023@v20250505 exists for it`)),
     ]));
   });
 

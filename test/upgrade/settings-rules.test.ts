@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHART_VALUES_KEYS } from '../../src/config/chart-values-keys';
 import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RULES_VERSION, SettingRule } from '../../src/config/settings-rules';
-import { buildSettingsRules, renderSettingsRules, SettingsRulesInput, SettingValue, SOURCE_PATHS } from '../../src/upgrade/settings-rules';
+import { buildSettingsRules, CONTROLLER_OPTIONS, renderSettingsRules, SettingsRulesInput, SettingValue, SOURCE_PATHS } from '../../src/upgrade/settings-rules';
 import { containerEnv, findManifest, helmTemplate } from '../support/helm';
 
 const REPO = join(__dirname, '../..');
@@ -98,8 +98,8 @@ describe('buildSettingsRules', () => {
     expect(problemsOf(input)).toMatch(/^settings\.fooEnabled: cannot tell the controller default/m);
   });
 
-  it('fails when settings.md and the Go code disagree on a default', () => {
-    const input = release();
+  it('fails when settings.md and the Go code of the same release disagree on a default', () => {
+    const input = release({ karpenterVersion: CONTROLLER_OPTIONS.version });
     const settingsMd = input.settingsMd.replace('fewer but larger nodes. (default = 10s)', 'fewer but larger nodes. (default = 20s)');
     expect(problemsOf({ ...input, settingsMd })).toMatch(/^settings\.batchMaxDuration: settings\.md says the controller default is 20s, CONTROLLER_OPTIONS \(the Go code\) says 10s/m);
   });
@@ -118,7 +118,7 @@ describe('buildSettingsRules', () => {
   });
 
   it('fails when a feature gate default differs between the chart and the docs', () => {
-    const input = release();
+    const input = release({ karpenterVersion: CONTROLLER_OPTIONS.version });
     const valuesYaml = input.valuesYaml.replace('reservedCapacity: true', 'reservedCapacity: false');
     const problems = problemsOf({ ...input, valuesYaml });
     expect(problems).toMatch(/^settings\.featureGates\.reservedCapacity: the chart default false differs from the FEATURE_GATES default in settings\.md \(ReservedCapacity=true\)$/m);
