@@ -1,4 +1,3 @@
-import { CHART_VERSION } from '../src/config/chart-values-keys';
 import { BUILT_IN_POOL_DEFAULTS, Cluster, KarpenterConfig, Platform, Pool, PoolSettings } from '../src/config/platform';
 import { poolRequirements } from '../src/config/requirements';
 import { TerraformOutputs } from '../src/config/terraform';
@@ -25,10 +24,10 @@ export function aTerraform(overrides: Partial<TerraformOutputs> = {}): Terraform
   };
 }
 
-/** A cluster's Karpenter: the version in use (CHART_VERSION) in kube-system, two replicas on a node group, nothing else set. */
+/** A cluster's Karpenter: 1.14.1 in kube-system, two replicas on a node group, nothing else set. */
 export function aKarpenter(overrides: Partial<KarpenterConfig> = {}, controller: Partial<KarpenterConfig['controller']> = {}): KarpenterConfig {
   return {
-    version: CHART_VERSION,
+    version: '1.14.1',
     namespace: 'kube-system',
     helmValues: {},
     ...overrides,

@@ -4,6 +4,7 @@
  * per cluster, frozen output, and how problems are reported (all at once, one
  * line each).
  */
+import { CHART_VERSION } from '../../src/config/chart-values-keys';
 import { join } from 'node:path';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
@@ -56,7 +57,7 @@ describe('built-in defaults', () => {
     expect(platform.gitops).toEqual({
       repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'HEAD', argocdNamespace: 'argocd', project: 'default',
     });
-    expect(clusterOf(platform, 'demo').karpenter).toMatchObject({ version: '1.14.1', namespace: 'kube-system', controller: { replicas: 2, host: 'nodeGroup' }, helmValues: {} });
+    expect(clusterOf(platform, 'demo').karpenter).toMatchObject({ version: CHART_VERSION, namespace: 'kube-system', controller: { replicas: 2, host: 'nodeGroup' }, helmValues: {} });
     expect(clusterOf(platform, 'demo')).toMatchObject({ destination: { server: 'https://kubernetes.default.svc' }, smokeTests: true });
   });
 

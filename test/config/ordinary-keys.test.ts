@@ -2,6 +2,7 @@
  * `constructor`, `__proto__` and friends are ordinary keys everywhere a user names keys:
  * kept where they are valid, errors where they are not, never dropped and never a crash.
  */
+import { CHART_VERSION } from '../../src/config/chart-values-keys';
 import { parseAllDocuments } from 'yaml';
 import { synthesize } from '../../src/synth';
 import { aConfig, rawConfigWithTeams, removeProjects } from '../builders';
@@ -47,7 +48,7 @@ describe('keys named like JavaScript object internals', () => {
   });
 
   it('keeps helmValues keys named __proto__ and constructor inside free-form chart values', () => {
-    const { platform } = load({ rawConfig: rawConfigWithTeams(['  web: {}']).replace('karpenter: { version: 1.14.1 }', 'karpenter: { version: 1.14.1, helmValues: { podAnnotations: { __proto__: a, constructor: b } } }') });
+    const { platform } = load({ rawConfig: rawConfigWithTeams(['  web: {}']).replace(`karpenter: { version: ${CHART_VERSION} }`, `karpenter: { version: ${CHART_VERSION}, helmValues: { podAnnotations: { __proto__: a, constructor: b } } }`) });
     const values = parseAllDocuments(written(platform).files.get('dist/demo/karpenter/values.yaml') ?? '')[0].toJS();
     expect(Object.getOwnPropertyNames(values.podAnnotations).sort()).toEqual(['__proto__', 'constructor']);
   });
