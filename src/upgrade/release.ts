@@ -1,4 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -54,8 +56,24 @@ export class ReleaseError extends Error {
 }
 
 /**
+ * The same files in a flat folder of reference copies (as vendored for air-gapped machines:
+ * `crds/`, `chart-values.yaml`, the docs pages by name, the price list, and the packaged chart
+ * `karpenter-chart-<version>.tgz` for the templates).
+ */
+const FLAT_FILES: Readonly<Record<ReleaseFile, string>> = {
+  nodePoolCrd: 'crds/karpenter.sh_nodepools.yaml',
+  ec2NodeClassCrd: 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+  values: 'chart-values.yaml',
+  settings: 'settings.md',
+  instanceTypes: 'instance-types.md',
+  compatibility: 'compatibility.md',
+  pricing: 'zz_generated.pricing_aws.go',
+};
+
+/**
  * Reads a release from a checkout of aws/karpenter-provider-aws at its tag (`--from DIR`),
- * for air-gapped users. Every missing or unreadable file is named at once.
+ * for air-gapped users, or from a flat folder of the same files ({@link FLAT_FILES}).
+ * Every missing or unreadable file is named at once.
  */
 export function readReleaseDir(dir: string, version: string): Release {
   let st;
@@ -65,22 +83,49 @@ export function readReleaseDir(dir: string, version: string): Release {
     throw new ReleaseError(`--from ${dir}: no such folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
   }
   if (!st.isDirectory()) throw new ReleaseError(`--from ${dir}: not a folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
+  const flat = !existsSync(join(dir, 'pkg')) && existsSync(join(dir, FLAT_FILES.values));
+  const layout = flat ? FLAT_FILES : RELEASE_FILES;
   const problems: string[] = [];
   const files = {} as Record<ReleaseFile, string>;
-  for (const [key, path] of Object.entries(RELEASE_FILES) as [ReleaseFile, string][]) {
+  for (const [key, path] of Object.entries(layout) as [ReleaseFile, string][]) {
     files[key] = readText(join(dir, path), path, true, problems) ?? '';
   }
-  const chartYaml = readText(join(dir, CHART_DIR, 'Chart.yaml'), `${CHART_DIR}/Chart.yaml`, false, problems);
-  const templates = new Map<string, string>();
-  const templatesDir = join(dir, CHART_DIR, 'templates');
-  for (const name of templateNames(templatesDir)) {
-    const text = readText(join(templatesDir, name), `${CHART_DIR}/templates/${name}`, true, problems);
-    if (text !== undefined) templates.set(name, text);
+  let chartDir = join(dir, CHART_DIR);
+  let unpacked: string | undefined;
+  if (flat) {
+    const archive = readdirSync(dir).find((n) => /^karpenter-chart-.*\.tgz$/.test(n));
+    if (archive) {
+      unpacked = unpackChart(join(dir, archive), problems);
+      chartDir = join(unpacked ?? dir, 'karpenter');
+    }
   }
-  if (problems.length) {
-    throw new ReleaseError(`--from ${dir} is not a checkout of aws/karpenter-provider-aws at tag v${version}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  try {
+    const shown = flat ? 'karpenter-chart-*.tgz: karpenter' : CHART_DIR;
+    const chartYaml = readText(join(chartDir, 'Chart.yaml'), `${shown}/Chart.yaml`, false, problems);
+    const templates = new Map<string, string>();
+    const templatesDir = join(chartDir, 'templates');
+    for (const name of templateNames(templatesDir)) {
+      const text = readText(join(templatesDir, name), `${shown}/templates/${name}`, true, problems);
+      if (text !== undefined) templates.set(name, text);
+    }
+    if (problems.length) {
+      const what = flat ? 'a folder of the release files' : `a checkout of aws/karpenter-provider-aws at tag v${version}`;
+      throw new ReleaseError(`--from ${dir} is not ${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    }
+    return { version, origin: dir, files, ...(chartYaml !== undefined ? { chartYaml } : {}), templates };
+  } finally {
+    if (unpacked) rmSync(unpacked, { recursive: true, force: true });
   }
-  return { version, origin: dir, files, ...(chartYaml !== undefined ? { chartYaml } : {}), templates };
+}
+
+/** Unpacks a packaged chart archive into a temporary folder (with the system's tar), or notes why not. */
+function unpackChart(archive: string, problems: string[]): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'karpenter-gitops-chart-'));
+  const run = spawnSync('tar', ['-xzf', archive, '-C', dir], { encoding: 'utf8' });
+  if (run.status === 0) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  problems.push(`${archive.split('/').pop()}: cannot unpack it with tar (${(run.error?.message ?? run.stderr ?? '').trim().split('\n')[0]})`);
+  return undefined;
 }
 
 /** What {@link downloadRelease} fetches with: the global `fetch` unless a test passes its own. */

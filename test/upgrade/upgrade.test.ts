@@ -1,7 +1,8 @@
 import { createServer, Server } from 'node:http';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CHART_VERSION } from '../../src/config/chart-values-keys';
 import { FsOps, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
@@ -63,6 +64,28 @@ describe('npm run upgrade', () => {
     const again = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
     expect(again.code).toBe(0);
     expect(again.out).toMatch(/^0 file\(s\) written, \d+ unchanged$/m);
+  });
+
+  it('reads the same release from a flat folder of its files (crds/, chart-values.yaml, the docs pages, the packaged chart)', async () => {
+    const checkout = aNextRelease();
+    const flat = aRelease(() => undefined);
+    rmSync(flat, { recursive: true });
+    const copy = (from: string, to: string) => { mkdirSync(dirname(join(flat, to)), { recursive: true }); cpSync(join(checkout, from), join(flat, to)); };
+    copy('pkg/apis/crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodepools.yaml');
+    copy('pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml');
+    copy('charts/karpenter/values.yaml', 'chart-values.yaml');
+    copy('website/content/en/docs/reference/settings.md', 'settings.md');
+    copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
+    copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
+    copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
+    execFileSync('tar', ['-czf', join(flat, 'karpenter-chart-1.15.0.tgz'), '-C', join(checkout, 'charts'), 'karpenter']);
+    const viaFlat = aRepository();
+    const viaCheckout = aRepository();
+    const fromFlat = await upgrade(viaFlat, ['1.15.0', '--from', flat]);
+    expect(fromFlat.err).toBe('');
+    expect(fromFlat.out).toMatch(/^ {2}\+ settings\.drainTimeout \(DRAIN_TIMEOUT, duration, chart default "15m"\)$/m);
+    await upgrade(viaCheckout, ['1.15.0', '--from', checkout]);
+    expect(snapshot(viaFlat)).toEqual(snapshot(viaCheckout));
   });
 
   it('fails when the folder is not a checkout of the release, naming every missing file, and changes nothing', async () => {
