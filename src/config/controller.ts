@@ -9,16 +9,25 @@ import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from '
  * them again: two places for one value is how a setting silently stops applying.
  * `when` says whether the config sets it (Terraform-set values are always owned).
  */
-export const OWNED_VALUES: readonly { readonly path: readonly string[]; readonly by: string; readonly when?: (c: Controller) => boolean }[] = [
+export const OWNED_VALUES: readonly {
+  readonly path: readonly string[];
+  readonly by: string;
+  readonly when?: (c: Controller) => boolean;
+  /** What to do instead. @default "set it there, not in helmValues" */
+  readonly fix?: string;
+}[] = [
   { path: ['replicas'], by: 'karpenter.controller.replicas' },
   { path: ['logLevel'], by: 'karpenter.controller.logLevel', when: (c) => c.logLevel !== undefined },
   { path: ['controller', 'resources'], by: 'karpenter.controller.resources', when: (c) => c.resources !== undefined },
-  { path: ['settings', 'clusterName'], by: 'the terraform output cluster_name' },
-  { path: ['settings', 'interruptionQueue'], by: 'the terraform output karpenter_interruption_queue_name' },
-  { path: ['settings', 'clusterEndpoint'], by: 'the terraform output cluster_endpoint' },
-  { path: ['serviceAccount', 'annotations', 'eks.amazonaws.com/role-arn'], by: 'the terraform output karpenter_controller_role_arn' },
+  { path: ['settings', 'clusterName'], by: 'the terraform output cluster_name', fix: 'change the output in the Terraform outputs file, not helmValues' },
+  { path: ['settings', 'interruptionQueue'], by: 'the terraform output karpenter_interruption_queue_name', fix: 'change the output in the Terraform outputs file, not helmValues' },
+  { path: ['settings', 'clusterEndpoint'], by: 'the terraform output cluster_endpoint', fix: 'change the output in the Terraform outputs file, not helmValues' },
+  { path: ['serviceAccount', 'annotations', 'eks.amazonaws.com/role-arn'], by: 'the terraform output karpenter_controller_role_arn', fix: 'change the output in the Terraform outputs file (enable_irsa), not helmValues' },
   // Keeps the controller off the nodes it manages; see controllerValues().
-  { path: ['affinity', 'nodeAffinity'], by: 'karpenter-gitops (the controller must not run on nodes it manages)' },
+  {
+    path: ['affinity', 'nodeAffinity'], by: 'karpenter-gitops (the controller must not run on nodes it manages)',
+    fix: 'to choose the controller\'s nodes, use helmValues.nodeSelector (e.g. { eks.amazonaws.com/nodegroup: system }) or karpenter.controller.host: fargate',
+  },
 ];
 
 type Controller = NonNullable<KarpenterFile['controller']>;
@@ -77,7 +86,7 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
   for (const owned of OWNED_VALUES) {
     if (owned.when && !owned.when(controller)) continue;
     if (has(helmValues, owned.path)) {
-      problems.push({ path: ['helmValues', ...owned.path], message: `already set by ${owned.by}: set it there, not in helmValues`, at: 'key' });
+      problems.push({ path: ['helmValues', ...owned.path], message: `already set by ${owned.by}: ${owned.fix ?? 'set it there, not in helmValues'}`, at: 'key' });
     }
   }
   for (const [key, by] of [['settings', 'karpenter.controller.settings'], ['featureGates', 'karpenter.controller.featureGates']] as const) {
@@ -89,7 +98,8 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
     }
   }
   for (const name of Object.keys((helmValues.settings as Record<string, unknown> | undefined) ?? {})) {
-    if (Object.hasOwn(SETTINGS_RULES, name)) {
+    // Settings that come from Terraform or their own field were reported above (or are).
+    if (Object.hasOwn(SETTINGS_RULES, name) && !SETTINGS_SET_ELSEWHERE.has(name)) {
       problems.push({ path: ['helmValues', 'settings', name], message: `set chart settings in karpenter.controller.settings.${name}, where they are checked and reach the controller even when false or 0`, at: 'key' });
     }
   }

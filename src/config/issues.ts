@@ -28,6 +28,36 @@ export function unknownKeyMessage(what: string, given: string, known: readonly s
 }
 
 /**
+ * Keys people bring from Karpenter v0.x, from other tools or from the NodePool itself, and
+ * where the thing lives in this config; undefined where the key is right for that place.
+ */
+const KEY_HINTS: Readonly<Record<string, (parent: string | number | undefined) => string | undefined>> = {
+  allowLatest: (parent) => (parent === 'ami' ? undefined : 'it belongs under ami, next to the alias: ami: { alias: al2023@latest, allowLatest: true }'),
+  instanceSizes: () => INSTANCE_SIZE_HINT,
+  instanceSize: () => INSTANCE_SIZE_HINT,
+  ttlSecondsAfterEmpty: () => 'a Karpenter v0.x Provisioner field: in v1 write disruption: { consolidationPolicy: WhenEmpty, consolidateAfter: 30s }',
+  ttlSecondsUntilExpired: () => 'a Karpenter v0.x Provisioner field: in v1 it is expireAfter on the pool (e.g. expireAfter: 720h)',
+  consolidation: () => 'a Karpenter v0.x Provisioner field: in v1 write disruption: { consolidationPolicy: WhenEmptyOrUnderutilized }',
+  expireAfter: (parent) => (parent === 'disruption' ? 'Karpenter v1 moved expireAfter out of disruption: set expireAfter on the pool itself' : undefined),
+  amiFamily: () => 'write ami: { family: AL2023, alias: al2023@v20260409 }: the EC2NodeClass amiFamily and amiSelectorTerms are made from it',
+  providerRef: () => NODE_CLASS_HINT,
+  nodeClassRef: () => NODE_CLASS_HINT,
+};
+const INSTANCE_SIZE_HINT = 'there is no such field: add a requirement, requirements: [{ key: karpenter.k8s.aws/instance-size, operator: In, values: [large, xlarge] }]';
+const NODE_CLASS_HINT = 'every pool gets its own EC2NodeClass, and the NodePool points at it: set its fields (ami, volume, subnetSelectorTerms, ...) on the pool';
+
+/** Values of Karpenter v0.x (v1beta1) and what v1 calls them. */
+const RENAMED_VALUES: Readonly<Record<string, string>> = {
+  WhenUnderutilized: 'WhenEmptyOrUnderutilized',
+};
+
+/** {@link unknownKeyMessage}, or what the key is and where it belongs here when it is a known stumble. */
+export function unknownKeyAt(path: readonly (string | number)[], given: string, known: readonly string[]): string {
+  const hint = Object.hasOwn(KEY_HINTS, given) ? KEY_HINTS[given](path[path.length - 1]) : undefined;
+  return hint ? `unknown key "${given}": ${hint}` : unknownKeyMessage('key', given, known);
+}
+
+/**
  * Turns the issues of a failed zod parse into problems located in `source`.
  * `data` is the parsed input, used to quote the value that was given.
  */
@@ -43,14 +73,38 @@ export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown
       if (best) misspelt.add(JSON.stringify([...issue.path, best]));
     }
   }
+  // Keys written under a key that has no value (`limits:` then `cpu: "4"` at the same indentation)
+  // are one mistake: the indentation. Say so at each key, and not also that the empty key is null.
+  const unindented = new Map<string, string>();
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    const parent = valueAt(data, issue.path as Path);
+    if (parent === null || typeof parent !== 'object') continue;
+    const keys = Object.keys(parent);
+    for (const key of issue.keys) {
+      const before = keys[keys.indexOf(key) - 1];
+      const owner = before !== undefined && (parent as Record<string, unknown>)[before] === null && !issue.keys.includes(before) ? before
+        : [...unindented.entries()].find(([k]) => k === JSON.stringify([...issue.path, before]))?.[1];
+      if (owner === undefined || !acceptsMap(schema, [...issue.path as Path, owner])) continue;
+      unindented.set(JSON.stringify([...issue.path, key]), owner);
+    }
+  }
+  const emptied = new Set([...unindented.entries()].map(([k, owner]) => JSON.stringify([...(JSON.parse(k) as Path).slice(0, -1), owner])));
   for (const issue of issues) {
     const path = issue.path as Path;
     if (misspelt.has(JSON.stringify(path)) && valueAt(data, path) === undefined) continue;
+    if (issue.code === 'invalid_type' && emptied.has(JSON.stringify(path))) continue;
     switch (issue.code) {
       case 'unrecognized_keys': {
         // A strict object lists its keys; a partial record keyed by an enum lists the enum.
         const known = knownKeysAt(schema, path);
-        for (const key of issue.keys) out.push(source.problem([...path, key], unknownKeyMessage('key', key, known), 'key'));
+        for (const key of issue.keys) {
+          const owner = unindented.get(JSON.stringify([...path, key]));
+          const message = owner !== undefined
+            ? `unknown key "${key}" here; it looks like a key of ${owner}, which has no value: indent it under ${owner}`
+            : unknownKeyAt(path, key, known);
+          out.push(source.problem([...path, key], message, 'key'));
+        }
         break;
       }
       case 'invalid_key': {
@@ -83,6 +137,9 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
       return `expected ${article(issue.expected === 'record' || issue.expected === 'object' ? 'map' : issue.expected)}, got ${describe(given)}`;
     case 'invalid_value':
       if (given === undefined) return `required field is missing (allowed: ${issue.values.map(String).join(', ')})`;
+      if (typeof given === 'string' && Object.hasOwn(RENAMED_VALUES, given) && issue.values.includes(RENAMED_VALUES[given])) {
+        return `"${given}" is the Karpenter v0.x name: in v1 it is ${RENAMED_VALUES[given]} (allowed: ${issue.values.map(String).join(', ')})`;
+      }
       return `unknown value ${describe(given)} (allowed: ${issue.values.map(String).join(', ')})`;
     case 'too_small':
       if (own) return issue.message;
@@ -125,6 +182,33 @@ function valueAt(data: unknown, path: Path): unknown {
     v = (v as Record<string | number, unknown>)[seg];
   }
   return v;
+}
+
+/** Whether the schema at `path` takes a map (an object or a record), so keys could go under it. */
+function acceptsMap(schema: z.ZodType, path: Path): boolean {
+  return knownKeysAt(schema, path).length > 0 || isRecordAt(schema, path);
+}
+
+function isRecordAt(schema: z.ZodType, path: Path): boolean {
+  let node: z.ZodType | undefined = schema;
+  for (let i = 0; i <= path.length && node; ) {
+    const map = userMapParts(node);
+    if (map) {
+      if (i === path.length) return true;
+      node = map.value;
+      i++;
+      continue;
+    }
+    const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
+    if (def.innerType) { node = def.innerType; continue; }
+    if (def.type === 'pipe' && def.in) { node = def.in; continue; }
+    if (i === path.length) return def.type === 'record' || def.type === 'object';
+    if (def.shape) node = def.shape[String(path[i])];
+    else if (def.valueType) node = def.valueType;
+    else return false;
+    i++;
+  }
+  return false;
 }
 
 interface Def {

@@ -65,7 +65,7 @@ export class SourceFile {
   /** A parsed document with its syntax problems, or else the problems that make it unfit as plain data. */
   private static checked(doc: Document, lineCounter: LineCounter, displayPath: string, budget: { left: number }): SourceFile {
     const at = (offset: number) => lineCounter.linePos(offset);
-    const problems: Problem[] = [...doc.errors, ...doc.warnings].map((e) => {
+    const problems: Problem[] = syntaxErrors([...doc.errors, ...doc.warnings]).map((e) => {
       const pos = e.linePos?.[0] ?? at(e.pos[0]);
       const message = e.code === 'TAG_RESOLVE_FAILED' ? unsupportedTag(/!\S*/.exec(e.message)?.[0] ?? 'tag') : yamlMessage(e.message);
       return { file: displayPath, line: pos.line, col: pos.col, path: '', message };
@@ -260,8 +260,34 @@ function rangeStart(node: unknown): number | undefined {
   return range ? range[0] : undefined;
 }
 
+/**
+ * The syntax errors worth showing: after the first one the parser is guessing, and its later
+ * errors mostly echo it (one tab or one wrong indent gave four). Every tab used as indentation
+ * is shown (each is its own fix), and nothing else then; otherwise the first error only.
+ */
+function syntaxErrors<E extends { readonly message: string; readonly code: string }>(errors: readonly E[]): E[] {
+  const tabs = errors.filter((e) => e.code === 'TAB_AS_INDENT' || /^Tabs are not allowed as indentation/.test(e.message));
+  return tabs.length > 0 ? tabs : errors.slice(0, 1);
+}
+
+/** The yaml library's messages that leave a person guessing, and what they mean in a config file. */
+const YAML_MESSAGES: readonly (readonly [RegExp, string])[] = [
+  [/^Tabs are not allowed as indentation/, 'a tab indents this line: YAML indents with spaces only (replace the tab with spaces)'],
+  [/^All mapping items must start at the same column/,
+    'this key is not lined up with the keys above it in the same map: indent it exactly like them (YAML reads the structure from the indentation)'],
+  [/^Nested mappings are not allowed in compact mappings/,
+    'a key: value follows another key on the same line (a: b: c): write the inner map as a: { b: c }, or put b: c on its own line, indented under a'],
+  [/^Sequence item without - indicator/,
+    'this line is indented like part of the list above but is not an item (no -): indent it like the other keys of its item, or start a new item with -'],
+  [/^Implicit (map )?keys need to be/, 'this line is not key: value (the key, a colon and a space, then the value) nor a list item (- value): add the colon, or quote a value that holds ": "'],
+  [/^Flow sequence in block collection must be sufficiently indented and end with a \]/, 'a [ list above is not closed: end it with ] (a list on several lines must be indented under its key)'],
+  [/^Flow mapping in block collection must be sufficiently indented and end with a \}/, 'a { map above is not closed: end it with } (a map on several lines must be indented under its key)'],
+  [/^Missing closing "?quote/, 'a quoted value is not closed: add the closing quote on the same line'],
+];
+
 function yamlMessage(message: string): string {
   // The yaml library's messages start with a capital and may span lines; keep the first line.
   const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-  return `invalid YAML: ${first.charAt(0).toLowerCase()}${first.slice(1)}`;
+  const known = YAML_MESSAGES.find(([pattern]) => pattern.test(first));
+  return `invalid YAML: ${known ? known[1] : `${first.charAt(0).toLowerCase()}${first.slice(1)}`}`;
 }

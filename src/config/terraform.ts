@@ -145,6 +145,7 @@ function checkOutput(name: string, value: string): string | undefined {
       if (arn) return `expected the IAM role name, got an ARN: use "${value.split('/').pop()}" (output node_iam_role_name, not node_iam_role_arn)`;
       return ROLE_NAME.test(value) ? undefined : `"${value}" is not an IAM role name`;
     case 'karpenter_interruption_queue_name':
+      if (arn && arn[1] !== 'sqs') return `expected the SQS queue name, got the ARN of ${arn[1] === 'iam' ? 'an IAM ' : `a ${arn[1]} `}${arn[2].split('/')[0]}: output the interruption queue's name (module.karpenter.queue_name)`;
       if (arn) return `expected the SQS queue name, got an ARN: use "${value.split(':').pop()}" (output queue_name, not queue_arn)`;
       if (/^https?:\/\//.test(value)) return `expected the SQS queue name, got its URL: use "${value.split('/').pop()}" (output queue_name, not queue_url)`;
       return QUEUE_NAME.test(value) ? undefined : `"${value}" is not an SQS queue name`;

@@ -66,7 +66,7 @@ describe('exact positions', () => {
   // The yaml library reports an unclosed quote where it gave up: the line after the quote.
   it('points at the line of a YAML syntax error', () => {
     expect(problemsOf({ rawConfig: raw('    owner: "web@acme.example') })).toEqual(aProblem(
-      /platform\.yaml:1[34]:\d+: invalid YAML: missing closing "quote/,
+      /platform\.yaml:1[34]:\d+: invalid YAML: a quoted value is not closed: add the closing quote on the same line/,
     ));
   });
 
@@ -80,7 +80,7 @@ describe('exact positions', () => {
 describe('YAML syntax', () => {
   it('fails when platform.yaml is not valid YAML', () => {
     const problems = problemsOf({ rawConfig: raw('    owner: "web@acme.example') });
-    expect(problems).toEqual(aProblem(/platform\.yaml(:\d+:\d+)?: invalid YAML: missing closing "quote/));
+    expect(problems).toEqual(aProblem(/platform\.yaml(:\d+:\d+)?: invalid YAML: a quoted value is not closed: add the closing quote on the same line/));
   });
 
   it('fails when platform.yaml has a duplicate key', () => {

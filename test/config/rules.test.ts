@@ -151,7 +151,7 @@ describe('enum values', () => {
     {
       when: 'the consolidation policy is a v1beta1 name',
       config: aConfig({ teams: { web: { disruption: { consolidationPolicy: 'WhenUnderutilized' } } } }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.consolidationPolicy: unknown value "WhenUnderutilized" \(allowed: WhenEmpty, WhenEmptyOrUnderutilized, Balanced\)/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.consolidationPolicy: "WhenUnderutilized" is the Karpenter v0\.x name: in v1 it is WhenEmptyOrUnderutilized \(allowed: WhenEmpty, WhenEmptyOrUnderutilized, Balanced\)/,
     },
     {
       when: 'a budget reason is misspelt',

@@ -27,7 +27,7 @@ describe('SourceFile.parseDocuments', () => {
   it('fails on a syntax error in one document, at its line, and keeps the others', () => {
     const files = docs('kind: A\n---\nkind: [B\n---\nkind: C\n');
     expect(files.map((f) => f.problems.length > 0)).toEqual([false, true, false]);
-    expect(problems('kind: A\n---\nkind: [B\n---\nkind: C\n')[0]).toMatch(/^app\.yaml:4:1: invalid YAML: flow sequence/);
+    expect(problems('kind: A\n---\nkind: [B\n---\nkind: C\n')[0]).toMatch(/^app\.yaml:4:1: invalid YAML: a \[ list above is not closed: end it with \]/);
   });
 
   it('holds each document to the plain-data rules: duplicate keys, tags', () => {
