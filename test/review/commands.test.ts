@@ -147,6 +147,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     expect(r.err).toBe('karpenter-gitops diff: --fail-on destructive: the report holds 3 change(s) of class destructive or louder');
+    // The root prunes the team's Application, whose resources finalizer deletes its pools: Delete=confirm holds them, not Prune=confirm.
     expect(r.out.split('\n')).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
       '3 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
@@ -154,7 +155,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       'cluster staging: 3 destructive, 1 other',
       '  🛑 Application staging-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
       '  🛑 EC2NodeClass web removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it',
-      '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+      '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
       '  📝 smoke test web removed: a smoke test: no effect on nodes',
       '',
     ]);
@@ -169,7 +170,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       '|---|---|---|---|',
       '| 🛑 | Application `staging-pools-web` removed | its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains | - |',
       '| 🛑 | EC2NodeClass `web` removed | the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it | - |',
-      '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm) | - |',
+      '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm) | - |',
       '| 📝 | smoke test `web` removed | a smoke test: no effect on nodes | - |',
       '',
     ]);
@@ -249,7 +250,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       // 5 other: 4 in staging, and the bootstrap no longer including staging's root (it prunes the root: the root's line says what follows).
       expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
       expect(block(r.out, 'cluster staging (removed)')).toEqual(expect.arrayContaining([
-        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
         '  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd 1.14.1) — '
           + 'deleting the Karpenter CRDs deletes every NodePool, EC2NodeClass and NodeClaim: every Karpenter node drains',
         '  🛑 Application staging-karpenter-root removed: its resources finalizer deletes what it deployed (5 Applications) — their finalizers delete what they deployed in turn',
@@ -283,7 +284,7 @@ describe('diff in a fleet: every change in its cluster', () => {
           `cluster ${cluster}: 3 destructive, 1 other`,
           `  🛑 Application ${cluster}-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains`,
           '  🛑 EC2NodeClass ml-gpu removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool ml-gpu goes with it',
-          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
           '  📝 smoke test ml-gpu removed: a smoke test: no effect on nodes',
         ]);
       }
@@ -316,7 +317,7 @@ describe('diff in a fleet: every change in its cluster', () => {
           `  🛑 Application ${cluster}-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains`,
           '  🛑 EC2NodeClass ml-gpu removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool ml-gpu goes with it; '
             + 'likely renamed to ai-gpu of team ai (team ml renamed?): a rename deletes the old EC2NodeClass and creates a new one',
-          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
+          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm); '
             + 'likely renamed to ai-gpu of team ai (team ml renamed?): a rename deletes the old NodePool and creates a new one',
           '  📈 NodePool ai-gpu added: new pool: Karpenter may launch nodes for it; likely the new name of ml-gpu of team ai (team ml renamed?)',
           '  📝 smoke test ml-gpu removed: a smoke test: no effect on nodes',
@@ -332,11 +333,11 @@ describe('diff in a fleet: every change in its cluster', () => {
       const r = await fleet.diff();
       const dev = block(r.out, 'cluster dev');
       expect(dev[0]).toBe('cluster dev: 5 destructive, 2 capacity, 7 other');
-      // ml-gpu is pruned by dev-pools-ml, which stays (Prune=confirm); web goes with dev-pools-web, deleted by its finalizer (Prune=confirm).
+      // ml-gpu is pruned by dev-pools-ml, which stays (Prune=confirm); web goes with dev-pools-web, deleted by its finalizer (Delete=confirm).
       expect(dev).toEqual(expect.arrayContaining([
         '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
           + 'likely renamed to ml-gpu2: a rename deletes the old NodePool and creates a new one',
-        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
+        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm); '
           + 'likely renamed to frontend of team frontend (team web renamed?): a rename deletes the old NodePool and creates a new one',
         '  🛑 Application dev-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
         '  📈 NodePool ml-gpu2 added: new pool: Karpenter may launch nodes for it; likely the new name of ml-gpu',
