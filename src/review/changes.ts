@@ -138,7 +138,8 @@ function resources(tree: GeneratedTree, files: readonly string[]): Map<string, R
 function removal(r: Resource, context: Context, rename?: string): Change {
   const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'removed', fields: [], why });
   if (r.kind === 'NodePool') {
-    const confirm = /Prune=confirm/.test(syncOptions(r)) ? '; Argo CD asks a person to confirm (Prune=confirm)' : '';
+    const option = goesWithItsApplication(r, context) ? 'Delete=confirm' : 'Prune=confirm';
+    const confirm = syncOptions(r).split(',').map((o) => o.trim()).includes(option) ? `; Argo CD asks a person to confirm (${option})` : '';
     return change('destructive', `every node of the pool drains, whatever the disruption budgets say${confirm}${rename ? `; ${rename}` : ''}`);
   }
   if (r.kind === 'EC2NodeClass') {
@@ -150,6 +151,20 @@ function removal(r: Resource, context: Context, rename?: string): Change {
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'the Karpenter controller loses its values');
   return change('other', 'no effect on nodes');
+}
+
+/**
+ * Whether a removed object goes with the Application that synced it: every Application
+ * of the base that synced its file is removed too, one of them with the resources
+ * finalizer. Argo CD then deletes it as part of deleting that Application, which the
+ * object's `Delete=confirm` holds for a person; `Prune=confirm` only holds a prune by an
+ * Application that stays (a pool removed from a team that keeps others).
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#resource-deletion-with-confirmation
+ * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#resource-pruning-with-confirmation
+ */
+function goesWithItsApplication(r: Resource, context: Context): boolean {
+  const owners = context.ownersOf(context.base, r.file);
+  return owners.length > 0 && owners.every((o) => !context.headVersion(o)) && owners.some((o) => hasResourcesFinalizer(o.body));
 }
 
 /**

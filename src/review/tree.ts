@@ -96,19 +96,33 @@ export interface SourcePath {
   readonly path: string;
   /** `directory.recurse`: the folders below it too. */
   readonly recurse: boolean;
+  /** `directory.include`: only the files whose path below `path` matches this glob. @default - every file */
+  readonly include?: string;
+  /** `directory.exclude`: not the files whose path below `path` matches this glob. @default - none left out */
+  readonly exclude?: string;
 }
 
 /**
  * The git folders an Application syncs (`spec.source.path`, `spec.sources[].path`).
- * Without `directory.recurse`, Argo CD reads only the files directly in a folder.
+ * Without `directory.recurse`, Argo CD reads only the files directly in a folder; with
+ * `directory.include` or `directory.exclude`, only the files whose path relative to the
+ * folder the include glob matches and the exclude glob does not (the bootstrap syncs only
+ * the roots, the AppProject and the Helm repository of `argocd/`, not itself or the
+ * `argocd-cm` patch beside them).
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/directory/
+ * @see https://github.com/argoproj/argo-cd/blob/v3.1.0/reposerver/repository/repository.go (findManifests: glob.Match on the path relative to the source path)
  */
 export function sourcePaths(app: Body): SourcePath[] {
   const spec = (app.spec ?? {}) as { source?: Body; sources?: Body[] };
   return [spec.source, ...(spec.sources ?? [])].flatMap((s) => {
     if (!s || typeof s.path !== 'string') return [];
-    const recurse = (s.directory as { recurse?: boolean } | undefined)?.recurse === true;
-    return [{ path: s.path.replace(/^\.\/|\/+$/g, ''), recurse }];
+    const directory = (s.directory ?? {}) as { recurse?: unknown; include?: unknown; exclude?: unknown };
+    const glob = (g: unknown) => (typeof g === 'string' && g !== '' ? g : undefined);
+    const [include, exclude] = [glob(directory.include), glob(directory.exclude)];
+    return [{
+      path: s.path.replace(/^\.\/|\/+$/g, ''), recurse: directory.recurse === true,
+      ...(include === undefined ? {} : { include }), ...(exclude === undefined ? {} : { exclude }),
+    }];
   });
 }
 
@@ -123,14 +137,15 @@ export function syncs(paths: readonly SourcePath[], file: string): boolean {
  * of Applications.
  */
 export class FolderIndex<T> {
-  private readonly exact = new Map<string, T[]>();
-  private readonly below = new Map<string, T[]>();
+  private readonly exact = new Map<string, Entry<T>[]>();
+  private readonly below = new Map<string, Entry<T>[]>();
 
   public constructor(entries: readonly { readonly owner: T; readonly paths: readonly SourcePath[] }[]) {
     for (const { owner, paths } of entries) {
-      for (const p of paths) {
-        push(this.exact, p.path, owner);
-        if (p.recurse) push(this.below, p.path, owner);
+      for (const path of paths) {
+        const entry = { owner, path, include: globRegExp(path.include), exclude: globRegExp(path.exclude) };
+        push(this.exact, path.path, entry);
+        if (path.recurse) push(this.below, path.path, entry);
       }
     }
   }
@@ -138,13 +153,66 @@ export class FolderIndex<T> {
   /** The owners that sync a file, each once. */
   public ownersOf(file: string): T[] {
     let folder = file.slice(0, Math.max(0, file.lastIndexOf('/')));
-    const out = new Set(this.exact.get(folder) ?? []);
+    const out = new Set<T>();
+    const add = (entries: readonly Entry<T>[] | undefined) => {
+      for (const e of entries ?? []) {
+        const relative = file.slice(e.path.path.length + 1);
+        if ((!e.include || e.include.test(relative)) && !e.exclude?.test(relative)) out.add(e.owner);
+      }
+    };
+    add(this.exact.get(folder));
     while (folder.includes('/')) {
       folder = folder.slice(0, folder.lastIndexOf('/'));
-      for (const o of this.below.get(folder) ?? []) out.add(o);
+      add(this.below.get(folder));
     }
     return [...out];
   }
+}
+
+/** One source path of an owner, its globs compiled. */
+interface Entry<T> {
+  readonly owner: T;
+  readonly path: SourcePath;
+  readonly include?: RegExp;
+  readonly exclude?: RegExp;
+}
+
+/**
+ * A `directory.include`/`exclude` glob as Argo CD matches it (gobwas/glob without
+ * separators): `*` any text, `/` included; `?` one character; `[...]` and `[!...]`
+ * classes; `{a,b}` alternatives; `\` escapes the next character. A glob that does not
+ * compile (an unclosed `{`) matches nothing, as in Argo CD.
+ * @see https://github.com/gobwas/glob#syntax
+ * @see https://github.com/argoproj/argo-cd/blob/v3.1.0/util/glob/glob.go
+ */
+function globRegExp(glob: string | undefined): RegExp | undefined {
+  if (glob === undefined) return undefined;
+  let out = '';
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    const close = c === '[' ? glob.indexOf(']', i + 1) : -1;
+    if (c === '\\' && i + 1 < glob.length) out += escape(glob[++i]);
+    else if (c === '*') out += '.*';
+    else if (c === '?') out += '.';
+    else if (c === '{') {
+      braces++;
+      out += '(?:';
+    } else if (c === '}' && braces > 0) {
+      braces--;
+      out += ')';
+    } else if (c === ',' && braces > 0) out += '|';
+    else if (close > i) {
+      const body = glob.slice(i + 1, close).replace(/\\/g, '\\\\');
+      out += `[${body.startsWith('!') ? `^${body.slice(1)}` : body}]`;
+      i = close;
+    } else out += escape(c);
+  }
+  return braces > 0 ? /(?!)/ : new RegExp(`^${out}$`, 's');
+}
+
+function escape(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -222,6 +222,22 @@ describe('Applications', () => {
     ]);
   });
 
+  it('counts as deployed only the files that directory.include lets in and directory.exclude does not, globbed as Argo CD does', () => {
+    const pools = application('demo-pools', {
+      spec: { source: { path: 'dist/demo/nodepools', directory: { recurse: true, include: '{web/*,b?.yaml}', exclude: '*/skip.yaml' } } },
+    });
+    const files = tree({
+      'dist/demo/nodepools/web/web.yaml': [nodeClass('web'), nodePool('web')],
+      'dist/demo/nodepools/web/skip.yaml': [nodePool('skip')],
+      'dist/demo/nodepools/ml/ml.yaml': [nodePool('ml')],
+      'dist/demo/nodepools/b1.yaml': [nodeClass('b1')],
+      'dist/demo/nodepools/b10.yaml': [nodeClass('b10')],
+    });
+    expect(lines(changes(new Map([...apps(pools), ...files]), files))).toEqual([
+      'destructive demo Application demo-pools removed: its resources finalizer deletes what it deployed (2 EC2NodeClasses, 1 NodePool) — every node of those pools drains',
+    ]);
+  });
+
   it('reports removing a smoke-test Application with the finalizer as no drain', () => {
     const smoke = application('demo-smoke', { spec: { source: { path: 'dist/demo/smoke-tests' } } });
     const deployment = {

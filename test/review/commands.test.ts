@@ -141,33 +141,36 @@ describe('diff on the example', () => {
 describe('diff in a fleet: every change in its cluster', () => {
   afterAll(removeFleets);
 
-  it('reports a pool removed from one cluster as destructive in that cluster only, and --fail-on destructive exits 3', async () => {
+  it('reports a team removed from one cluster as destructive in that cluster only, its pool Application too, and --fail-on destructive exits 3', async () => {
     const fleet = await Fleet.create(aFleetConfig(['prod', 'staging']));
     fleet.configure(aFleetConfig(['prod', 'staging'], { clusters: { staging: { teams: ['ml'] } } }));
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
-    expect(r.err).toBe('karpenter-gitops diff: --fail-on destructive: the report holds 2 change(s) of class destructive or louder');
+    expect(r.err).toBe('karpenter-gitops diff: --fail-on destructive: the report holds 3 change(s) of class destructive or louder');
+    // The root prunes the team's Application, whose resources finalizer deletes its pools: Delete=confirm holds them, not Prune=confirm.
     expect(r.out.split('\n')).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
-      '2 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
+      '3 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
       '',
-      'cluster staging: 2 destructive, 1 other',
+      'cluster staging: 3 destructive, 1 other',
+      '  🛑 Application staging-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
       '  🛑 EC2NodeClass web removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it',
-      '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+      '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
       '  📝 smoke test web removed: a smoke test: no effect on nodes',
       '',
     ]);
     const md = await fleet.diff('--format', 'markdown');
     expect(md.code).toBe(0);
     expect(md.out.split('\n').slice(3)).toEqual([
-      '2 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
+      '3 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
       '',
-      '#### Cluster `staging`: 🛑 2 destructive, 📝 1 other',
+      '#### Cluster `staging`: 🛑 3 destructive, 📝 1 other',
       '',
       '| | resource | what happens | changes |',
       '|---|---|---|---|',
+      '| 🛑 | Application `staging-pools-web` removed | its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains | - |',
       '| 🛑 | EC2NodeClass `web` removed | the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it | - |',
-      '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm) | - |',
+      '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm) | - |',
       '| 📝 | smoke test `web` removed | a smoke test: no effect on nodes | - |',
       '',
     ]);
@@ -219,31 +222,40 @@ describe('diff in a fleet: every change in its cluster', () => {
     const clusters = ['dev', 'prod', 'staging'];
     beforeAll(async () => { fleet = await Fleet.create(aFleetConfig(clusters)); });
 
-    it('reports an added cluster as such, its pools as new capacity, and nothing in the others', async () => {
+    it('reports an added cluster as such, its pools as new capacity, nothing in the others, and the bootstrap syncing its root', async () => {
       fleet.configure(aFleetConfig([...clusters, 'qa']));
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 3 controller, 8 other', '', 'cluster qa (added): 2 capacity, 3 controller, 8 other']);
+      expect(r.out.split('\n').slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 3 controller, 10 other', '', 'cluster qa (added): 2 capacity, 3 controller, 9 other']);
       expect(block(r.out, 'cluster qa (added)')).toEqual(expect.arrayContaining([
         '  📈 NodePool ml-gpu added: new pool: Karpenter may launch nodes for it',
         '  📈 NodePool web added: new pool: Karpenter may launch nodes for it',
         '  ⚙️ Application qa-karpenter added: Argo CD starts syncing chart karpenter 1.14.1',
         '  📝 Application qa-karpenter-root added: Argo CD starts syncing dist/qa/apps',
+        '  📝 Application qa-pools-ml added: Argo CD starts syncing dist/qa/nodepools/ml',
+        '  📝 Application qa-pools-web added: Argo CD starts syncing dist/qa/nodepools/web',
       ]));
       expect(r.out).not.toMatch(/^cluster (dev|prod|staging)/m);
+      expect(block(r.out, 'fleet (no one cluster: argocd/)')).toEqual([
+        'fleet (no one cluster: argocd/): 1 other',
+        '  📝 Application karpenter-gitops-bootstrap changed: no effect on nodes',
+        '      source argocd.directory.include: "{dev.yaml,helm-repository.yaml,prod.yaml,staging.yaml}" -> "{dev.yaml,helm-repository.yaml,prod.yaml,qa.yaml,staging.yaml}" — no effect on nodes',
+      ]);
     });
 
     it('reports a removed cluster as destructive in that cluster: its pools, its CRDs and the Applications that delete them', async () => {
       fleet.configure(aFleetConfig(['dev', 'prod']));
       const r = await fleet.diff('--fail-on', 'destructive');
       expect(r.code).toBe(3);
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['8 destructive, 0 replaces-nodes, 0 capacity, 1 controller, 4 other', '', 'cluster staging (removed): 8 destructive, 1 controller, 4 other']);
+      // 5 other: 4 in staging, and the bootstrap no longer including staging's root (it prunes the root: the root's line says what follows).
+      expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
       expect(block(r.out, 'cluster staging (removed)')).toEqual(expect.arrayContaining([
-        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
         '  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd 1.14.1) — '
           + 'deleting the Karpenter CRDs deletes every NodePool, EC2NodeClass and NodeClaim: every Karpenter node drains',
-        '  🛑 Application staging-karpenter-nodepools removed: its resources finalizer deletes what it deployed (2 EC2NodeClasses, 2 NodePools) — every node of those pools drains',
-        '  🛑 Application staging-karpenter-root removed: its resources finalizer deletes what it deployed (4 Applications) — their finalizers delete what they deployed in turn',
+        '  🛑 Application staging-karpenter-root removed: its resources finalizer deletes what it deployed (5 Applications) — their finalizers delete what they deployed in turn',
+        '  🛑 Application staging-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
+        '  🛑 Application staging-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
         '  📝 Application staging-karpenter-smoke-tests removed: its resources finalizer deletes what it deployed (1 Namespace, 2 smoke tests); no node drains',
       ]));
       expect(r.out).not.toMatch(/^cluster (dev|prod)/m);
@@ -253,41 +265,43 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(aFleetConfig(['dev', 'prod', 'stage']), { stage: 'staging' });
       const r = await fleet.diff();
       expect(r.out.split('\n').slice(1, 5)).toEqual([
-        '8 destructive, 0 replaces-nodes, 2 capacity, 4 controller, 12 other',
+        '9 destructive, 0 replaces-nodes, 2 capacity, 4 controller, 14 other',
         '',
-        'cluster staging (removed): 8 destructive, 1 controller, 4 other',
+        'cluster staging (removed): 9 destructive, 1 controller, 4 other',
         '  note: renamed to stage? both run on EKS cluster staging: a rename deletes every Application and pool of staging (its nodes drain) and creates them again under stage',
       ]);
-      expect(r.out).toMatch(/^cluster stage \(added\): 2 capacity, 3 controller, 8 other$/m);
+      expect(r.out).toMatch(/^cluster stage \(added\): 2 capacity, 3 controller, 9 other$/m);
       const md = await fleet.diff('--format', 'markdown');
       expect(md.out).toMatch(/^> renamed to stage\? both run on EKS cluster staging: .* under stage$/m);
     });
 
-    it('reports a removed team as destructive in every cluster it ran in', async () => {
+    it('reports a removed team as destructive in every cluster it ran in, its pool Application too', async () => {
       fleet.configure(aFleetConfig(clusters, { teams: { web: teams.web } }));
       const r = await fleet.diff();
-      expect(r.out.split('\n')[1]).toBe('6 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 3 other');
+      expect(r.out.split('\n')[1]).toBe('9 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 3 other');
       for (const cluster of clusters) {
         expect(block(r.out, `cluster ${cluster}`)).toEqual([
-          `cluster ${cluster}: 2 destructive, 1 other`,
+          `cluster ${cluster}: 3 destructive, 1 other`,
+          `  🛑 Application ${cluster}-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains`,
           '  🛑 EC2NodeClass ml-gpu removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool ml-gpu goes with it',
-          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm)',
+          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
           '  📝 smoke test ml-gpu removed: a smoke test: no effect on nodes',
         ]);
       }
     });
 
-    it('reports a team added to one cluster as new capacity there', async () => {
+    it('reports a team added to one cluster as new capacity there, with its pool Application', async () => {
       const config = aFleetConfig(clusters, { clusters: { dev: { teams: ['web', 'ml', 'search'] }, prod: { teams: ['web', 'ml'] }, staging: { teams: ['web', 'ml'] } } });
       (config.teams as Plain).search = { owner: 'search@acme.example' };
       fleet.configure(config);
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
       expect(r.out.split('\n').slice(1)).toEqual([
-        '0 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 2 other',
+        '0 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 3 other',
         '',
-        'cluster dev: 1 capacity, 2 other',
+        'cluster dev: 1 capacity, 3 other',
         '  📈 NodePool search added: new pool: Karpenter may launch nodes for it',
+        '  📝 Application dev-pools-search added: Argo CD starts syncing dist/dev/nodepools/search',
         '  📝 EC2NodeClass search added: no node until a NodePool uses it',
         '  📝 smoke test search added: a smoke test: no effect on nodes',
         '',
@@ -299,13 +313,15 @@ describe('diff in a fleet: every change in its cluster', () => {
       const r = await fleet.diff();
       for (const cluster of clusters) {
         expect(block(r.out, `cluster ${cluster}`)).toEqual([
-          `cluster ${cluster}: 2 destructive, 1 capacity, 3 other`,
+          `cluster ${cluster}: 3 destructive, 1 capacity, 4 other`,
+          `  🛑 Application ${cluster}-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains`,
           '  🛑 EC2NodeClass ml-gpu removed: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool ml-gpu goes with it; '
             + 'likely renamed to ai-gpu of team ai (team ml renamed?): a rename deletes the old EC2NodeClass and creates a new one',
-          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
+          '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm); '
             + 'likely renamed to ai-gpu of team ai (team ml renamed?): a rename deletes the old NodePool and creates a new one',
           '  📈 NodePool ai-gpu added: new pool: Karpenter may launch nodes for it; likely the new name of ml-gpu of team ai (team ml renamed?)',
           '  📝 smoke test ml-gpu removed: a smoke test: no effect on nodes',
+          `  📝 Application ${cluster}-pools-ai added: Argo CD starts syncing dist/${cluster}/nodepools/ai`,
           '  📝 EC2NodeClass ai-gpu added: no node until a NodePool uses it; likely the new name of ml-gpu of team ai (team ml renamed?)',
           '  📝 smoke test ai-gpu added: a smoke test: no effect on nodes',
         ]);
@@ -316,13 +332,16 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(aFleetConfig(clusters, { teams: { frontend: teams.web, ml: { ...teams.ml, pools: { gpu2: teams.ml.pools.gpu } } } }));
       const r = await fleet.diff();
       const dev = block(r.out, 'cluster dev');
-      expect(dev[0]).toBe('cluster dev: 4 destructive, 2 capacity, 6 other');
+      expect(dev[0]).toBe('cluster dev: 5 destructive, 2 capacity, 7 other');
+      // ml-gpu is pruned by dev-pools-ml, which stays (Prune=confirm); web goes with dev-pools-web, deleted by its finalizer (Delete=confirm).
       expect(dev).toEqual(expect.arrayContaining([
         '  🛑 NodePool ml-gpu removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
           + 'likely renamed to ml-gpu2: a rename deletes the old NodePool and creates a new one',
-        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Prune=confirm); '
+        '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm); '
           + 'likely renamed to frontend of team frontend (team web renamed?): a rename deletes the old NodePool and creates a new one',
+        '  🛑 Application dev-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
         '  📈 NodePool ml-gpu2 added: new pool: Karpenter may launch nodes for it; likely the new name of ml-gpu',
+        '  📝 Application dev-pools-frontend added: Argo CD starts syncing dist/dev/nodepools/frontend',
       ]));
     });
 

@@ -4,8 +4,8 @@
  * edits the config (or the generated tree) and runs `diff` against `HEAD`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { run } from '../../src/cli';
 import { aConfig, aTerraform, Overrides, Plain, removeProjects, writeProject } from '../builders';
@@ -106,6 +106,27 @@ export class Fleet {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, text);
     }
+  }
+
+  /** The generated files of the working tree (`dist/` and `argocd/`), by path, sorted. */
+  public tree(): Map<string, string> {
+    const out = new Map<string, string>();
+    const walk = (dir: string) => {
+      if (!existsSync(dir)) return;
+      for (const entry of readdirSync(dir).sort()) {
+        const path = join(dir, entry);
+        if (statSync(path).isDirectory()) walk(path);
+        else out.set(relative(this.dir, path), readFileSync(path, 'utf8'));
+      }
+    };
+    for (const d of ['argocd', 'dist']) walk(join(this.dir, d));
+    return out;
+  }
+
+  /** Replaces the working tree's `dist/` and `argocd/` with exactly these files. */
+  public replaceTree(files: ReadonlyMap<string, string>): void {
+    for (const d of ['argocd', 'dist']) rmSync(join(this.dir, d), { recursive: true, force: true });
+    for (const [path, text] of files) this.write(path, text);
   }
 
   /** Commits everything. */
