@@ -134,7 +134,7 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
       if (given === undefined) return `required field is missing (expected ${issue.expected})`;
       if (issue.expected === 'string' && typeof given === 'number') return `expected a string, got number ${given} (quote it: "${given}")`;
       if (issue.expected === 'int') return `expected a whole number, got ${describe(given)}`;
-      return `expected ${article(issue.expected === 'record' || issue.expected === 'object' ? 'map' : issue.expected)}, got ${describe(given)}`;
+      return `expected ${ZOD_TYPE_WORDS[issue.expected] ?? article(issue.expected)}, got ${describe(given)}`;
     case 'invalid_value':
       if (given === undefined) return `required field is missing (allowed: ${issue.values.map(String).join(', ')})`;
       if (typeof given === 'string' && Object.hasOwn(RENAMED_VALUES, given) && issue.values.includes(RENAMED_VALUES[given])) {
@@ -162,6 +162,11 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
 function isOwn(issue: z.core.$ZodIssue): boolean {
   return !/^(Invalid|Too (small|big)|Expected|Unrecognized)/.test(issue.message);
 }
+
+/** zod's names of types, in the words of a YAML file. */
+const ZOD_TYPE_WORDS: Readonly<Record<string, string>> = {
+  record: 'a map', object: 'a map', map: 'a map', array: 'a list', tuple: 'a list', set: 'a list', boolean: 'true or false', int: 'a whole number',
+};
 
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;

@@ -188,7 +188,7 @@ describe('controller settings and feature gates', () => {
 
   it('fails when a feature gate is not a boolean', () => {
     expect(problemsOf(withGates({ spotToSpotConsolidation: 'yes' }))).toEqual([
-      expect.stringMatching(/karpenter\.controller\.featureGates\.spotToSpotConsolidation: expected a boolean, got "yes"$/),
+      expect.stringMatching(/karpenter\.controller\.featureGates\.spotToSpotConsolidation: expected true or false, got "yes"$/),
     ]);
   });
 

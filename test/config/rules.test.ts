@@ -116,12 +116,12 @@ describe('types', () => {
     {
       when: 'dedicated is a string',
       config: aConfig({ teams: { web: { dedicated: 'yes' } } }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.dedicated: expected a boolean, got "yes"/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.dedicated: expected true or false, got "yes"/,
     },
     {
       when: 'arch is a single value instead of a list',
       config: aConfig({ teams: { web: { arch: 'arm64' } } }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.arch: expected an array, got "arm64"/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.arch: expected a list, got "arm64"/,
     },
     {
       when: 'a limit is not a quantity',
@@ -968,7 +968,7 @@ describe('clusters', () => {
     {
       when: 'smokeTests is not a boolean',
       config: aConfig({ clusters: { demo: { smokeTests: 'no' } } }),
-      problem: /platform\.yaml:\d+:\d+: clusters\.demo\.smokeTests: expected a boolean, got "no"/,
+      problem: /platform\.yaml:\d+:\d+: clusters\.demo\.smokeTests: expected true or false, got "no"/,
     },
   ]);
 });
