@@ -91,7 +91,8 @@ export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, con
       const txn = join(state, UPGRADE_TXN_DIR);
       if (recover(root, txn, context.ops ?? REAL_FS, UPGRADE_SCOPE) === 'finished') io.out('finished an upgrade that was interrupted');
       const release = args.values.from !== undefined
-        ? readReleaseDir(resolve(args.values.from), version)
+        // --from is named from where the user ran npm (INIT_CWD), not the package root npm runs in.
+        ? readReleaseDir(resolve(env.INIT_CWD ?? '.', args.values.from), version)
         : await download(io, version, templateNames(join(root, VENDORED_RELEASE, CHART_DIR, 'templates')), env, context.fetch);
       const plan = planUpgrade(release, { root, cdk8sBin: context.cdk8sBin ?? cdk8sBinOf(root) });
       const old = currentFiles(root, [...plan.files.keys()]);
