@@ -191,29 +191,10 @@ function valueAt(data: unknown, path: Path): unknown {
 
 /** Whether the schema at `path` takes a map (an object or a record), so keys could go under it. */
 function acceptsMap(schema: z.ZodType, path: Path): boolean {
-  return knownKeysAt(schema, path).length > 0 || isRecordAt(schema, path);
-}
-
-function isRecordAt(schema: z.ZodType, path: Path): boolean {
-  let node: z.ZodType | undefined = schema;
-  for (let i = 0; i <= path.length && node; ) {
-    const map = userMapParts(node);
-    if (map) {
-      if (i === path.length) return true;
-      node = map.value;
-      i++;
-      continue;
-    }
-    const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
-    if (def.innerType) { node = def.innerType; continue; }
-    if (def.type === 'pipe' && def.in) { node = def.in; continue; }
-    if (i === path.length) return def.type === 'record' || def.type === 'object';
-    if (def.shape) node = def.shape[String(path[i])];
-    else if (def.valueType) node = def.valueType;
-    else return false;
-    i++;
-  }
-  return false;
+  const node = nodeAt(schema, path);
+  if (!node) return false;
+  if (node.map) return true;
+  return node.def.type === 'record' || node.def.type === 'object';
 }
 
 interface Def {
@@ -229,32 +210,41 @@ interface Def {
 
 /** The keys the schema allows for the object found at `path` (for "did you mean"). */
 export function knownKeysAt(schema: z.ZodType, path: Path): string[] {
+  const node = nodeAt(schema, path);
+  if (!node) return [];
+  const entries = (key: z.ZodType | undefined) => (key as unknown as { _zod: { def: { entries?: Record<string, string> } } } | undefined)?._zod.def.entries;
+  if (node.map) return Object.values(entries(node.map.key) ?? {});
+  if (node.def.shape) return Object.keys(node.def.shape).filter((k) => k !== '$schema');
+  return Object.values(entries(node.def.keyType) ?? {});
+}
+
+/**
+ * The schema node at `path`, past optional/nullable wrappers and pipes, taking the object
+ * member of a union; a user map (`userMap`) is returned with its parts.
+ */
+function nodeAt(schema: z.ZodType, path: Path): { def: Def; map?: { key: z.ZodType; value: z.ZodType } } | undefined {
   let node: z.ZodType | undefined = schema;
   for (let i = 0; i <= path.length && node; ) {
     const map = userMapParts(node);
+    const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
     if (map) {
-      if (i === path.length) return Object.values((map.key as unknown as { _zod: { def: { entries?: Record<string, string> } } })._zod.def.entries ?? {});
+      if (i === path.length) return { def, map };
       node = map.value;
       i++;
       continue;
     }
-    const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
     if (def.innerType) { node = def.innerType; continue; }
     if (def.type === 'pipe' && def.in) { node = def.in; continue; }
     if (def.type === 'union' && def.options) {
       node = def.options.find((o: z.ZodType) => (o as unknown as { _zod: { def: Def } })._zod.def.type === 'object');
       continue;
     }
-    if (i === path.length) {
-      if (def.shape) return Object.keys(def.shape).filter((k) => k !== '$schema');
-      const keyDef = (def.keyType as unknown as { _zod: { def: { entries?: Record<string, string> } } } | undefined)?._zod.def;
-      return keyDef?.entries ? Object.values(keyDef.entries) : [];
-    }
+    if (i === path.length) return { def };
     if (def.shape) node = def.shape[String(path[i])];
     else if (def.valueType) node = def.valueType;
     else if (def.element) node = def.element;
-    else return [];
+    else return undefined;
     i++;
   }
-  return [];
+  return undefined;
 }

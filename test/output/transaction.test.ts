@@ -1,28 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { FsOps, fsyncEach, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
+import { snapshot } from '../support/snapshot';
 
-/** Every file and folder under `root` (the state folder excluded), for exact before/after comparisons. */
-function snapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      const rel = relative(root, path);
-      if (rel === '.karpenter-gitops') continue;
-      if (statSync(path).isDirectory()) {
-        out.set(`${rel}/`, '');
-        walk(path);
-      } else {
-        out.set(rel, readFileSync(path, 'utf8'));
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
 
 /** A tree as `files` would leave it: the files plus the folders they need. */
 function expected(files: ReadonlyMap<string, string>): Map<string, string> {

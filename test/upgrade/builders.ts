@@ -3,10 +3,11 @@
  * generated files and vendored release in a temporary folder, and release folders in the
  * upstream repository's layout made from the vendored release (the one in use).
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UPGRADE_FILES, VENDORED_RELEASE } from '../../src/upgrade/plan';
+export { snapshot } from '../support/snapshot';
 
 export const REPO = join(__dirname, '../..');
 export const CDK8S_BIN = join(REPO, 'node_modules/cdk8s-cli/bin/cdk8s');
@@ -57,25 +58,6 @@ export function aNextRelease(): string {
   });
 }
 
-/** Every file under `root` but the state folder, with its content: for "exactly as before" checks. */
-export function snapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      const rel = relative(root, path);
-      if (rel === '.karpenter-gitops') continue;
-      if (statSync(path).isDirectory()) {
-        out.set(`${rel}/`, '');
-        walk(path);
-      } else {
-        out.set(rel, readFileSync(path, 'utf8'));
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
 
 /** Collects what a command prints. */
 export function capture(): { out: string[]; err: string[]; io: { out: (l: string) => void; err: (l: string) => void } } {
