@@ -198,10 +198,19 @@ async function check(io: Io, { configPath, root }: Options): Promise<number> {
     return EXIT.ok;
   }
   for (const d of drifts) {
+    if (d.kind === 'line-endings') {
+      io.err(`${join(root, d.path)} differs only in line endings (CRLF): your git converts them; .gitattributes keeps them LF — run git add --renormalize . or re-checkout`);
+      continue;
+    }
     io.err(`${d.kind}: ${join(root, d.path)}`);
     io.err(d.diff.split('\n').map((l) => `    ${l}`).join('\n'));
   }
-  io.err(`${drifts.length} file(s) differ from a fresh synth: run \`npm run synth\` and commit dist/ and argocd/ (never edit them by hand)`);
+  const content = drifts.filter((d) => d.kind !== 'line-endings').length;
+  const endings = drifts.length - content;
+  if (content > 0) {
+    io.err(`${content} file(s) differ from a fresh synth: run \`npm run synth\` and commit dist/ and argocd/ (never edit them by hand)`);
+  }
+  if (endings > 0) io.err(`${endings} file(s) differ only in line endings`);
   return EXIT.failed;
 }
 
