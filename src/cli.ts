@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -151,11 +151,12 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build(configPath: string): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build({ configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath);
-    generate(platform, (file) => renderer.add(file));
+    // dist/SUMMARY.md names the config, from the output root.
+    generate(platform, (file) => renderer.add(file), { configFile: relative(resolve(root), resolve(configPath)).split(sep).join('/') });
     return { platform, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
@@ -165,7 +166,7 @@ async function build(configPath: string): Promise<{ platform: Platform; warnings
 async function synth(io: Io, { configPath, root }: Options): Promise<number> {
   const output = OutputDir.open(resolve(root), 'synth');
   try {
-    const { platform, warnings, files } = await build(configPath);
+    const { platform, warnings, files } = await build({ configPath, root });
     const old = output.read();
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
@@ -188,7 +189,7 @@ async function check(io: Io, { configPath, root }: Options): Promise<number> {
   let drifts;
   let files;
   try {
-    files = (await build(configPath)).files;
+    files = (await build({ configPath, root })).files;
     drifts = checkTree(output.read().files, files);
   } finally {
     output.close();
@@ -232,7 +233,7 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(io: Io, { configPath, root }: Options, options: DiffOptions): Promise<number> {
-  const { files } = await build(configPath);
+  const { files } = await build({ configPath, root });
   const before = treeAt(options.base, resolve(root), files);
   const result = review(new GeneratedTree(before, options.base), new GeneratedTree(files, 'the working tree'));
   io.out(options.format === 'markdown'
