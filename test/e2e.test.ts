@@ -52,3 +52,22 @@ describe('npm run synth, as a process', () => {
     expect(synthProcess(['--bogus'], dir).status).toBe(2);
   });
 });
+
+describe('npm run, from a subfolder', () => {
+  it('reads --config from where npm was run (INIT_CWD) and shows paths from there', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kg-initcwd-'));
+    try {
+      cpSync('config', join(dir, 'config'), { recursive: true });
+      const root = process.cwd();
+      // What npm passes a script run from dir: the package root as working directory, dir as INIT_CWD.
+      const r = spawnSync(process.execPath, [join(root, 'scripts/run.cjs'), 'synth', '--config', 'config/platform.yaml', '--outdir', 'out'], {
+        cwd: root, encoding: 'utf8', env: { ...process.env, INIT_CWD: dir, npm_package_json: join(root, 'package.json') },
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^out\/dist and out\/argocd: 19 files/m);
+      expect(statSync(join(dir, 'out/dist/SUMMARY.md')).isFile()).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
