@@ -1,6 +1,7 @@
 // npm run bench: whole-process synth against the floor (writing the same documents with
 // yaml.stringify), for configs of N single-pool teams on one cluster; and `diff` of a one-team
 // change in a git repository against a warm synth of the same config. Prints figures; never fails on time.
+// Progress (which size and run, time so far and an estimate of what is left) goes to stderr, the tables to stdout.
 // Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,13 +36,47 @@ function writeConfig(dir, n) {
   writeFileSync(join(dir, 'platform.yaml'), text);
 }
 
-/** Runs a whole process; returns wall milliseconds and peak RSS in MB. */
-function timed(args) {
+/**
+ * Progress on stderr: one line per process, overwritten on a terminal. What is left is
+ * estimated from the time per process so far, a process of n teams weighing n + 170
+ * (the start-up of a process costs about what 170 teams do); before the first one ends,
+ * from 2.3 ms per team (this project's CI machine).
+ */
+const weight = (n) => n + 170;
+const sizesRun = [...new Set([...sizes, ...diffSizes])];
+const progress = {
+  started: Date.now(),
+  done: 0,
+  // Per size: the warm-up synth and 4 processes per run; per diff size: 2 warm-ups and 2 per run.
+  total: sizesRun.reduce((sum, n) => sum + weight(n) * ((sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0)), 0),
+  steps: sizesRun.reduce((sum, n) => sum + (sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0), 0),
+  step: 0,
+};
+const clock = (ms) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
+function report(line, final = false) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\u001b[2K${line}${final ? '\n' : ''}`);
+  else process.stderr.write(`${line}\n`);
+}
+function announce(label, n) {
+  const elapsed = Date.now() - progress.started;
+  const perWeight = progress.done > 0 ? elapsed / progress.done : 2.3;
+  const left = (progress.total - progress.done) * perWeight;
+  progress.step += 1;
+  report(`bench [${progress.step}/${progress.steps}] ${n} teams: ${label} — ${clock(elapsed)} so far, about ${clock(left)} left`);
+}
+
+/** Runs a whole process, announcing it on stderr; returns wall milliseconds and peak RSS in MB. */
+function timed(args, label, n) {
+  announce(label, n);
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--require', rss, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}:\n${r.stderr}`);
   const kb = Number(/bench-maxrss-kb (\d+)/.exec(r.stderr)?.[1] ?? 0);
+  progress.done += weight(n);
   return { ms, mb: kb / 1024 };
 }
 
@@ -68,7 +103,7 @@ function benchDiff(dir, n) {
   const repo = join(dir, 'repo');
   writeConfig(repo, n);
   const config = join(repo, 'platform.yaml');
-  timed([main, 'synth', '--config', config, '--outdir', repo]);
+  timed([main, 'synth', '--config', config, '--outdir', repo], 'diff: synth of the base', n);
   const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
@@ -80,12 +115,12 @@ function benchDiff(dir, n) {
   writeFileSync(config, `${text.slice(0, end)}limits: { cpu: "200" }${text.slice(end + 'limits: { cpu: "100" }'.length)}`);
   const warm = join(dir, 'warm');
   for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
-  timed([main, 'synth', '--config', config, '--outdir', warm]);
+  timed([main, 'synth', '--config', config, '--outdir', warm], 'diff: warm-up synth', n);
   const diff = [];
   const synth = [];
   for (let i = 0; i < runs; i++) {
-    diff.push(timed([main, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo]));
-    synth.push(timed([main, 'synth', '--config', config, '--outdir', warm]));
+    diff.push(timed([main, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo], `diff run ${i + 1}/${runs}`, n));
+    synth.push(timed([main, 'synth', '--config', config, '--outdir', warm], `diff: warm synth run ${i + 1}/${runs}`, n));
   }
   return { n, diff: median(diff.map((r) => r.ms)), synth: median(synth.map((r) => r.ms)), rss: Math.max(...diff.map((r) => r.mb)) };
 }
@@ -102,7 +137,7 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   }
   writeConfig(dir, n);
   const out = join(dir, 'out');
-  timed([main, 'synth', '--config', join(dir, 'platform.yaml'), '--outdir', out]);
+  timed([main, 'synth', '--config', join(dir, 'platform.yaml'), '--outdir', out], 'warm-up synth', n);
   const docsPath = join(dir, 'docs.json');
   writeFileSync(docsPath, JSON.stringify(documents(out)));
   const synth = { cold: [], warm: [] };
@@ -114,10 +149,11 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   // file creations that follow it, which would bias whichever process runs next.
   for (let i = 0; i < runs; i++) {
     const fresh = join(dir, `cold-${i}`);
-    synth.cold.push(timed(synthArgs(join(fresh, 'synth'))));
-    flo.cold.push(timed([floor, docsPath, join(fresh, 'floor')]));
-    synth.warm.push(timed(synthArgs(out)));
-    flo.warm.push(timed([floor, docsPath, join(dir, 'floor-warm')]));
+    const run = `run ${i + 1}/${runs}`;
+    synth.cold.push(timed(synthArgs(join(fresh, 'synth')), `synth cold ${run}`, n));
+    flo.cold.push(timed([floor, docsPath, join(fresh, 'floor')], `floor cold ${run}`, n));
+    synth.warm.push(timed(synthArgs(out), `synth warm ${run}`, n));
+    flo.warm.push(timed([floor, docsPath, join(dir, 'floor-warm')], `floor warm ${run}`, n));
   }
   for (const kind of ['cold', 'warm']) {
     rows.push({
@@ -128,6 +164,7 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   rmSync(dir, { recursive: true, force: true });
 }
 rmSync(work, { recursive: true, force: true });
+report(`bench: ${progress.steps} processes in ${clock(Date.now() - progress.started)}`, true);
 
 const ratio = (kind, a, b, key) => {
   const x = rows.find((r) => r.n === a && r.kind === kind);

@@ -1,8 +1,11 @@
-import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
 import { formatProblem, InputError, Problem } from './config/problems';
+import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
+import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
+import { COMMAND_SPECS, CommandName, overviewHelp, versionText } from './command-line/commands';
+import { UserPaths, userDir } from './command-line/paths';
 import { readManifest } from './fit/manifest';
 import { fitWorkloads } from './fit/placement';
 import { fitJson, fitTerminal } from './fit/report';
@@ -10,7 +13,7 @@ import { ParallelRenderer } from './output/parallel-render';
 import { OutputDir } from './output/output-dir';
 import { OutputError } from './output/output-error';
 import { review } from './review/changes';
-import { checkTree } from './review/check';
+import { checkTree, Drift } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
 import { GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
@@ -18,31 +21,15 @@ import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
 import { GeneratedTree, TreeError } from './review/tree';
 import { generate } from './synth';
-import { upgradeCommand } from './upgrade/command';
+import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
+  /** Whether `out` and `err` are terminals: only there is anything coloured (see {@link paintFor}). @default - neither */
+  readonly tty?: { readonly out: boolean; readonly err: boolean };
 }
-
-const USAGE = `usage: karpenter-gitops [synth|check|diff|fit] [options]
-
-  synth                   validate the config and write DIR/dist and DIR/argocd (default)
-  check                   exit 1 when DIR/dist or DIR/argocd differ from a fresh synth
-  diff --base REF         what the working tree changes against git REF, by cluster, resource and field
-  explain CLUSTER/POOL    every resolved field of a pool with the level that set it, its instance types, prices and cost bound
-  upgrade VERSION         regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release (upgrade --help)
-  fit MANIFEST            which clusters and pools each workload in MANIFEST can run on, and why not
-
-options:
-  --config FILE           platform config (default: config/platform.yaml)
-  --outdir DIR            output root (default: the current directory)
-  --format FORMAT         diff: terminal|markdown; explain, fit: terminal|json (default: terminal)
-  --full                  diff: list every changed field (default: the first 8 of each resource)
-  --fail-on destructive|replaces-nodes
-                          diff: exit 3 when the report holds a change of that class or a louder one
-  --report-url URL        with --format markdown: where the full report is, linked when the comment is shortened`;
 
 /**
  * Exit codes of the command line (contract sections 3 and 5.4): `gate` is `diff
@@ -50,100 +37,153 @@ options:
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, gate: 3 } as const;
 
-/** The classes `diff --fail-on` takes. */
-const GATES: readonly Risk[] = ['destructive', 'replaces-nodes'];
+/** Every option of every command: the command line is cut into options and arguments before the command is known. */
+const ALL_OPTIONS: readonly OptionSpec[] = [
+  ...new Map(Object.values(COMMAND_SPECS).flatMap((c) => c.options).map((o) => [o.name, o])).values(),
+  ...COMMON_OPTIONS,
+];
 
-const COMMANDS = ['synth', 'check', 'diff', 'explain'] as const;
-type Command = (typeof COMMANDS)[number];
+/** Colour of the line of each class of change in `diff`. */
+const RISK_COLOURS: Partial<Record<Risk, Colour>> = { 'destructive': 'red', 'replaces-nodes': 'yellow', 'capacity': 'cyan', 'controller': 'magenta' };
 
 /**
  * Runs the command line and returns its exit code. Input errors are printed one
- * per line, without stack traces, and nothing is written.
+ * per line, without stack traces, and nothing is written. Paths the user gives are
+ * read from where they ran npm (`INIT_CWD`, see {@link userDir}), and shown back from there.
  */
 export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const say = new Reporter(io, env, new UserPaths(userDir(env)));
   // The upgrade changes the repository, not the output: its own options and messages.
-  if (argv[0] === 'upgrade') return upgradeCommand(argv.slice(1), io, { env });
-  let args;
-  try {
-    args = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        outdir: { type: 'string' },
-        base: { type: 'string' },
-        format: { type: 'string' },
-        full: { type: 'boolean' },
-        'fail-on': { type: 'string' },
-        'report-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return usage(io, (err as Error).message.split('\n')[0]);
-  }
-  if (args.values.help) {
-    io.out(USAGE);
+  if (argv[0] === 'upgrade') return upgradeCommand(argv.slice(1), { out: say.out, err: say.errWithLabels }, { env });
+  const tokens = tokenize(argv, ALL_OPTIONS);
+  const [first, ...rest] = tokens.positionals;
+  if (first === undefined && tokens.given.has('help')) {
+    say.out(overviewHelp([...Object.values(COMMAND_SPECS), UPGRADE_COMMAND]));
     return EXIT.ok;
   }
-  const [command = 'synth', ...extra] = args.positionals;
-  if (command === 'fit') return fit(io, extra, args.values, env);
-  if (!(COMMANDS as readonly string[]).includes(command) || (command !== 'explain' && extra.length > 0)) {
-    return usage(io, `unknown command "${[command, ...extra].join(' ')}"`);
+  const name = first ?? 'synth';
+  if (name === UPGRADE_COMMAND.name) {
+    say.error(`upgrade comes first, before its options: ${synopsis(UPGRADE_COMMAND)}`);
+    return EXIT.usage;
   }
-  if (command === 'explain' && (extra.length !== 1 || !/^[^/]+\/[^/]+$/.test(extra[0]))) {
-    return usage(io, 'explain needs one CLUSTER/POOL, e.g. npm run explain -- demo/web');
+  if (!Object.hasOwn(COMMAND_SPECS, name)) {
+    const names = [...Object.keys(COMMAND_SPECS), UPGRADE_COMMAND.name];
+    const near = closest(name, names.map((n) => ({ name: n })));
+    say.error(`unknown command "${name}"${near ? ` (did you mean ${near.name}?)` : ''}; the commands: ${names.join(', ')} (npm run COMMAND -- --help)`);
+    return EXIT.usage;
   }
-  const { base, format, full, 'fail-on': failOn, 'report-url': reportUrl } = args.values;
-  if (command === 'diff' && base === undefined) return usage(io, 'diff needs --base REF (e.g. --base origin/main)');
-  const diffOnly = [base, full, failOn, reportUrl].some((v) => v !== undefined);
-  if (command !== 'diff' && diffOnly) return usage(io, `--base, --full, --fail-on and --report-url go with diff, not ${command}`);
-  if (command !== 'diff' && command !== 'explain' && format !== undefined) return usage(io, `--format goes with diff and explain, not ${command}`);
-  const formats = command === 'explain' ? ['terminal', 'json'] : ['terminal', 'markdown'];
-  if (format !== undefined && !formats.includes(format)) return usage(io, `unknown format "${format}" (allowed: ${formats.join(', ')})`);
-  if (failOn !== undefined && !GATES.includes(failOn as Risk)) return usage(io, `unknown class "${failOn}" for --fail-on (allowed: ${GATES.join(', ')})`);
-
-  const options = {
-    configPath: args.values.config ?? 'config/platform.yaml',
-    root: args.values.outdir ?? cdk8sRoot(env) ?? '.',
+  const spec: CommandSpec = COMMAND_SPECS[name as CommandName];
+  const positionals = first === undefined ? [] : rest;
+  if (tokens.given.has('help')) {
+    say.out(commandHelp(spec));
+    return EXIT.ok;
+  }
+  if (tokens.given.has('version')) {
+    say.out(versionText());
+    return EXIT.ok;
+  }
+  const problems = commandProblems(spec, tokens, positionals);
+  if (problems.length) return usage(say, spec, problems);
+  const { values, argument } = commandArgs(tokens, positionals);
+  const text = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
+  const [config, outdir] = [text('config'), text('outdir')];
+  const options: Options = {
+    configPath: config !== undefined ? say.paths.resolve(config) : resolve(DEFAULT_CONFIG),
+    root: outdir !== undefined ? say.paths.resolve(outdir) : cdk8sRoot(env) ?? process.cwd(),
   };
+  const format = text('format');
   try {
-    switch (command as Command) {
-      case 'check': return await check(io, options);
-      case 'diff': return await diff(io, options, {
-        base: base ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: full ?? false, failOn: failOn as Risk | undefined, reportUrl,
+    switch (name as CommandName) {
+      case 'check': return await check(say, options);
+      case 'diff': return await diff(say, options, {
+        base: text('base') ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: values.full === true,
+        failOn: text('fail-on') as Risk | undefined, reportUrl: text('report-url'),
       });
-      case 'explain': return explain(io, options, extra[0], format === 'json' ? 'json' : 'terminal');
-      default: return await synth(io, options);
+      case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      default: return await synth(say, options);
     }
   } catch (err) {
     if (err instanceof InputError) {
-      for (const p of err.problems) io.err(formatProblem(p));
-      io.err(`${err.problems.length} problem(s) found; nothing was written`);
+      for (const p of err.problems) say.problem(p);
+      say.err(`${err.problems.length} problem(s) found; nothing was written`);
       return EXIT.failed;
     }
     if (err instanceof GitError) {
-      io.err(`error: git: ${err.message}`);
+      say.error(`git: ${err.message}`);
       return EXIT.failed;
     }
     if (err instanceof TreeError) {
-      io.err(`error: ${err.message}`);
+      say.error(err.message);
       return EXIT.failed;
     }
     if (err instanceof OutputError) {
-      io.err(`error: ${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
+      say.error(`${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
       return EXIT.failed;
     }
     // The file system refused (a file where a folder should be, no space, no permission):
     // the change has been undone.
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-    io.err(`error: cannot write the output under ${options.root}: ${(err as Error).message}; nothing was changed`);
+    say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed`);
     return EXIT.failed;
   }
 }
 
+/** The config read when `--config` is not given, in the repository root (where npm runs scripts). */
+const DEFAULT_CONFIG = 'config/platform.yaml';
+
+/** Prints for the commands: errors red and warnings yellow on a terminal, paths as the user sees them. */
+class Reporter {
+  private readonly paint: { readonly out: Paint; readonly err: Paint };
+
+  public constructor(private readonly io: Io, env: NodeJS.ProcessEnv, public readonly paths: UserPaths) {
+    this.paint = { out: paintFor(io.tty?.out ?? false, env), err: paintFor(io.tty?.err ?? false, env) };
+  }
+
+  public readonly out = (line: string): void => this.io.out(line);
+  public readonly err = (line: string): void => this.io.err(line);
+
+  /** A line of standard output in a colour (on a terminal). */
+  public outIn(colour: Colour, line: string): void {
+    this.io.out(this.paint.out(colour, line));
+  }
+
+  /** Paints a text for standard output (on a terminal). */
+  public paintOut(colour: Colour, text: string): string {
+    return this.paint.out(colour, text);
+  }
+
+  /** `error: message`. */
+  public error(message: string): void {
+    this.io.err(`${this.paint.err('red', 'error:')} ${message}`);
+  }
+
+  /** Prints a line of another part's output (the upgrade), its `error:` or `warning:` painted like ours. */
+  public get errWithLabels(): (line: string) => void {
+    return paintErrors(this.paint.err, this.io.err);
+  }
+
+  /**
+   * A problem of an input file, `file:line:col: field: message`.
+   * @param file the file as shown. @default - its path shown from where the user ran the command
+   */
+  public problem(p: Problem, file: string = this.paths.fromCwd(p.file)): void {
+    const line = formatProblem({ ...p, file });
+    const at = line.indexOf(': ');
+    this.io.err(at < 0 ? this.paint.err('red', line) : `${this.paint.err('red', line.slice(0, at + 1))}${line.slice(at + 1)}`);
+  }
+
+  /** `warning: file:line:col: field: message`. */
+  public warning(p: Problem): void {
+    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem({ ...p, file: this.paths.fromCwd(p.file) })}`);
+  }
+}
+
+/** What every command reads and writes. */
 interface Options {
+  /** The platform config, absolute. */
   readonly configPath: string;
+  /** The output root (it holds dist/ and argocd/), absolute. */
   readonly root: string;
 }
 
@@ -151,31 +191,34 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build(configPath: string): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build({ configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath);
-    generate(platform, (file) => renderer.add(file));
+    generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
     return { platform, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
   }
 }
 
-async function synth(io: Io, { configPath, root }: Options): Promise<number> {
-  const output = OutputDir.open(resolve(root), 'synth');
+async function synth(say: Reporter, options: Options): Promise<number> {
+  const output = OutputDir.open(options.root, 'synth');
   try {
-    const { platform, warnings, files } = await build(configPath);
+    const { platform, warnings, files } = await build(options);
     const old = output.read();
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
-    for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
-    for (const line of summary(platform)) io.out(line);
-    const at = root === '.' ? '' : `${root}/`;
-    if (output.finishedInterrupted) io.out('finished the change of an earlier run that was interrupted');
-    for (const path of result.removed) io.out(`removed ${at}${path}`);
-    io.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    for (const w of warnings) say.warning(w);
+    const [header, ...rows] = summary(platform);
+    say.outIn('bold', header);
+    for (const row of rows) say.out(row);
+    const shown = say.paths.show(options.root);
+    const at = shown === '.' ? '' : `${shown}/`;
+    if (output.finishedInterrupted) say.out('finished the change of an earlier run that was interrupted');
+    for (const path of result.removed) say.out(`removed ${at}${path}`);
+    say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
     return EXIT.ok;
   } finally {
     output.close();
@@ -183,25 +226,35 @@ async function synth(io: Io, { configPath, root }: Options): Promise<number> {
 }
 
 /** The CI drift check: the committed output must be exactly what synth makes of the committed config. */
-async function check(io: Io, { configPath, root }: Options): Promise<number> {
-  const output = OutputDir.open(resolve(root), 'check');
+async function check(say: Reporter, options: Options): Promise<number> {
+  const output = OutputDir.open(options.root, 'check');
   let drifts;
   let files;
   try {
-    files = (await build(configPath)).files;
+    files = (await build(options)).files;
     drifts = checkTree(output.read().files, files);
   } finally {
     output.close();
   }
   if (drifts.length === 0) {
-    io.out(`dist/ and argocd/ are up to date (${files.size} files)`);
+    say.out(`dist/ and argocd/ are up to date (${files.size} files)`);
     return EXIT.ok;
   }
+  const shown = (d: Drift) => say.paths.show(join(options.root, d.path));
   for (const d of drifts) {
-    io.err(`${d.kind}: ${join(root, d.path)}`);
-    io.err(d.diff.split('\n').map((l) => `    ${l}`).join('\n'));
+    if (d.kind === 'line-endings') {
+      say.err(`${shown(d)} differs only in line endings (CRLF): your git converts them; .gitattributes keeps them LF — run git add --renormalize . or re-checkout`);
+      continue;
+    }
+    say.err(`${d.kind}: ${shown(d)}`);
+    say.err(d.diff.split('\n').map((l) => `    ${l}`).join('\n'));
   }
-  io.err(`${drifts.length} file(s) differ from a fresh synth: run \`npm run synth\` and commit dist/ and argocd/ (never edit them by hand)`);
+  const content = drifts.filter((d) => d.kind !== 'line-endings').length;
+  const endings = drifts.length - content;
+  if (content > 0) {
+    say.err(`${content} file(s) differ from a fresh synth: run \`npm run synth\` and commit dist/ and argocd/ (never edit them by hand)`);
+  }
+  if (endings > 0) say.err(`${endings} file(s) differ only in line endings`);
   return EXIT.failed;
 }
 
@@ -222,50 +275,44 @@ interface DiffOptions {
  * What a PR changes: the output committed at `base` against a fresh synth of the
  * working tree. Only the files whose text differs are read from git and parsed.
  */
-async function diff(io: Io, { configPath, root }: Options, options: DiffOptions): Promise<number> {
-  const { files } = await build(configPath);
-  const before = treeAt(options.base, resolve(root), files);
-  const result = review(new GeneratedTree(before, options.base), new GeneratedTree(files, 'the working tree'));
-  io.out(options.format === 'markdown'
-    ? markdownReport(result, options.base, { fullReportUrl: options.reportUrl, full: options.full })
-    : terminalReport(result, options.base, { full: options.full }));
-  const gate = options.failOn;
+async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
+  const { files } = await build(options);
+  const before = treeAt(diffOptions.base, options.root, files);
+  const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
+  const style = (risk: Risk, text: string) => {
+    const colour = RISK_COLOURS[risk];
+    return colour ? say.paintOut(colour, text) : text;
+  };
+  say.out(diffOptions.format === 'markdown'
+    ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
+    : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
+  const gate = diffOptions.failOn;
   if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
-    io.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
+    say.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
     return EXIT.gate;
   }
   return EXIT.ok;
 }
 
 /** `explain CLUSTER/POOL`: every resolved field with its origin, the instance types, prices and the cost bound (contract 5.3). */
-function explain(io: Io, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
+function explain(say: Reporter, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
   const [clusterId, poolName] = target.split('/');
   const { platform } = loadPlatform(configPath, { provenance: true });
   const explanation = explainPool(platform, clusterId, poolName);
   if (typeof explanation === 'string') {
-    io.err(`error: ${explanation}`);
+    say.error(explanation);
     return EXIT.failed;
   }
-  io.out(format === 'json' ? JSON.stringify(explanation, null, 2) : renderExplanation(explanation).trimEnd());
+  say.out(format === 'json' ? JSON.stringify(explanation, null, 2) : renderExplanation(explanation).trimEnd());
   return EXIT.ok;
 }
 
 /**
  * `fit MANIFEST`: for each workload in the manifest, the clusters and pools it can run on
  * and why not the others. Exit 0 even when nothing fits (a question, not a gate); 1 when
- * the manifest or the config has problems, all printed; 2 for bad usage.
+ * the manifest or the config has problems, all printed.
  */
-async function fit(
-  io: Io, positionals: readonly string[],
-  values: { readonly config?: string; readonly outdir?: string; readonly base?: string; readonly format?: string; readonly full?: boolean; readonly 'fail-on'?: string; readonly 'report-url'?: string },
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  if (positionals.length === 0) return usage(io, 'fit needs a MANIFEST: a YAML file of Kubernetes objects');
-  if (positionals.length > 1) return usage(io, `fit takes one MANIFEST, got ${positionals.length}: ${positionals.join(' ')}`);
-  if ([values.outdir, values.base, values.full, values['fail-on'], values['report-url']].some((v) => v !== undefined)) {
-    return usage(io, '--outdir, --base, --full, --fail-on and --report-url do not go with fit');
-  }
-  if (values.format !== undefined && values.format !== 'terminal' && values.format !== 'json') return usage(io, `unknown format "${values.format}" for fit (allowed: terminal, json)`);
+function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json'): number {
   const problems: Problem[] = [];
   const read = <T>(f: () => T): T | undefined => {
     try {
@@ -276,23 +323,25 @@ async function fit(
       return undefined;
     }
   };
-  // The manifest is named from where the user ran npm (INIT_CWD), not the repository root npm runs in.
-  const manifest = read(() => readManifest(resolve(env.INIT_CWD ?? '.', positionals[0]), positionals[0]));
-  const loaded = read(() => loadPlatform(values.config ?? 'config/platform.yaml'));
+  // The manifest is named as the user gave it, and read from where they ran npm.
+  const manifest = read(() => readManifest(say.paths.resolve(manifestPath), manifestPath));
+  const loaded = read(() => loadPlatform(configPath));
   if (!manifest || !loaded) {
-    for (const p of problems) io.err(formatProblem(p));
-    io.err(`${problems.length} problem(s) found`);
+    // The manifest's problems name it as the user gave it; the config's, from where the process runs.
+    for (const p of problems) say.problem(p, p.file === manifestPath ? p.file : undefined);
+    say.err(`${problems.length} problem(s) found`);
     return EXIT.failed;
   }
   const answers = fitWorkloads(manifest.workloads, loaded.platform);
-  if (values.format === 'json') io.out(fitJson(answers, manifest.skipped));
-  else for (const line of fitTerminal(answers, manifest.skipped)) io.out(line);
+  if (format === 'json') say.out(fitJson(answers, manifest.skipped));
+  else for (const line of fitTerminal(answers, manifest.skipped)) say.out(line);
   return EXIT.ok;
 }
 
-function usage(io: Io, message: string): number {
-  io.err(`error: ${message}`);
-  io.err(USAGE);
+/** Bad usage: every problem, then the command's synopsis and where its help is. */
+function usage(say: Reporter, spec: CommandSpec, problems: readonly string[]): number {
+  for (const p of problems) say.error(p);
+  for (const line of usageHint(spec)) say.err(line);
   return EXIT.usage;
 }
 
@@ -303,7 +352,7 @@ function usage(io: Io, message: string): number {
 function cdk8sRoot(env: NodeJS.ProcessEnv): string | undefined {
   const outdir = env.CDK8S_OUTDIR;
   if (!outdir) return undefined;
-  return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : outdir;
+  return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : resolve(outdir);
 }
 
 /** The short table synth prints: one row per pool, with the number of instance types it admits. */

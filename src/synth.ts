@@ -12,13 +12,23 @@ import { chartValues } from './model/controller-values';
 import { summaryMarkdown } from './model/summary';
 import { GeneratedFile, renderFile, sortedByPath } from './output/render';
 
+/** Options of {@link synthesize} and {@link generate}. */
+export interface SynthOptions {
+  /**
+   * The config the platform was read from, relative to the output root (`/`-separated):
+   * `dist/SUMMARY.md` names it.
+   * @default "config/platform.yaml"
+   */
+  readonly configFile?: string;
+}
+
 /**
  * Builds every generated file of a platform in memory: path (relative to the
  * output root) to YAML text, sorted by path. Writes nothing.
  */
-export function synthesize(platform: Platform): Map<string, string> {
+export function synthesize(platform: Platform, options: SynthOptions = {}): Map<string, string> {
   const files = new Map<string, string>();
-  generate(platform, (f) => files.set(f.path, renderFile(f)));
+  generate(platform, (f) => files.set(f.path, renderFile(f)), options);
   return sortedByPath(files);
 }
 
@@ -30,7 +40,8 @@ export function synthesize(platform: Platform): Map<string, string> {
  * `Chart.toJson()` re-walks the whole App it belongs to, so one App holding every
  * chart would make synth quadratic in pools.
  */
-export function generate(platform: Platform, emit: (file: GeneratedFile) => void): void {
+export function generate(platform: Platform, emit: (file: GeneratedFile) => void, options: SynthOptions = {}): void {
+  const configFile = options.configFile ?? 'config/platform.yaml';
   const add = (path: string, build: (app: App) => Chart) => {
     emit({ path, docs: chartManifests(build(new App({ outdir: '.' }))) });
   };
@@ -57,7 +68,7 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
       add(`${dir}/smoke-tests/_namespace.yaml`, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: SMOKE_TEST_NAMESPACE }));
     }
   }
-  emit({ path: 'dist/SUMMARY.md', text: summaryMarkdown(platform) });
+  emit({ path: 'dist/SUMMARY.md', text: summaryMarkdown(platform, configFile) });
   const argocd = (file: string) => `argocd/${file}.yaml`;
   const bootstrap = bootstrapApplication(platform);
   add(argocd(bootstrap.file), (scope) => new ApplicationChart(scope, bootstrap.file, { app: bootstrap }));

@@ -1,8 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import pkg from '../package.json';
 import { run } from '../src/cli';
+import { CHART_VERSION } from '../src/config/chart-values-keys';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 
@@ -75,6 +78,27 @@ describe('synth command', () => {
     expect(existsSync(join(dir, 'dist/demo/nodepools/web/web.yaml'))).toBe(true);
   });
 
+  it('prints each file it removes: a team dropped from one of two clusters', async () => {
+    const config = join(dir, 'config/platform.yaml');
+    const demo = readFileSync(join(dir, 'config/terraform/demo.json'), 'utf8');
+    writeFileSync(join(dir, 'config/terraform/prod.json'), demo.replace(/"demo"/, '"prod"').replace(/-demo"/g, '-prod"'));
+    const twoClusters = readFileSync(config, 'utf8')
+      .replace('    terraformOutputs: terraform/demo.json\n', '    terraformOutputs: terraform/demo.json\n  prod:\n    terraformOutputs: terraform/prod.json\n');
+    writeFileSync(config, twoClusters);
+    expect((await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir })).code).toBe(0);
+    writeFileSync(config, twoClusters.replace('terraformOutputs: terraform/prod.json\n', 'terraformOutputs: terraform/prod.json\n    teams: [dataops, web]\n'));
+    const r = await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir });
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').filter((l) => l.startsWith('removed '))).toEqual([
+      'removed dist/prod/apps/pools-ml.yaml',
+      'removed dist/prod/nodepools/ml/ml-gpu.yaml',
+      'removed dist/prod/smoke-tests/ml-gpu.yaml',
+    ]);
+    expect(r.out).toMatch(/^dist and argocd: \d+ files \(\d+ written, 3 removed, \d+ unchanged\)$/m);
+    expect(existsSync(join(dir, 'dist/prod/nodepools/ml'))).toBe(false);
+    expect(existsSync(join(dir, 'dist/demo/nodepools/ml/ml-gpu.yaml'))).toBe(true);
+  });
+
   it('fails when the config is invalid: exit 1, every problem on its own line, no stack trace, outputs untouched', async () => {
     const config = join(dir, 'config/platform.yaml');
     await synth(['--config', config, '--outdir', dir]);
@@ -138,19 +162,198 @@ describe('synth command', () => {
 
 describe('command line usage', () => {
   it.each([
-    [['--no-such-flag']],
-    [['deploy']],
-    [['synth', 'extra']],
-    [['--config']],
-  ])('exits 2 for %j', async (args) => {
+    [['--no-such-flag'], 'synth', /^error: unknown option --no-such-flag for synth$/m],
+    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, upgrade/m],
+    [['synth', 'extra'], 'synth', /^error: synth takes no arguments, got: extra$/m],
+    [['--config'], 'synth', /^error: --config needs a value: --config FILE$/m],
+    [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],
+    [['synth', '--confg', 'x.yaml'], 'synth', /^error: unknown option --confg for synth \(did you mean --config\?\)$/m],
+    [['check', '--base', 'HEAD'], 'check', /^error: --base does not go with check \(check takes --config and --outdir\)$/m],
+    [['explain', 'demo/web', '--outdir', 'out'], 'explain', /^error: --outdir does not go with explain \(explain takes --config and --format\)$/m],
+    [['explain', 'demo/web', '--format', 'yaml'], 'explain', /^error: unknown format "yaml" for --format \(allowed: terminal, json\)$/m],
+    [['diff', '--base', 'HEAD', '--full=yes'], 'diff', /^error: --full takes no value \(given "yes"\)$/m],
+    [['synth', '-x'], 'synth', /^error: unknown option -x for synth$/m],
+    [['upgrade', '1.15.0', '--form', 'x'], 'upgrade', /^error: unknown option --form for upgrade \(did you mean --from\?\)$/m],
+  ])('exits 2 for %j, in its own words, pointing to the command\'s --help', async (args, command, message) => {
     const r = await synth(args);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^error: /);
-    expect(r.err).toMatch(/usage: karpenter-gitops/);
+    expect(r.err).toMatch(message);
+    if (command) expect(r.err).toMatch(new RegExp(`^usage: npm run ${command}\\b.*\n\`npm run ${command} -- --help\` explains each option$`, 'm'));
+    // Node's parseArgs wording never reaches the user.
+    expect(r.err).not.toMatch(/Unknown option '|To specify a positional argument|ERR_PARSE_ARGS/);
+    expect(r.out).toBe('');
   });
 
-  it('prints usage for --help', async () => {
-    expect(await synth(['--help'])).toMatchObject({ code: 0, out: expect.stringMatching(/usage: karpenter-gitops/) });
+  it('reports every usage problem of a command line at once', async () => {
+    const r = await synth(['diff', '--confg', 'x', '--fail-on', 'drains']);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
+      'error: unknown option --confg for diff (did you mean --config?)',
+      'error: unknown class "drains" for --fail-on (allowed: destructive, replaces-nodes)',
+      'error: diff needs --base REF (e.g. --base origin/main)',
+    ]);
+  });
+
+  it('lists the commands for --help', async () => {
+    const r = await synth(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^usage: npm run COMMAND/m);
+    for (const command of ['synth', 'check', 'diff', 'explain', 'fit', 'upgrade']) expect(r.out).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    expect(r.out).toMatch(/`npm run COMMAND -- --help`/);
+  });
+
+  /** The options a help lists, from its options section. */
+  const optionsOf = (help: string) => [...help.split('\noptions:\n')[1].split('\n\n')[0].matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
+
+  it.each([
+    ['synth', ['config', 'outdir'], 'npm run synth'],
+    ['check', ['config', 'outdir'], 'npm run check'],
+    ['diff', ['base', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url'], 'npm run diff -- --base origin/main'],
+    ['explain', ['config', 'format'], 'npm run explain -- demo/web'],
+    ['fit', ['config', 'format'], 'npm run fit -- shop.yaml'],
+    ['upgrade', ['from'], 'npm run upgrade -- 1.15.0'],
+  ])('prints the help of %s for --help: only its options, and an example', async (command, options, example) => {
+    for (const help of ['--help', '-h']) {
+      const r = await synth([command, help]);
+      expect(r).toMatchObject({ code: 0, err: '' });
+      expect(r.out).toMatch(new RegExp(`^usage: npm run ${command}\\b`));
+      expect(optionsOf(r.out)).toEqual([...options, 'help', 'version']);
+      expect(r.out).toMatch(new RegExp(`^examples?:\n(  .*\n)*  ${example.replace(/[.]/g, '\\.')}$`, 'm'));
+    }
+  });
+
+  it('prints its version and the Karpenter version it generates for, with --version', async () => {
+    const expected = `karpenter-gitops ${pkg.version} (generates for Karpenter ${CHART_VERSION})`;
+    for (const args of [['--version'], ['diff', '--version'], ['upgrade', '--version']]) {
+      expect(await synth(args)).toEqual({ code: 0, out: expected, err: '' });
+    }
+  });
+});
+
+describe('colour', () => {
+  const ESC = '\u001b[';
+  /** Runs with out and err as a fake terminal (or not). */
+  async function runAs(args: string[], env: NodeJS.ProcessEnv, tty: boolean) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run(args, { out: (l) => out.push(l), err: (l) => err.push(l), tty: { out: tty, err: tty } }, env);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('paints errors red on a terminal', async () => {
+    const r = await runAs(['--confg'], {}, true);
+    expect(r.err).toMatch(/^\u001b\[31merror:\u001b\[39m unknown option --confg for synth/);
+  });
+
+  it.each([
+    ['NO_COLOR set (even empty)', { NO_COLOR: '' }, true],
+    ['NO_COLOR set, despite FORCE_COLOR', { NO_COLOR: '1', FORCE_COLOR: '1' }, true],
+    ['CI set', { CI: 'true' }, true],
+    ['not a terminal', {}, false],
+  ])('prints no escape codes with %s', async (_, env, tty) => {
+    const dir = project();
+    try {
+      const config = join(dir, 'config/platform.yaml');
+      const bad = await runAs(['--confg'], env, tty);
+      const ok = await runAs(['--config', config, '--outdir', dir], env, tty);
+      expect(ok.code).toBe(0);
+      expect(`${bad.err}${ok.out}${ok.err}`).not.toContain(ESC);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('paints the header of the table of pools and warnings on a terminal, and with FORCE_COLOR anywhere', async () => {
+    const dir = project();
+    try {
+      const tf = join(dir, 'config/terraform/demo.json');
+      const outputs = JSON.parse(readFileSync(tf, 'utf8'));
+      delete outputs.karpenter_interruption_queue_name;
+      writeFileSync(tf, JSON.stringify(outputs));
+      for (const [env, tty] of [[{}, true], [{ FORCE_COLOR: '1' }, false]] as const) {
+        const r = await runAs(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir], env, tty);
+        expect(r.code).toBe(0);
+        expect(r.out).toMatch(/^\u001b\[1mCLUSTER +POOL +ARCH +CAPACITY +TYPES +LIMITS\u001b\[22m$/m);
+        expect(r.err).toMatch(/^\u001b\[33mwarning:\u001b\[39m .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: /m);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('colour in diff', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('paints each change by its class on a terminal, and nothing in markdown', async () => {
+    dir = project();
+    const config = join(dir, 'config/platform.yaml');
+    await synth(['--config', config, '--outdir', dir]);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
+    writeFileSync(join(dir, '.gitignore'), '.karpenter-gitops/\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'base');
+    const text = readFileSync(config, 'utf8');
+    writeFileSync(config, text.slice(0, text.indexOf('  # Training on GPUs')).replace('limits: { cpu: "10", memory: 40Gi }', 'limits: { cpu: "20", memory: 40Gi }'));
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => undefined, tty: { out: true, err: true } };
+    expect(await run(['diff', '--base', 'HEAD', '--config', config, '--outdir', dir], io, {})).toBe(0);
+    const report = out.join('\n');
+    expect(report).toMatch(/^ {2}\u001b\[31m🛑 NodePool ml-gpu removed\u001b\[39m: /m);
+    expect(report).toMatch(/^ {2}\u001b\[36m📈 NodePool web changed\u001b\[39m: /m);
+    out.length = 0;
+    expect(await run(['diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', dir], io, {})).toBe(0);
+    expect(out.join('\n')).not.toContain('\u001b[');
+  });
+});
+
+describe('paths, from where the user ran npm (INIT_CWD)', () => {
+  let dir: string;
+  beforeEach(() => { dir = project(); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads --config and writes --outdir relative to INIT_CWD, and prints paths from there', async () => {
+    const r = await synth(['--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, 'out/dist/demo/nodepools/web/web.yaml'))).toBe(true);
+    expect(r.out).toMatch(/^out\/dist and out\/argocd: 19 files \(19 written, 0 removed, 0 unchanged\)$/m);
+    const check = await synth(['check', '--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
+    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (19 files)' });
+  });
+
+  it('names the config in problems as seen from INIT_CWD', async () => {
+    const config = join(dir, 'config/platform.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('capacityTypes: [spot, on-demand]', 'capacityTypes: [spott, on-demand]'));
+    const r = await synth(['--config', 'platform.yaml', '--outdir', '..'], { INIT_CWD: join(dir, 'config') });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott"/m);
+  });
+
+  it('names the stale files of check as seen from INIT_CWD', async () => {
+    await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir });
+    writeFileSync(join(dir, 'argocd/demo.yaml'), 'by hand\n');
+    const r = await synth(['check', '--config', '../config/platform.yaml', '--outdir', '..'], { INIT_CWD: join(dir, 'dist') });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^stale: \.\.\/argocd\/demo\.yaml$/m);
+  });
+});
+
+describe('dist/SUMMARY.md', () => {
+  let dir: string;
+  beforeEach(() => { dir = project(); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names and links the config it comes from, relative to the output root', async () => {
+    mkdirSync(join(dir, 'platforms/staging'), { recursive: true });
+    cpSync(join(dir, 'config'), join(dir, 'platforms/staging/config'), { recursive: true });
+    expect((await synth(['--config', 'platforms/staging/config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir })).code).toBe(0);
+    expect(readFileSync(join(dir, 'out/dist/SUMMARY.md'), 'utf8').split('\n')[2])
+      .toBe('Generated by karpenter-gitops from [`../platforms/staging/config/platform.yaml`](../../platforms/staging/config/platform.yaml); do not edit (run `npm run synth`).');
+    expect((await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir })).code).toBe(0);
+    expect(readFileSync(join(dir, 'dist/SUMMARY.md'), 'utf8').split('\n')[2])
+      .toBe('Generated by karpenter-gitops from [`config/platform.yaml`](../config/platform.yaml); do not edit (run `npm run synth`).');
   });
 });
 

@@ -4,9 +4,13 @@ import { createTwoFilesPatch } from 'diff';
 export interface Drift {
   /** Path relative to the output root. */
   readonly path: string;
-  /** stale: content differs; missing: synth makes it but it is not there; extra: it is there but synth does not make it. */
-  readonly kind: 'stale' | 'missing' | 'extra';
-  /** A unified diff from the file on disk to the fresh one, cut to `maxLines`. */
+  /**
+   * stale: content differs; missing: synth makes it but it is not there; extra: it is there
+   * but synth does not make it; line-endings: the same but for CRLF where synth writes LF
+   * (a git that converts line endings on checkout).
+   */
+  readonly kind: 'stale' | 'missing' | 'extra' | 'line-endings';
+  /** A unified diff from the file on disk to the fresh one, cut to `maxLines`; empty for line-endings. */
   readonly diff: string;
 }
 
@@ -21,6 +25,10 @@ export function checkTree(onDisk: ReadonlyMap<string, string>, fresh: ReadonlyMa
     const before = onDisk.get(path);
     const after = fresh.get(path);
     if (before === after) continue;
+    if (before !== undefined && after !== undefined && before.replace(/\r\n/g, '\n') === after) {
+      drifts.push({ path, kind: 'line-endings', diff: '' });
+      continue;
+    }
     const kind = before === undefined ? 'missing' : after === undefined ? 'extra' : 'stale';
     const patch = createTwoFilesPatch(`${path} (committed)`, `${path} (synth)`, before ?? '', after ?? '', undefined, undefined, { context: 2 })
       .split('\n').slice(1).filter((l) => l !== '\\ No newline at end of file');

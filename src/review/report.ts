@@ -18,6 +18,8 @@ const MAX_FIELDS = 8;
 export interface TerminalOptions {
   /** List every changed field, not the first {@link MAX_FIELDS} of each change. @default false */
   readonly full?: boolean;
+  /** Styles the line of a change by its class (colour on a terminal). @default - plain text */
+  readonly style?: (risk: Risk, text: string) => string;
 }
 
 /**
@@ -33,7 +35,8 @@ export function terminalReport(review: Review, base: string, options: TerminalOp
     lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
     if (group.event?.note) lines.push(`  note: ${group.event.note}`);
     for (const c of group.changes) {
-      lines.push(`  ${RISK_LABELS[c.risk].mark} ${describe(c.resource)} ${c.action}: ${c.why}`);
+      const what = `${RISK_LABELS[c.risk].mark} ${describe(c.resource)} ${c.action}`;
+      lines.push(`  ${options.style ? options.style(c.risk, what) : what}: ${c.why}`);
       if (c.pacedBy) lines.push(`      paced by ${c.pacedBy}`);
       const shown = options.full ? c.fields : c.fields.slice(0, MAX_FIELDS);
       for (const f of shown) lines.push(`      ${f.text} — ${f.why}`);

@@ -1,7 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, tokenize, usageHint } from '../command-line/args';
+import { versionText } from '../command-line/commands';
+import { userDir } from '../command-line/paths';
 import { CHART_VERSION } from '../config/chart-values-keys';
 import { FsOps, REAL_FS } from '../output/fs-ops';
 import { STATE_DIR, UPGRADE_TXN_DIR } from '../output/layout';
@@ -32,20 +34,26 @@ export interface UpgradeContext {
   readonly ops?: FsOps;
 }
 
-const USAGE = `usage: npm run upgrade -- VERSION [--from DIR]
-
-Regenerates everything karpenter-gitops derives from a Karpenter release: imports/ (the
+/** What `npm run upgrade -- --help` says and what the command accepts. */
+export const UPGRADE_COMMAND: CommandSpec = {
+  name: 'upgrade',
+  summary: 'regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release',
+  description: `Regenerates everything karpenter-gitops derives from a Karpenter release: imports/ (the
 NodePool and EC2NodeClass classes), the chart's values keys, the settings rules, the
 Kubernetes compatibility matrix, the instance catalog, the pinned URLs in cdk8s.yaml and
 the CRDs the tests validate against; prints what changed. All or nothing: on any failure
 the repository is left exactly as it was. It does not change config/.
-
-  VERSION      a Karpenter release, e.g. 1.15.0 (tag v1.15.0 of aws/karpenter-provider-aws)
-  --from DIR   read the release from a checkout of aws/karpenter-provider-aws at that tag
-               instead of downloading it (air-gapped machines)
-
-Downloads come from ${DEFAULT_RELEASE_URL}/vVERSION/...;
-set KARPENTER_GITOPS_RELEASE_URL to use a mirror with the same layout.`;
+VERSION is a Karpenter release, e.g. 1.15.0 (tag v1.15.0 of aws/karpenter-provider-aws).`,
+  argument: { name: 'VERSION', missing: 'which Karpenter version? e.g. npm run upgrade -- 1.15.0' },
+  options: [{
+    name: 'from', value: 'DIR',
+    help: 'read the release from a checkout of aws/karpenter-provider-aws at that tag instead of downloading it (air-gapped machines)',
+  }],
+  examples: ['npm run upgrade -- 1.15.0', 'npm run upgrade -- 1.15.0 --from ~/src/karpenter-provider-aws'],
+  notes: `Downloads come from ${DEFAULT_RELEASE_URL}/vVERSION/...;
+set KARPENTER_GITOPS_RELEASE_URL to use a mirror with the same layout.
+exit codes: 0 done (or already so), 1 failed (nothing changed), 2 bad command line`,
+};
 
 /** What an upgrade may change: the generated files and the vendored release. */
 const UPGRADE_SCOPE: ChangeScope = { roots: [VENDORED_RELEASE], allows: isUpgradePath, name: 'the upgraded files' };
@@ -56,24 +64,24 @@ const UPGRADE_SCOPE: ChangeScope = { roots: [VENDORED_RELEASE], allows: isUpgrad
  * repository untouched), 2 on a usage error.
  */
 export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, context: UpgradeContext = {}): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({ args: [...argv], allowPositionals: true, options: { from: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    io.err(`error: ${(err as Error).message.split('\n')[0]}`);
-    io.err(USAGE);
-    return 2;
-  }
-  if (args.values.help) {
-    io.out(USAGE);
+  const tokens = tokenize(argv, [...UPGRADE_COMMAND.options, ...COMMON_OPTIONS]);
+  if (tokens.given.has('help')) {
+    io.out(commandHelp(UPGRADE_COMMAND));
     return 0;
   }
-  const [given, ...extra] = args.positionals;
-  if (given === undefined || extra.length > 0) {
-    io.err(given === undefined ? 'error: which Karpenter version? e.g. npm run upgrade -- 1.15.0' : `error: one VERSION only, got ${args.positionals.join(' ')}`);
-    io.err(USAGE);
+  if (tokens.given.has('version')) {
+    io.out(versionText());
+    return 0;
+  }
+  const problems = commandProblems(UPGRADE_COMMAND, tokens, tokens.positionals);
+  if (problems.length) {
+    for (const p of problems) io.err(`error: ${p}`);
+    for (const line of usageHint(UPGRADE_COMMAND)) io.err(line);
     return 2;
   }
+  const args = commandArgs(tokens, tokens.positionals);
+  const given = args.argument ?? '';
+  const from = typeof args.values.from === 'string' ? args.values.from : undefined;
   const version = given.replace(/^v(?=\d)/, '');
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
     io.err(`error: "${given}" is not a Karpenter version: write x.y.z, e.g. 1.15.0`);
@@ -90,9 +98,9 @@ export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, con
     try {
       const txn = join(state, UPGRADE_TXN_DIR);
       if (recover(root, txn, context.ops ?? REAL_FS, UPGRADE_SCOPE) === 'finished') io.out('finished an upgrade that was interrupted');
-      const release = args.values.from !== undefined
-        // --from is named from where the user ran npm (INIT_CWD), not the package root npm runs in.
-        ? readReleaseDir(resolve(env.INIT_CWD ?? '.', args.values.from), version)
+      // --from is read from where the user ran npm, like every path they give.
+      const release = from !== undefined
+        ? readReleaseDir(resolve(userDir(env), from), version)
         : await download(io, version, templateNames(join(root, VENDORED_RELEASE, CHART_DIR, 'templates')), env, context.fetch);
       const plan = planUpgrade(release, { root, cdk8sBin: context.cdk8sBin ?? cdk8sBinOf(root) });
       const old = currentFiles(root, [...plan.files.keys()]);

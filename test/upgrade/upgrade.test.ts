@@ -254,7 +254,8 @@ describe('npm run upgrade', () => {
   it.each([
     [[], /^error: which Karpenter version\? e\.g\. npm run upgrade -- 1\.15\.0$/m],
     [['latest'], /^error: "latest" is not a Karpenter version: write x\.y\.z, e\.g\. 1\.15\.0$/m],
-    [['1.15.0', '--form', 'x'], /^error: Unknown option '--form'/m],
+    [['1.15.0', '--form', 'x'], /^error: unknown option --form for upgrade \(did you mean --from\?\)$/m],
+    [['1.15.0', '1.16.0'], /^error: upgrade takes one VERSION, got 2: 1\.15\.0 1\.16\.0$/m],
   ])('fails with usage for %j', async (args, message) => {
     const { code, err } = await upgrade(aRepository(), args);
     expect(code).toBe(2);

@@ -1,0 +1,109 @@
+import { version } from '../../package.json';
+import { CHART_VERSION } from '../config/chart-values-keys';
+import { CommandSpec, OptionSpec } from './args';
+
+/** The exit codes of every command (contract sections 3 and 5.4). */
+export const EXIT_CODES_NOTE = 'exit codes: 0 done, 1 failed (input problems, nothing written), 2 bad command line';
+
+const CONFIG: OptionSpec = {
+  name: 'config', value: 'FILE',
+  help: 'the platform config, from where you run npm (default: config/platform.yaml)',
+};
+const OUTDIR: OptionSpec = {
+  name: 'outdir', value: 'DIR',
+  help: 'write DIR/dist and DIR/argocd, DIR from where you run npm (default: the repository root)',
+};
+const formatOption = (choices: readonly string[], help: string): OptionSpec => ({
+  name: 'format', value: 'FORMAT', choices, noun: 'format', help: `${choices.join(' or ')} (default: terminal)${help}`,
+});
+
+/** The commands `run` takes; `upgrade` has its own (src/upgrade/command.ts). */
+export const COMMAND_SPECS = {
+  synth: {
+    name: 'synth',
+    summary: 'validate the config and write dist/ and argocd/ (the default command)',
+    description: 'Reads the platform config and every Terraform outputs file it names, reports every problem at once\n'
+      + '(nothing is written then), and makes dist/ and argocd/ hold exactly the generated files: new and\n'
+      + 'changed files written, files of removed pools removed. Prints a table of pools and any warnings.',
+    options: [CONFIG, OUTDIR],
+    examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging'],
+    notes: EXIT_CODES_NOTE,
+  },
+  check: {
+    name: 'check',
+    summary: 'exit 1 when dist/ or argocd/ differ from a fresh synth (the CI drift check)',
+    description: 'Synthesizes in memory and compares with dist/ and argocd/ on disk, naming every stale, missing or\n'
+      + 'extra file with a short diff. Writes nothing.',
+    options: [CONFIG, OUTDIR],
+    examples: ['npm run check'],
+    notes: 'exit codes: 0 up to date, 1 differs (or input problems), 2 bad command line',
+  },
+  diff: {
+    name: 'diff',
+    summary: 'what the working tree changes against a git ref, by cluster, resource and field, loudest first',
+    description: 'Compares dist/ and argocd/ as committed at REF with a fresh synth of the working tree. Each change\n'
+      + 'says whether it deletes pools, replaces nodes, changes capacity or the controller, and why.',
+    options: [
+      { name: 'base', value: 'REF', required: 'diff needs --base REF (e.g. --base origin/main)', help: 'the git ref to compare with, e.g. origin/main (required)' },
+      CONFIG, OUTDIR,
+      formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
+      { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
+      {
+        name: 'fail-on', value: 'CLASS', choices: ['destructive', 'replaces-nodes'], noun: 'class',
+        help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one',
+      },
+      { name: 'report-url', value: 'URL', help: 'with --format markdown: where the full report is, linked when the comment is shortened' },
+    ],
+    examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive'],
+    notes: 'exit codes: 0 done, 1 failed, 2 bad command line, 3 --fail-on found a change of that class or louder',
+  },
+  explain: {
+    name: 'explain',
+    summary: 'every resolved field of a pool with the level that set it, its instance types, prices and cost bound',
+    description: 'Prints each field of the pool after inheritance with the level and the line that set it, the\n'
+      + 'instance types it admits, their on-demand price range and the most the pool can cost per hour.',
+    argument: {
+      name: 'CLUSTER/POOL', pattern: /^[^/]+\/[^/]+$/,
+      missing: 'explain needs one CLUSTER/POOL, e.g. npm run explain -- demo/web',
+    },
+    options: [CONFIG, formatOption(['terminal', 'json'], '; json prints one object')],
+    examples: ['npm run explain -- demo/web', 'npm run explain -- demo/ml-gpu --format json'],
+    notes: EXIT_CODES_NOTE,
+  },
+  fit: {
+    name: 'fit',
+    summary: 'which clusters and pools each workload of a manifest can run on, and why not the others',
+    description: 'For each Pod, Deployment, StatefulSet, DaemonSet, Job or CronJob in MANIFEST (a YAML file, relative\n'
+      + 'to where you run npm): every cluster and pool it can schedule on, and the first reason each other\n'
+      + 'pool rejects it. Exits 0 even when nothing fits: it answers a question, it is not a gate.',
+    argument: { name: 'MANIFEST', missing: 'fit needs a MANIFEST: a YAML file of Kubernetes objects' },
+    options: [CONFIG, formatOption(['terminal', 'json'], '; json prints one object')],
+    examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json'],
+    notes: 'exit codes: 0 answered, 1 problems in the manifest or the config, 2 bad command line',
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+/** A command `run` takes. */
+export type CommandName = keyof typeof COMMAND_SPECS;
+
+/** What `--version` prints: this tool's version and the Karpenter release it generates for. */
+export function versionText(): string {
+  return `karpenter-gitops ${version} (generates for Karpenter ${CHART_VERSION})`;
+}
+
+/** The help of `npm run synth -- --help`'s parent: every command, one line each. */
+export function overviewHelp(commands: readonly CommandSpec[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 3;
+  return [
+    versionText(),
+    'Karpenter NodePools, controller values and Argo CD Applications from one platform config.',
+    '',
+    'usage: npm run COMMAND [-- ARGUMENTS AND OPTIONS]',
+    '',
+    'commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    '`npm run COMMAND -- --help` shows the options of one command and an example.',
+    '--version prints the version of karpenter-gitops and of Karpenter it generates for.',
+  ].join('\n');
+}
