@@ -20,6 +20,12 @@ export interface Journal {
   readonly rmdirs: readonly string[];
   /** Folders the new files need, outermost first. */
   readonly mkdirs: readonly string[];
+  /**
+   * The outermost of {@link Journal.mkdirs}: each is staged whole and moved in by one rename
+   * (a cold synth of a thousand teams is one rename, not a thousand folders and files).
+   * @default [] (journals of earlier releases)
+   */
+  readonly moves?: readonly string[];
 }
 
 /** What a change did, file by file. */
@@ -64,7 +70,9 @@ export function planChange(old: OutputTree, files: ReadonlyMap<string, string>, 
   // The roots themselves stay, even when empty.
   const rmdirs = old.dirs.filter((d) => !needed.has(d) && !roots.includes(d)).sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
   const mkdirs = [...needed].filter((d) => !existing.has(d)).sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
-  return { version: 1, writes, deletes, rmdirs, mkdirs };
+  const created = new Set(mkdirs);
+  const moves = mkdirs.filter((d) => !created.has(parents(d).pop() ?? ''));
+  return { version: 1, writes, deletes, rmdirs, mkdirs, moves };
 }
 
 /** Whether a change does nothing. */
@@ -150,6 +158,8 @@ function rollForward(root: string, txn: string, j: Journal, ops: FsOps, scope: C
     if (exists(at(path)) && !exists(backup(path))) moveAside(root, txn, path, ops);
   }
   for (const d of j.rmdirs) if (isEmptyDir(at(d), ops)) ops.rmdir(at(d));
+  // A new folder moves in whole, with every file staged in it; the writes below then skip those.
+  for (const d of j.moves ?? []) if (!exists(at(d)) && exists(join(txn, 'new', d))) ops.rename(join(txn, 'new', d), at(d));
   for (const d of j.mkdirs) if (!exists(at(d))) ops.mkdir(at(d));
   for (const w of j.writes) {
     const staged = join(txn, 'new', w.path);
@@ -170,6 +180,8 @@ function rollForward(root: string, txn: string, j: Journal, ops: FsOps, scope: C
 function rollBack(root: string, txn: string, j: Journal, ops: FsOps): void {
   const at = (p: string) => join(root, p);
   const backup = (p: string) => join(txn, 'old', p);
+  // Folders that moved in whole go back whole: their files are then staged again.
+  for (const d of [...(j.moves ?? [])].reverse()) if (exists(at(d)) && !exists(join(txn, 'new', d))) ops.rename(at(d), join(txn, 'new', d));
   for (const w of [...j.writes].reverse()) {
     const staged = join(txn, 'new', w.path);
     if (!exists(staged) && exists(at(w.path))) ops.rename(at(w.path), staged);
@@ -203,8 +215,9 @@ function readJournal(path: string, scope: ChangeScope): Journal {
   } catch {
     throw bad();
   }
-  const paths = [...(j.writes ?? []).map((w) => w?.path), ...(j.deletes ?? []), ...(j.rmdirs ?? []), ...(j.mkdirs ?? [])];
+  const paths = [...(j.writes ?? []).map((w) => w?.path), ...(j.deletes ?? []), ...(j.rmdirs ?? []), ...(j.mkdirs ?? []), ...(j.moves ?? [])];
   const valid = j.version === 1 && Array.isArray(j.writes) && Array.isArray(j.deletes) && Array.isArray(j.rmdirs) && Array.isArray(j.mkdirs)
+    && (j.moves === undefined || (Array.isArray(j.moves) && j.moves.every((d) => (j.mkdirs ?? []).includes(d))))
     && paths.every((p) => typeof p === 'string' && scope.allows(p));
   if (!valid) throw bad();
   return j as Journal;

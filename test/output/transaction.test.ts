@@ -103,6 +103,18 @@ describe('replacing the output tree', () => {
     expect(result.unchanged).toBe(2);
   });
 
+  it('moves a new folder in whole: a new cluster of a thousand pool files is one rename, not a thousand', async () => {
+    const root = oldTree();
+    const files = new Map(NEW);
+    for (let i = 0; i < 1000; i++) files.set(`dist/qa/nodepools/team-${i}/team-${i}.yaml`, `pool ${i}\n`);
+    let renames = 0;
+    const counting: FsOps = { ...REAL_FS, rename: (from, to) => { renames++; REAL_FS.rename(from, to); } };
+    await replace(root, files, counting);
+    expect(snapshot(root)).toEqual(expected(files));
+    // The journal's commit, dist/qa itself, and the few files of folders that already existed (and their backups).
+    expect(renames).toBeLessThan(20);
+  });
+
   // Every step of a clean run is a place a failure can happen.
   const clean = faulty(0, false);
   let steps = 0;
