@@ -12,7 +12,7 @@ export const QUANTITY = /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[n
 const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
 const DURATION = /^([0-9]+(s|m|h))+$/;
 const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
-const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
+export const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 /** Label or taint key: optional DNS-subdomain prefix, then a name. */
 export const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -473,7 +473,10 @@ export type ClusterFile = z.infer<typeof SCHEMAS.cluster>;
 /** One entry of `clusters.<id>.teams` written as a map (null: the team with nothing of its own here). */
 export type ClusterTeamFile = z.infer<typeof SCHEMAS.clusterTeam>;
 
-/** The JSON Schema editors use to complete and check `config/platform.yaml`. */
-export function platformJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(defineSchemas(recordMap, unionOf).platform, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+/**
+ * The platform schema for a JSON Schema (maps as records, lists-or-maps as unions): what
+ * `platformJsonSchema()` in src/config/json-schema.ts turns into `schema/platform.schema.json`.
+ */
+export function platformSchemaFor(_purpose: 'json-schema'): z.ZodType {
+  return defineSchemas(recordMap, unionOf).platform;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { platformJsonSchema } from '../../src/config/schema';
+import { platformJsonSchema } from '../../src/config/json-schema';
 
 const ROOT = join(__dirname, '..', '..');
 
