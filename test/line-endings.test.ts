@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { run } from '../src/cli';
 import { checkTree } from '../src/review/check';
+import { UserPaths } from '../src/command-line/paths';
+
+/** A path as the command line shows it (relative to where it runs, or absolute when shorter). */
+const shown = (path: string) => new UserPaths(process.cwd()).show(path);
 
 /** Runs the command line in-process. */
 async function cli(args: string[]) {
@@ -45,7 +49,7 @@ describe('check and line endings', () => {
     const r = await check(dir);
     expect(r.code).toBe(1);
     expect(r.err.split('\n')).toEqual([
-      ...files.map((f) => `${join(dir, f)} differs only in line endings (CRLF): your git converts them; .gitattributes keeps them LF — run git add --renormalize . or re-checkout`),
+      ...files.map((f) => `${shown(join(dir, f))} differs only in line endings (CRLF): your git converts them; .gitattributes keeps them LF — run git add --renormalize . or re-checkout`),
       `${files.length} file(s) differ only in line endings`,
     ]);
   });
