@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aFleetConfig, cli, Fleet, removeFleets, TEAMS } from './fleet';
 import { Plain } from '../builders';
+import { CHART_VERSION } from '../../src/config/chart-values-keys';
 
 /** A git repository holding the example config and its synthesized output, committed. */
 async function repo(): Promise<string> {
@@ -230,7 +231,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       expect(block(r.out, 'cluster qa (added)')).toEqual(expect.arrayContaining([
         '  📈 NodePool ml-gpu added: new pool: Karpenter may launch nodes for it',
         '  📈 NodePool web added: new pool: Karpenter may launch nodes for it',
-        '  ⚙️ Application qa-karpenter added: Argo CD starts syncing chart karpenter 1.14.1',
+        `  ⚙️ Application qa-karpenter added: Argo CD starts syncing chart karpenter ${CHART_VERSION}`,
         '  📝 Application qa-karpenter-root added: Argo CD starts syncing dist/qa/apps',
         '  📝 Application qa-pools-ml added: Argo CD starts syncing dist/qa/nodepools/ml',
         '  📝 Application qa-pools-web added: Argo CD starts syncing dist/qa/nodepools/web',
@@ -251,7 +252,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
       expect(block(r.out, 'cluster staging (removed)')).toEqual(expect.arrayContaining([
         '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
-        '  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd 1.14.1) — '
+        `  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd ${CHART_VERSION}) — `
           + 'deleting the Karpenter CRDs deletes every NodePool, EC2NodeClass and NodeClaim: every Karpenter node drains',
         '  🛑 Application staging-karpenter-root removed: its resources finalizer deletes what it deployed (5 Applications) — their finalizers delete what they deployed in turn',
         '  🛑 Application staging-pools-ml removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',

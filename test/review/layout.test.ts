@@ -14,6 +14,7 @@ import { markdownReport, terminalReport } from '../../src/review/report';
 import { GeneratedTree } from '../../src/review/tree';
 import { Plain } from '../builders';
 import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
+import { CHART_VERSION } from '../../src/config/chart-values-keys';
 
 afterAll(removeFleets);
 
@@ -128,15 +129,16 @@ describe('where a resource lives', () => {
 
   it('reports a staged Karpenter upgrade as a controller change of that cluster only', async () => {
     const fleet = await Fleet.create(config());
-    fleet.configure(config({ clusters: { staging: { karpenter: { version: '1.15.0' } } } }));
+    const next = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
+    fleet.configure(config({ clusters: { staging: { karpenter: { version: next } } } }));
     expect((await fleet.diff()).out.split('\n').slice(1)).toEqual([
       '0 destructive, 0 replaces-nodes, 0 capacity, 2 controller, 0 other',
       '',
       'cluster staging: 2 controller',
       '  ⚙️ Application staging-karpenter changed: changes the Karpenter controller (chart version or values)',
-      '      chart karpenter 1.14.1 -> 1.15.0 — a new Karpenter chart version: Argo CD upgrades it in this cluster',
+      `      chart karpenter ${CHART_VERSION} -> ${next} — a new Karpenter chart version: Argo CD upgrades it in this cluster`,
       '  ⚙️ Application staging-karpenter-crd changed: changes the Karpenter controller (chart version or values)',
-      '      chart karpenter-crd 1.14.1 -> 1.15.0 — a new Karpenter chart version: Argo CD upgrades it in this cluster',
+      `      chart karpenter-crd ${CHART_VERSION} -> ${next} — a new Karpenter chart version: Argo CD upgrades it in this cluster`,
       '',
     ]);
   });
