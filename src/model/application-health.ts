@@ -9,19 +9,52 @@
  * - Progressing while its status was computed for another spec (the root just changed it),
  *   while it is not Synced, or while its last operation has not Succeeded;
  * - Degraded when its last operation Failed or Errored (gitops-engine then fails the wave);
- * - otherwise Argo CD's own `status.health`.
+ * - otherwise Argo CD's own `status.health.status`.
+ *
+ * "Computed for this spec" is Argo CD's own test (`specEqualsCompareTo`, controller/state.go
+ * v3.5.1 l. 1164-1169): `status.sync.comparedTo` equals `BuildComparedToStatus(spec sources)`,
+ * which copies the destination and ignoreDifferences and then either `sources` (a multi-source
+ * spec) or `source` (types.go l. 1321-1332; CompareAppState, state.go l. 638-652). The status
+ * is JSON written from Go structs, so the check compares Go values, not JSON text: a zero
+ * value and an absent key are the same. That matters because `ComparedTo.Source` is a struct,
+ * not a pointer (types.go l. 1932): a multi-source Application's status keeps
+ * `comparedTo.source: {repoURL: ""}` (`repoURL` has no omitempty, l. 198), while every empty
+ * omitempty scalar or slice (`path`, `helm.valueFiles`, `directory.recurse: false`) is dropped
+ * and a zero `directory.jsonnet` is dropped by omitzero (l. 935).
  *
  * A child without automated sync (the smoke tests) is Healthy: nobody syncs it but a person,
- * and a wave must never wait for it.
+ * and a wave must never wait for it. The messages are listed in docs/fleets.md.
  * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/health/#argocd-app
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/controller/state.go (CompareAppState, specEqualsCompareTo)
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (ComparedTo, ApplicationSource)
  * @see https://github.com/argoproj/gitops-engine/blob/master/pkg/sync/sync_context.go (a multi-step sync waits for Healthy, fails on Degraded)
  */
 export const APPLICATION_HEALTH_LUA = `-- karpenter-gitops: health of an Application for sync waves across Applications.
+-- Lua 5.1 (Argo CD runs health checks with gopher-lua).
+
+-- A Go zero value as Argo CD's JSON holds it: absent, "", false, 0, or a table of zero values.
+-- Argo CD writes its status from Go structs: an omitempty scalar or slice that is empty is left
+-- out, a struct that is empty is kept ({} or {repoURL = ""}); so absent and zero mean the same.
+local function zero(v)
+  if v == nil or v == "" or v == false or v == 0 then return true end
+  if type(v) ~= "table" then return false end
+  for _, x in pairs(v) do
+    if not zero(x) then return false end
+  end
+  return true
+end
+
+-- a and b describe the same Go value (Argo CD's own check is reflect.DeepEqual on the structs).
 local function same(a, b)
+  if zero(a) and zero(b) then return true end
   if type(a) ~= type(b) then return false end
   if type(a) ~= "table" then return a == b end
-  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
-  for k, v in pairs(b) do if a[k] == nil then return false end end
+  for k, v in pairs(a) do
+    if not same(v, b[k]) then return false end
+  end
+  for k, v in pairs(b) do
+    if a[k] == nil and not zero(v) then return false end
+  end
   return true
 end
 
@@ -35,12 +68,21 @@ if not automated then
   return hs
 end
 local status = obj.status
-if status == nil or status.sync == nil then
+if status == nil or status.sync == nil or zero(status.sync.comparedTo) then
   hs.message = "waiting for the first comparison"
   return hs
 end
+-- What Argo CD compared (BuildComparedToStatus): the destination, ignoreDifferences, and either
+-- sources (a multi-source spec; source then stays the zero struct) or source.
 local compared = status.sync.comparedTo
-if compared == nil or not same(compared.source, spec.source) or not same(compared.sources, spec.sources) then
+local multi = spec.sources ~= nil and not zero(spec.sources)
+local current = same(compared.destination, spec.destination) and same(compared.ignoreDifferences, spec.ignoreDifferences)
+if multi then
+  current = current and same(compared.sources, spec.sources) and zero(compared.source)
+else
+  current = current and same(compared.source, spec.source) and zero(compared.sources)
+end
+if not current then
   hs.message = "waiting for Argo CD to compare the new spec"
   return hs
 end
@@ -56,11 +98,24 @@ if op ~= nil and op.phase ~= "Succeeded" then
 end
 if status.sync.status ~= "Synced" then
   hs.message = "sync status " .. (status.sync.status or "unknown") .. ": waiting for automated sync (a pending Prune=confirm or Delete=confirm waits for a person)"
+  -- An error condition (ComparisonError, InvalidSpecError, SyncError...) says why it waits.
+  for _, c in ipairs(status.conditions or {}) do
+    if type(c.type) == "string" and string.find(c.type, "Error$") then
+      hs.message = "sync status " .. (status.sync.status or "unknown") .. ": " .. c.type .. ": " .. (c.message or "")
+      break
+    end
+  end
   return hs
 end
-if status.health ~= nil and status.health.status ~= nil then
-  hs.status = status.health.status
-  hs.message = status.health.message or ""
+if status.health == nil or zero(status.health.status) then
+  hs.message = "waiting for Argo CD to assess the resources' health"
+  return hs
+end
+hs.status = status.health.status
+if hs.status == "Healthy" then
+  hs.message = "synced and healthy"
+else
+  hs.message = "Argo CD reports the resources " .. hs.status
 end
 return hs
 `;

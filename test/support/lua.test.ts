@@ -1,6 +1,8 @@
-import { runLua } from './lua';
+import { FENGARI, LUA_RUNTIMES, LuaRuntime, assertLua51, hasLua51 } from './lua';
 
-describe('runLua', () => {
+describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, LuaRuntime]))('the Lua runner %s', (_name, runtime) => {
+  const runLua = (script: string, obj: unknown) => runtime.run(script, obj);
+
   it('round-trips nested tables, arrays, numbers and booleans through obj', () => {
     const obj = {
       metadata: { name: 'web', labels: { 'app.kubernetes.io/name': 'web' } },
@@ -53,13 +55,33 @@ describe('runLua', () => {
     expect(() => runLua('return print', {})).toThrow(/cannot encode a function as JSON/);
   });
 
-  it('fails saying how to install lua5.1 when it is not on PATH', () => {
-    const path = process.env.PATH;
-    process.env.PATH = '/nonexistent';
-    try {
-      expect(() => runLua('return 1', {})).toThrow(/lua5\.1 is not on PATH: apt-get install lua5\.1/);
-    } finally {
-      process.env.PATH = path;
-    }
+  it('behaves as Lua 5.1: numbers print without ".0", 5.1\'s library is there and 5.2+\'s is not', () => {
+    expect(runLua('return tostring(3) .. " " .. tostring(6 / 2) .. " " .. tostring(0.5) .. " " .. obj.n .. " " .. (obj.big + 1)', { n: 4, big: 2 ** 40 }))
+      .toBe('3 3 0.5 4 1099511627777');
+    expect(runLua('return { unpack({ "a", "b" }) }', {})).toEqual(['a', 'b']);
+    expect(runLua('return loadstring("return 1 + 1")()', {})).toBe(2);
+    expect(runLua('return { table.unpack == nil, utf8 == nil, math.type == nil, string.pack == nil, rawlen == nil }', {}))
+      .toEqual([true, true, true, true, true]);
+  });
+});
+
+describe('Lua 5.1 syntax', () => {
+  it('accepts 5.1 syntax', () => {
+    expect(() => assertLua51('local t = { a = 1 }\nfor k, v in pairs(t) do t[k] = v .. "x" end\nreturn #t')).not.toThrow();
+  });
+
+  it.each([
+    ['goto', 'goto done\n::done::'],
+    ['integer division', 'return 7 // 2'],
+    ['bitwise operators', 'return 1 & 3'],
+  ])('fails when a script uses %s (Lua 5.2+)', (_what, script) => {
+    expect(() => assertLua51(script)).toThrow();
+  });
+});
+
+describe('the Lua runners on this machine', () => {
+  it('always include fengari, and lua5.1 exactly when it is on PATH', () => {
+    expect(LUA_RUNTIMES[0]).toBe(FENGARI);
+    expect(LUA_RUNTIMES.map((r) => r.name).includes('lua5.1')).toBe(hasLua51());
   });
 });

@@ -1,44 +1,121 @@
 /**
- * A Lua 5.1 runner for Argo CD health-check scripts. Argo CD runs them with
- * gopher-lua (Lua 5.1 semantics) and a global `obj` holding the resource;
- * tests run them with Debian's `lua5.1` the same way.
+ * Lua 5.1 runners for Argo CD health-check scripts. Argo CD runs them with gopher-lua (Lua 5.1
+ * semantics) and a global `obj` holding the resource; tests run them the same way:
+ * - always with fengari, a Lua VM written in JavaScript (npm), so `npm test` needs only Node;
+ * - also with Debian's `lua5.1` where it is on PATH (CI installs it), the reference 5.1.
+ *
+ * Why fengari: it is Lua 5.3's own C code ported line by line to JavaScript and runs
+ * synchronously inside the test process; wasmoon (Lua 5.4 compiled to WebAssembly) is a
+ * version further from 5.1 and only has an asynchronous API. Neither is 5.1, so the fengari
+ * runner narrows 5.3 to what 5.1 has: every number of `obj` is a float, as all of gopher-lua's
+ * are (fengari's integers are 32-bit and would wrap), integral floats print as 5.1 prints them
+ * (LUA_COMPAT_FLOATSTRING), 5.1's `unpack`, `loadstring`, `math.pow` and `math.log10` exist, and
+ * the library functions that 5.1 lacks are removed (a script that calls one fails here as it
+ * would in Argo CD). What stays 5.3: integer literals in a script are integers, and floats
+ * beyond 2^53 print in full rather than with 14 digits. Syntax that 5.1 lacks (`goto`, `//`, bitwise operators) is caught by
+ * {@link assertLua51}, which parses a script with luaparse in 5.1 mode.
  * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/health/#custom-health-checks
- * @see https://github.com/yuin/gopher-lua
+ * @see https://github.com/yuin/gopher-lua (Lua 5.1)
+ * @see https://github.com/fengari-lua/fengari (Lua 5.3 in JavaScript)
+ * @see https://www.lua.org/manual/5.3/manual.html#8 (incompatibilities with 5.1 and 5.2)
  */
 import { spawnSync } from 'node:child_process';
+import { parse } from 'luaparse';
 
-const LUA = 'lua5.1';
+// Must be set before fengari is loaded: it reads its configuration once.
+process.env.FENGARICONF = JSON.stringify({ LUA_COMPAT_FLOATSTRING: true });
+const fengari = require('fengari') as typeof import('fengari');
 
-/**
- * Runs `script` as a Lua chunk with the global `obj` built from `obj` and
- * returns the chunk's (first) return value as JSON data.
- *
- * In: JSON objects become tables with string keys, arrays become 1-based
- * sequences, `null` becomes nil (a key that is absent; a hole in an array).
- * Out: a table whose keys are exactly 1..n is an array, as is one that came
- * in as an array (even when empty); any other table is an object; nil is
- * `null`. Functions, cycles, NaN and infinities cannot come back and fail.
- * @see https://www.lua.org/manual/5.1/manual.html#2.5.7 (table constructors)
- */
-export function runLua(script: string, obj: unknown): unknown {
-  const program = [
-    PRELUDE,
-    `obj = ${toLua(obj)}`,
-    `local chunk, err = loadstring(${luaString(script)}, "=script")`,
-    'if not chunk then io.stderr:write(err) os.exit(2) end',
-    'local ok, result = pcall(chunk)',
-    'if not ok then io.stderr:write(tostring(result)) os.exit(3) end',
-    'io.write(encode(result))',
-  ].join('\n');
-  const run = spawnSync(LUA, ['-'], { input: program, env: process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (run.error) {
-    const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new Error(missing ? `${LUA} is not on PATH: apt-get install lua5.1 (.ci/run installs it)` : `${LUA}: ${run.error.message}`);
-  }
-  if (run.status !== 0) throw new Error(`lua script failed: ${run.stderr.trim()}`);
-  return JSON.parse(run.stdout) as unknown;
+/** A Lua interpreter that runs a health script against `obj` and returns its result as JSON data. */
+export interface LuaRuntime {
+  /** Its name in test titles. */
+  readonly name: string;
+  /**
+   * Runs `script` as a Lua chunk with the global `obj` built from `obj` and returns the chunk's
+   * (first) return value as JSON data.
+   *
+   * In: JSON objects become tables with string keys, arrays become 1-based sequences, `null`
+   * becomes nil (a key that is absent; a hole in an array). Out: a table whose keys are exactly
+   * 1..n is an array, as is one that came in as an array (even when empty); any other table is
+   * an object; nil is `null`. Functions, cycles, NaN and infinities cannot come back and fail.
+   * @see https://www.lua.org/manual/5.1/manual.html#2.5.7 (table constructors)
+   */
+  run(script: string, obj: unknown): unknown;
 }
 
+/** What Lua 5.1 has and 5.3 does not, and what 5.3 added: run before every script under fengari. */
+const AS_LUA_51 = String.raw`
+unpack = table.unpack
+loadstring = load
+math.pow = function(x, y) return x ^ y end
+math.log10 = function(x) return math.log(x, 10) end
+table.unpack, table.move, rawlen, utf8 = nil, nil, nil, nil
+math.type, math.tointeger, math.ult, math.maxinteger, math.mininteger = nil, nil, nil, nil, nil
+string.pack, string.unpack, string.packsize, coroutine.isyieldable = nil, nil, nil, nil
+`;
+
+/** fengari (npm), narrowed to Lua 5.1: the runner `npm test` always has. */
+export const FENGARI: LuaRuntime = {
+  name: 'fengari (Lua 5.3 narrowed to 5.1)',
+  run(script, obj) {
+    const { lua, lauxlib, lualib, to_luastring, to_jsstring } = fengari;
+    const L = lauxlib.luaL_newstate();
+    lualib.luaL_openlibs(L);
+    const program = [AS_LUA_51, PRELUDE, 'print = function() end', program51(script, obj), 'return encode(result)'].join('\n');
+    if (lauxlib.luaL_loadstring(L, to_luastring(program)) !== lua.LUA_OK || lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
+      throw new Error(`lua script failed: ${to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('(no message)'))}`);
+    }
+    return JSON.parse(to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('null'))) as unknown;
+  },
+};
+
+const LUA51 = 'lua5.1';
+
+/** Debian's `lua5.1`, the reference interpreter, where it is on PATH. */
+export const LUA_51: LuaRuntime = {
+  name: LUA51,
+  run(script, obj) {
+    const program = [PRELUDE, program51(script, obj), 'io.write(encode(result))'].join('\n');
+    const run = spawnSync(LUA51, ['-'], { input: program, env: process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (run.error) throw new Error(`${LUA51}: ${run.error.message}`);
+    if (run.status !== 0) throw new Error(`lua script failed: ${run.stderr.trim().replace(/^lua5\.1: /, '')}`);
+    return JSON.parse(run.stdout) as unknown;
+  },
+};
+
+/** Whether `lua5.1` is on PATH. */
+export function hasLua51(): boolean {
+  return !spawnSync(LUA51, ['-v'], { encoding: 'utf8' }).error;
+}
+
+/** Every Lua runner this machine has: fengari always, `lua5.1` where it is on PATH. */
+export const LUA_RUNTIMES: readonly LuaRuntime[] = hasLua51() ? [FENGARI, LUA_51] : [FENGARI];
+
+/** Runs `script` under fengari narrowed to Lua 5.1 ({@link LuaRuntime.run}). */
+export function runLua(script: string, obj: unknown): unknown {
+  return FENGARI.run(script, obj);
+}
+
+/**
+ * Fails unless `script` parses as Lua 5.1: `goto`, labels, `//`, bitwise operators and the
+ * other syntax of later versions are errors.
+ * @see https://github.com/fstirlitz/luaparse (luaVersion '5.1')
+ */
+export function assertLua51(script: string): void {
+  parse(script, { luaVersion: '5.1' });
+}
+
+/** The Lua that loads `script`, runs it with `obj` and leaves its result in `result`, or fails with its error. */
+function program51(script: string, obj: unknown): string {
+  return [
+    `obj = ${toLua(obj)}`,
+    `local chunk, err = loadstring(${luaString(script)}, "=script")`,
+    'if not chunk then error(err, 0) end',
+    'local ok, value = pcall(chunk)',
+    'if not ok then error(tostring(value), 0) end',
+    'result = value',
+  ].join('\n');
+}
 /** `value` as a Lua expression. */
 function toLua(value: unknown): string {
   if (value === null || value === undefined) return 'nil';
@@ -46,7 +123,8 @@ function toLua(value: unknown): string {
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`runLua: ${value} has no JSON form`);
-    return String(value);
+    // A float literal: gopher-lua's numbers are all float64, and fengari's integers are 32-bit.
+    return Number.isInteger(value) && !/e/.test(String(value)) ? `${value}.0` : String(value);
   }
   if (Array.isArray(value)) {
     // Explicit indices: a null element must leave a hole at its own index, not shift the rest.
@@ -94,7 +172,7 @@ end
 
 local function encode_number(n)
   if n ~= n or n == math.huge or n == -math.huge then error('cannot encode ' .. tostring(n) .. ' as JSON') end
-  if n == math.floor(n) and math.abs(n) < 2^53 then return string.format('%d', n) end
+  if n == math.floor(n) and math.abs(n) < 2^53 then return string.format('%.0f', n) end
   local short = string.format('%.14g', n)
   if tonumber(short) == n then return short end
   return string.format('%.17g', n)
