@@ -103,9 +103,9 @@ describe('fit MANIFEST', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/dry-run.md', () => {
   it('shows a real run of the example config: its manifest gives exactly the output it shows', async () => {
-    const section = readFileSync('README.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
+    const section = readFileSync('docs/dry-run.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
     const [, yaml] = /```yaml\n([\s\S]*?)```/.exec(section) ?? [];
     const [, shown] = /prints[^\n]*\n\n```\n([\s\S]*?)```/.exec(section) ?? [];
     const r = await fit([write(yaml, 'shop.yaml'), '--config', config]);
