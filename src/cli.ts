@@ -163,19 +163,21 @@ class Reporter {
     return paintErrors(this.paint.err, this.io.err);
   }
 
-  /**
-   * A problem of an input file, `file:line:col: field: message`.
-   * @param file the file as shown. @default - its path shown from where the user ran the command
-   */
-  public problem(p: Problem, file: string = this.paths.fromCwd(p.file)): void {
-    const line = formatProblem({ ...p, file });
+  /** A problem of an input file, `file:line:col: field: message` (files are named from where the user ran npm: {@link Reporter.loadOptions}). */
+  public problem(p: Problem): void {
+    const line = formatProblem(p);
     const at = line.indexOf(': ');
     this.io.err(at < 0 ? this.paint.err('red', line) : `${this.paint.err('red', line.slice(0, at + 1))}${line.slice(at + 1)}`);
   }
 
   /** `warning: file:line:col: field: message`. */
   public warning(p: Problem): void {
-    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem({ ...p, file: this.paths.fromCwd(p.file) })}`);
+    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem(p)}`);
+  }
+
+  /** How the config is loaded for this user: files named, in problems and their messages, from where they ran npm. */
+  public get loadOptions(): { readonly showPath: (path: string) => string } {
+    return { showPath: (path) => this.paths.show(path) };
   }
 }
 
@@ -191,10 +193,10 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build({ configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
-    const { platform, warnings } = loadPlatform(configPath);
+    const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
     generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
     return { platform, warnings, files: await renderer.finish() };
   } finally {
@@ -205,7 +207,7 @@ async function build({ configPath, root }: Options): Promise<{ platform: Platfor
 async function synth(say: Reporter, options: Options): Promise<number> {
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const { platform, warnings, files } = await build(options);
+    const { platform, warnings, files } = await build(say, options);
     const old = output.read();
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
@@ -231,7 +233,7 @@ async function check(say: Reporter, options: Options): Promise<number> {
   let drifts;
   let files;
   try {
-    files = (await build(options)).files;
+    files = (await build(say, options)).files;
     drifts = checkTree(output.read().files, files);
   } finally {
     output.close();
@@ -276,7 +278,7 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
-  const { files } = await build(options);
+  const { files } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
   const style = (risk: Risk, text: string) => {
@@ -297,7 +299,7 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
 /** `explain CLUSTER/POOL`: every resolved field with its origin, the instance types, prices and the cost bound (contract 5.3). */
 function explain(say: Reporter, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
   const [clusterId, poolName] = target.split('/');
-  const { platform } = loadPlatform(configPath, { provenance: true });
+  const { platform } = loadPlatform(configPath, { ...say.loadOptions, provenance: true });
   const explanation = explainPool(platform, clusterId, poolName);
   if (typeof explanation === 'string') {
     say.error(explanation);
@@ -325,10 +327,10 @@ function fit(say: Reporter, configPath: string, manifestPath: string, format: 't
   };
   // The manifest is named as the user gave it, and read from where they ran npm.
   const manifest = read(() => readManifest(say.paths.resolve(manifestPath), manifestPath));
-  const loaded = read(() => loadPlatform(configPath));
+  const loaded = read(() => loadPlatform(configPath, say.loadOptions));
   if (!manifest || !loaded) {
-    // The manifest's problems name it as the user gave it; the config's, from where the process runs.
-    for (const p of problems) say.problem(p, p.file === manifestPath ? p.file : undefined);
+    // The manifest is named as the user gave it; the config's files, from where they ran npm.
+    for (const p of problems) say.problem(p);
     say.err(`${problems.length} problem(s) found`);
     return EXIT.failed;
   }
