@@ -22,6 +22,8 @@ import { atLeast, Risk } from './review/risk';
 import { GeneratedTree, TreeError } from './review/tree';
 import { generate } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
+import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
+import { CHART_VERSION } from './config/chart-values-keys';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {
@@ -101,6 +103,10 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'init': return await init(say, spec, {
+        root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
+        repoURL: text('repo'), force: values.force === true, showPath: say.loadOptions.showPath,
+      });
       default: return await synth(say, options);
     }
   } catch (err) {
@@ -337,6 +343,44 @@ function fit(say: Reporter, configPath: string, manifestPath: string, format: 't
   const answers = fitWorkloads(manifest.workloads, loaded.platform);
   if (format === 'json') say.out(fitJson(answers, manifest.skipped));
   else for (const line of fitTerminal(answers, manifest.skipped)) say.out(line);
+  return EXIT.ok;
+}
+
+/**
+ * `init CLUSTER --terraform FILE`: config/ becomes the user's first cluster (src/init). Says
+ * what it wrote and removed, what it kept, whether gitops.repoURL still needs changing, and
+ * the commands to run next.
+ */
+async function init(say: Reporter, spec: CommandSpec, request: InitRequest): Promise<number> {
+  let result;
+  try {
+    result = await initRepository(request);
+  } catch (err) {
+    if (err instanceof InitUsageError) return usage(say, spec, [err.message]);
+    if (!(err instanceof InitRefused)) throw err;
+    say.error(`${err.message}; nothing was written`);
+    return EXIT.failed;
+  }
+  const show = (path: string) => say.paths.show(join(request.root, path));
+  for (const w of result.warnings) say.warning(w);
+  for (const path of result.written) {
+    say.out(path.endsWith('/platform.yaml')
+      ? `wrote ${show(path)}: cluster ${request.cluster} (terraform/${request.cluster}.json), Karpenter ${CHART_VERSION}, one example team: ${result.team}`
+      : `wrote ${show(path)}: a copy of ${say.paths.show(request.terraformFile)}`);
+  }
+  for (const path of result.removed) say.out(`removed ${show(path)} (the example's)`);
+  for (const path of result.kept) say.out(`kept ${show(path)}: not the example's; remove it if your fleet does not use it`);
+  const repo = result.repo;
+  if (repo.from === 'example') {
+    say.outIn('yellow', `gitops.repoURL is still the example's, ${repo.url}: set it in ${show(`${CONFIG_DIR}/platform.yaml`)} to the URL Argo CD clones this repository from (or run init again with --repo URL)`);
+  } else {
+    say.out(`gitops.repoURL: ${repo.url}${repo.from === 'old-config' ? ' (kept from the config it replaced)' : ''}`);
+  }
+  say.out('');
+  say.out('next:');
+  say.out(`  1. rename team ${result.team} in ${show(`${CONFIG_DIR}/platform.yaml`)} to your first team (or keep it), then: npm run synth`);
+  say.out('     synth replaces the example\'s dist/ and argocd/ with your fleet\'s');
+  say.out('  2. npm run check, then commit config/, dist/ and argocd/ together (docs/making-it-yours.md)');
   return EXIT.ok;
 }
 

@@ -82,6 +82,34 @@ export const COMMAND_SPECS = {
     examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json'],
     notes: 'exit codes: 0 answered, 1 problems in the manifest or the config, 2 bad command line',
   },
+  init: {
+    name: 'init',
+    summary: 'make the cloned repository yours: config/ becomes your first cluster, the example goes',
+    description: 'Replaces config/platform.yaml with a fleet of one cluster, CLUSTER, that reads\n'
+      + 'terraform/CLUSTER.json: the gitops block, the Karpenter release the generator targets and one\n'
+      + 'example team. Copies FILE (the cluster\'s `terraform output -json`, from where you run npm) to\n'
+      + 'config/terraform/CLUSTER.json and removes the example\'s files. Checks everything first: on any\n'
+      + 'problem nothing is written. Refuses when config/ is no longer the untouched example (which\n'
+      + 'config/example.sha256 describes) unless --force. Then npm run synth replaces the example\'s dist/\n'
+      + 'and argocd/ with your fleet\'s (docs/making-it-yours.md).',
+    argument: {
+      name: 'CLUSTER',
+      missing: 'init needs the id of your first cluster, e.g. npm run init -- lab --terraform lab.json',
+    },
+    options: [
+      {
+        name: 'terraform', value: 'FILE', required: 'init needs --terraform FILE: the cluster\'s `terraform output -json` saved in a file',
+        help: 'the cluster\'s `terraform output -json`, from where you run npm (required)',
+      },
+      { name: 'repo', value: 'URL', help: 'gitops.repoURL, where Argo CD reads dist/ (default: config/platform.yaml\'s)' },
+      { name: 'force', help: 'replace config/platform.yaml even when config/ is not the example (other files stay)' },
+    ],
+    examples: [
+      'npm run init -- lab --terraform ../infra/lab.json',
+      'npm run init -- lab --terraform lab.json --repo https://github.com/acme/platform-gitops.git',
+    ],
+    notes: 'exit codes: 0 done, 1 failed (problems, or config/ not the example: nothing written), 2 bad usage',
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** A command `run` takes. */
