@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -94,6 +95,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     root: outdir !== undefined ? say.paths.resolve(outdir) : cdk8sRoot(env) ?? process.cwd(),
   };
   const format = text('format');
+  const cleared = clearedByCdk8s(env);
   try {
     switch (name as CommandName) {
       case 'check': return await check(say, options);
@@ -112,7 +114,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   } catch (err) {
     if (err instanceof InputError) {
       for (const p of err.problems) say.problem(p);
-      say.err(`${err.problems.length} problem(s) found; nothing was written`);
+      say.err(`${err.problems.length} problem(s) found; nothing was written${cleared ?? ''}`);
       return EXIT.failed;
     }
     if (err instanceof GitError) {
@@ -124,13 +126,13 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       return EXIT.failed;
     }
     if (err instanceof OutputError) {
-      say.error(`${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
+      say.error(`${err.message}${err.unchanged ? `; nothing was changed${cleared ?? ''}` : ''}`);
       return EXIT.failed;
     }
     // The file system refused (a file where a folder should be, no space, no permission):
     // the change has been undone.
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-    say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed`);
+    say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed${cleared ?? ''}`);
     return EXIT.failed;
   }
 }
@@ -399,6 +401,20 @@ function cdk8sRoot(env: NodeJS.ProcessEnv): string | undefined {
   const outdir = env.CDK8S_OUTDIR;
   if (!outdir) return undefined;
   return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : resolve(outdir);
+}
+
+/**
+ * What to add to "nothing was written" when the cdk8s CLI ran us: it deletes its output folder
+ * (cdk8s.yaml's `output`, dist/) before it runs the app, so a failed `npx cdk8s synth` leaves no
+ * dist/ whatever the app does. Undefined when that folder is there (`cdk8s synth --stdout`
+ * passes a fresh temporary one) or the cdk8s CLI did not run us.
+ * @see https://github.com/cdk8s-team/cdk8s-cli/blob/2.x/src/cli/cmds/synth.ts (`fs.rmSync(outdir)` before `synthApp`)
+ */
+function clearedByCdk8s(env: NodeJS.ProcessEnv): string | undefined {
+  const outdir = env.CDK8S_OUTDIR;
+  if (!outdir || existsSync(resolve(outdir))) return undefined;
+  return `, but the cdk8s CLI deleted ${outdir}/ before it ran karpenter-gitops: restore it with git checkout -- ${outdir}/ `
+    + '(npm run synth leaves it as it was when a run fails)';
 }
 
 /** The short table synth prints: one row per pool, with the number of instance types it admits. */
