@@ -133,6 +133,27 @@ describe('npm run init, in a clone of the example', () => {
     expect([...tree(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json', 'config/terraform/prod.json']);
   });
 
+  it('prints what docs/making-it-yours.md shows', () => {
+    const doc = readFileSync('docs/making-it-yours.md', 'utf8');
+    const block = (first: string) => [...doc.matchAll(/```\n([^`]*)```/g)].map((m) => m[1].trimEnd()).find((b) => b.startsWith(first)) ?? '';
+    // The documented run: the repository and ../lab.json beside it.
+    const outer = mkdtempSync(join(tmpdir(), 'kg-init-doc-'));
+    try {
+      const clone = join(outer, 'repo');
+      cpSync(repo, clone, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+      cpSync(TERRAFORM, join(outer, 'lab.json'));
+      const init = npm(clone, 'init', ['lab', '--terraform', '../lab.json', '--repo', 'https://github.com/north/platform-gitops.git']);
+      expect(init.status).toBe(0);
+      expect(init.stdout.split('\n').slice(0, 5).join('\n')).toBe(block('wrote config/platform.yaml').replace('1.14.1', CHART_VERSION));
+    } finally {
+      rmSync(outer, { recursive: true, force: true });
+    }
+    const platform = join(repo, 'config/platform.yaml');
+    writeFileSync(platform, `${readFileSync(platform, 'utf8')}\n`);
+    writeFileSync(join(repo, 'config/terraform/prod.json'), '{}');
+    expect(npm(repo, 'init', ['lab', '--terraform', TERRAFORM]).stderr.trimEnd()).toBe(block('error: config/ is no longer'));
+  });
+
   it('takes a Terraform outputs file the user already copied to config/terraform/CLUSTER.json as no edit of the example', () => {
     cpSync(TERRAFORM, join(repo, 'config/terraform/north-lab.json'));
     const init = npm(repo, 'init', ['north-lab', '--terraform', 'config/terraform/north-lab.json']);
