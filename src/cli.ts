@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -22,6 +23,8 @@ import { atLeast, Risk } from './review/risk';
 import { GeneratedTree, TreeError } from './review/tree';
 import { generate } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
+import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
+import { CHART_VERSION } from './config/chart-values-keys';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {
@@ -92,6 +95,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     root: outdir !== undefined ? say.paths.resolve(outdir) : cdk8sRoot(env) ?? process.cwd(),
   };
   const format = text('format');
+  const cleared = clearedByCdk8s(env);
   try {
     switch (name as CommandName) {
       case 'check': return await check(say, options);
@@ -101,12 +105,16 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'init': return await init(say, spec, {
+        root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
+        repoURL: text('repo'), force: values.force === true, showPath: say.loadOptions.showPath,
+      });
       default: return await synth(say, options);
     }
   } catch (err) {
     if (err instanceof InputError) {
       for (const p of err.problems) say.problem(p);
-      say.err(`${err.problems.length} problem(s) found; nothing was written`);
+      say.err(`${err.problems.length} problem(s) found; nothing was written${cleared ?? ''}`);
       return EXIT.failed;
     }
     if (err instanceof GitError) {
@@ -118,13 +126,13 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       return EXIT.failed;
     }
     if (err instanceof OutputError) {
-      say.error(`${err.message}${err.unchanged ? '; nothing was changed' : ''}`);
+      say.error(`${err.message}${err.unchanged ? `; nothing was changed${cleared ?? ''}` : ''}`);
       return EXIT.failed;
     }
     // The file system refused (a file where a folder should be, no space, no permission):
     // the change has been undone.
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-    say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed`);
+    say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed${cleared ?? ''}`);
     return EXIT.failed;
   }
 }
@@ -163,19 +171,21 @@ class Reporter {
     return paintErrors(this.paint.err, this.io.err);
   }
 
-  /**
-   * A problem of an input file, `file:line:col: field: message`.
-   * @param file the file as shown. @default - its path shown from where the user ran the command
-   */
-  public problem(p: Problem, file: string = this.paths.fromCwd(p.file)): void {
-    const line = formatProblem({ ...p, file });
+  /** A problem of an input file, `file:line:col: field: message` (files are named from where the user ran npm: {@link Reporter.loadOptions}). */
+  public problem(p: Problem): void {
+    const line = formatProblem(p);
     const at = line.indexOf(': ');
     this.io.err(at < 0 ? this.paint.err('red', line) : `${this.paint.err('red', line.slice(0, at + 1))}${line.slice(at + 1)}`);
   }
 
   /** `warning: file:line:col: field: message`. */
   public warning(p: Problem): void {
-    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem({ ...p, file: this.paths.fromCwd(p.file) })}`);
+    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem(p)}`);
+  }
+
+  /** How the config is loaded for this user: files named, in problems and their messages, from where they ran npm. */
+  public get loadOptions(): { readonly showPath: (path: string) => string } {
+    return { showPath: (path) => this.paths.show(path) };
   }
 }
 
@@ -191,10 +201,10 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build({ configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
-    const { platform, warnings } = loadPlatform(configPath);
+    const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
     generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
     return { platform, warnings, files: await renderer.finish() };
   } finally {
@@ -205,7 +215,7 @@ async function build({ configPath, root }: Options): Promise<{ platform: Platfor
 async function synth(say: Reporter, options: Options): Promise<number> {
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const { platform, warnings, files } = await build(options);
+    const { platform, warnings, files } = await build(say, options);
     const old = output.read();
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
@@ -231,7 +241,7 @@ async function check(say: Reporter, options: Options): Promise<number> {
   let drifts;
   let files;
   try {
-    files = (await build(options)).files;
+    files = (await build(say, options)).files;
     drifts = checkTree(output.read().files, files);
   } finally {
     output.close();
@@ -276,7 +286,7 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
-  const { files } = await build(options);
+  const { files } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
   const style = (risk: Risk, text: string) => {
@@ -297,7 +307,7 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
 /** `explain CLUSTER/POOL`: every resolved field with its origin, the instance types, prices and the cost bound (contract 5.3). */
 function explain(say: Reporter, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
   const [clusterId, poolName] = target.split('/');
-  const { platform } = loadPlatform(configPath, { provenance: true });
+  const { platform } = loadPlatform(configPath, { ...say.loadOptions, provenance: true });
   const explanation = explainPool(platform, clusterId, poolName);
   if (typeof explanation === 'string') {
     say.error(explanation);
@@ -325,16 +335,54 @@ function fit(say: Reporter, configPath: string, manifestPath: string, format: 't
   };
   // The manifest is named as the user gave it, and read from where they ran npm.
   const manifest = read(() => readManifest(say.paths.resolve(manifestPath), manifestPath));
-  const loaded = read(() => loadPlatform(configPath));
+  const loaded = read(() => loadPlatform(configPath, say.loadOptions));
   if (!manifest || !loaded) {
-    // The manifest's problems name it as the user gave it; the config's, from where the process runs.
-    for (const p of problems) say.problem(p, p.file === manifestPath ? p.file : undefined);
+    // The manifest is named as the user gave it; the config's files, from where they ran npm.
+    for (const p of problems) say.problem(p);
     say.err(`${problems.length} problem(s) found`);
     return EXIT.failed;
   }
   const answers = fitWorkloads(manifest.workloads, loaded.platform);
   if (format === 'json') say.out(fitJson(answers, manifest.skipped));
   else for (const line of fitTerminal(answers, manifest.skipped)) say.out(line);
+  return EXIT.ok;
+}
+
+/**
+ * `init CLUSTER --terraform FILE`: config/ becomes the user's first cluster (src/init). Says
+ * what it wrote and removed, what it kept, whether gitops.repoURL still needs changing, and
+ * the commands to run next.
+ */
+async function init(say: Reporter, spec: CommandSpec, request: InitRequest): Promise<number> {
+  let result;
+  try {
+    result = await initRepository(request);
+  } catch (err) {
+    if (err instanceof InitUsageError) return usage(say, spec, [err.message]);
+    if (!(err instanceof InitRefused)) throw err;
+    say.error(`${err.message}; nothing was written`);
+    return EXIT.failed;
+  }
+  const show = (path: string) => say.paths.show(join(request.root, path));
+  for (const w of result.warnings) say.warning(w);
+  for (const path of result.written) {
+    say.out(path.endsWith('/platform.yaml')
+      ? `wrote ${show(path)}: cluster ${request.cluster} (terraform/${request.cluster}.json), Karpenter ${CHART_VERSION}, one example team: ${result.team}`
+      : `wrote ${show(path)}: a copy of ${say.paths.show(request.terraformFile)}`);
+  }
+  for (const path of result.removed) say.out(`removed ${show(path)} (the example's)`);
+  for (const path of result.kept) say.out(`kept ${show(path)}: not the example's; remove it if your fleet does not use it`);
+  const repo = result.repo;
+  if (repo.from === 'example') {
+    say.outIn('yellow', `gitops.repoURL is still the example's, ${repo.url}: set it in ${show(`${CONFIG_DIR}/platform.yaml`)} to the URL Argo CD clones this repository from (or run init again with --repo URL)`);
+  } else {
+    say.out(`gitops.repoURL: ${repo.url}${repo.from === 'old-config' ? ' (kept from the config it replaced)' : ''}`);
+  }
+  say.out('');
+  say.out('next:');
+  say.out(`  1. rename team ${result.team} in ${show(`${CONFIG_DIR}/platform.yaml`)} to your first team (or keep it), then: npm run synth`);
+  say.out('     synth replaces the example\'s dist/ and argocd/ with your fleet\'s');
+  say.out('  2. npm run check, then commit config/, dist/ and argocd/ together (docs/making-it-yours.md)');
   return EXIT.ok;
 }
 
@@ -353,6 +401,20 @@ function cdk8sRoot(env: NodeJS.ProcessEnv): string | undefined {
   const outdir = env.CDK8S_OUTDIR;
   if (!outdir) return undefined;
   return basename(resolve(outdir)) === 'dist' ? dirname(resolve(outdir)) : resolve(outdir);
+}
+
+/**
+ * What to add to "nothing was written" when the cdk8s CLI ran us: it deletes its output folder
+ * (cdk8s.yaml's `output`, dist/) before it runs the app, so a failed `npx cdk8s synth` leaves no
+ * dist/ whatever the app does. Undefined when that folder is there (`cdk8s synth --stdout`
+ * passes a fresh temporary one) or the cdk8s CLI did not run us.
+ * @see https://github.com/cdk8s-team/cdk8s-cli/blob/2.x/src/cli/cmds/synth.ts (`fs.rmSync(outdir)` before `synthApp`)
+ */
+function clearedByCdk8s(env: NodeJS.ProcessEnv): string | undefined {
+  const outdir = env.CDK8S_OUTDIR;
+  if (!outdir || existsSync(resolve(outdir))) return undefined;
+  return `, but the cdk8s CLI deleted ${outdir}/ before it ran karpenter-gitops: restore it with git checkout -- ${outdir}/ `
+    + '(npm run synth leaves it as it was when a run fails)';
 }
 
 /** The short table synth prints: one row per pool, with the number of instance types it admits. */

@@ -163,7 +163,7 @@ describe('synth command', () => {
 describe('command line usage', () => {
   it.each([
     [['--no-such-flag'], 'synth', /^error: unknown option --no-such-flag for synth$/m],
-    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, upgrade/m],
+    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, init, upgrade/m],
     [['synth', 'extra'], 'synth', /^error: synth takes no arguments, got: extra$/m],
     [['--config'], 'synth', /^error: --config needs a value: --config FILE$/m],
     [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],
@@ -329,6 +329,16 @@ describe('paths, from where the user ran npm (INIT_CWD)', () => {
     const r = await synth(['--config', 'platform.yaml', '--outdir', '..'], { INIT_CWD: join(dir, 'config') });
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott"/m);
+  });
+
+  it('names files inside the messages of problems as seen from INIT_CWD too', async () => {
+    const config = join(dir, 'config/platform.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('    terraformOutputs: terraform/demo.json\n', '    terraformOutputs: terraform/demo.json\n    kubernetesVersion: "1.33"\n'));
+    const disagree = await synth(['--config', 'platform.yaml', '--outdir', '..'], { INIT_CWD: join(dir, 'config') });
+    expect(disagree.err).toMatch(/^platform\.yaml:\d+:\d+: clusters\.demo\.kubernetesVersion: is "1\.33", but cluster demo's Terraform output cluster_version is "1\.34" \(terraform\/demo\.json:\d+\)/m);
+    rmSync(join(dir, 'config/terraform/demo.json'));
+    const missing = await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir });
+    expect(missing.err).toMatch(/^config\/platform\.yaml:\d+:\d+: clusters\.demo\.terraformOutputs: file not found: config\/terraform\/demo\.json \(write it with: terraform output -json > config\/terraform\/demo\.json\)$/m);
   });
 
   it('names the stale files of check as seen from INIT_CWD', async () => {

@@ -9,10 +9,11 @@ const CONFIG: OptionSpec = {
   name: 'config', value: 'FILE',
   help: 'the platform config, from where you run npm (default: config/platform.yaml)',
 };
-const OUTDIR: OptionSpec = {
+/** `--outdir DIR`: where dist/ and argocd/ are, said as what the command does with them. */
+const outdirOption = (does: string): OptionSpec => ({
   name: 'outdir', value: 'DIR',
-  help: 'write DIR/dist and DIR/argocd, DIR from where you run npm (default: the repository root)',
-};
+  help: `${does}, DIR from where you run npm (default: the repository root)`,
+});
 const formatOption = (choices: readonly string[], help: string): OptionSpec => ({
   name: 'format', value: 'FORMAT', choices, noun: 'format', help: `${choices.join(' or ')} (default: terminal)${help}`,
 });
@@ -25,7 +26,7 @@ export const COMMAND_SPECS = {
     description: 'Reads the platform config and every Terraform outputs file it names, reports every problem at once\n'
       + '(nothing is written then), and makes dist/ and argocd/ hold exactly the generated files: new and\n'
       + 'changed files written, files of removed pools removed. Prints a table of pools and any warnings.',
-    options: [CONFIG, OUTDIR],
+    options: [CONFIG, outdirOption('write DIR/dist and DIR/argocd')],
     examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging'],
     notes: EXIT_CODES_NOTE,
   },
@@ -34,7 +35,7 @@ export const COMMAND_SPECS = {
     summary: 'exit 1 when dist/ or argocd/ differ from a fresh synth (the CI drift check)',
     description: 'Synthesizes in memory and compares with dist/ and argocd/ on disk, naming every stale, missing or\n'
       + 'extra file with a short diff. Writes nothing.',
-    options: [CONFIG, OUTDIR],
+    options: [CONFIG, outdirOption('compare DIR/dist and DIR/argocd on disk (nothing is written)')],
     examples: ['npm run check'],
     notes: 'exit codes: 0 up to date, 1 differs (or input problems), 2 bad command line',
   },
@@ -45,7 +46,7 @@ export const COMMAND_SPECS = {
       + 'says whether it deletes pools, replaces nodes, changes capacity or the controller, and why.',
     options: [
       { name: 'base', value: 'REF', required: 'diff needs --base REF (e.g. --base origin/main)', help: 'the git ref to compare with, e.g. origin/main (required)' },
-      CONFIG, OUTDIR,
+      CONFIG, outdirOption('compare DIR/dist and DIR/argocd as committed at REF (nothing is written)'),
       formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
       { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
       {
@@ -80,6 +81,34 @@ export const COMMAND_SPECS = {
     options: [CONFIG, formatOption(['terminal', 'json'], '; json prints one object')],
     examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json'],
     notes: 'exit codes: 0 answered, 1 problems in the manifest or the config, 2 bad command line',
+  },
+  init: {
+    name: 'init',
+    summary: 'make the cloned repository yours: config/ becomes your first cluster, the example goes',
+    description: 'Replaces config/platform.yaml with a fleet of one cluster, CLUSTER, that reads\n'
+      + 'terraform/CLUSTER.json: the gitops block, the Karpenter release the generator targets and one\n'
+      + 'example team. Copies FILE (the cluster\'s `terraform output -json`, from where you run npm) to\n'
+      + 'config/terraform/CLUSTER.json and removes the example\'s files. Checks everything first: on any\n'
+      + 'problem nothing is written. Refuses when config/ is no longer the untouched example (which\n'
+      + 'config/example.sha256 describes) unless --force. Then npm run synth replaces the example\'s dist/\n'
+      + 'and argocd/ with your fleet\'s (docs/making-it-yours.md).',
+    argument: {
+      name: 'CLUSTER',
+      missing: 'init needs the id of your first cluster, e.g. npm run init -- lab --terraform lab.json',
+    },
+    options: [
+      {
+        name: 'terraform', value: 'FILE', required: 'init needs --terraform FILE: the cluster\'s `terraform output -json` saved in a file',
+        help: 'the cluster\'s `terraform output -json`, from where you run npm (required)',
+      },
+      { name: 'repo', value: 'URL', help: 'gitops.repoURL, where Argo CD reads dist/ (default: config/platform.yaml\'s)' },
+      { name: 'force', help: 'replace config/platform.yaml even when config/ is not the example (other files stay)' },
+    ],
+    examples: [
+      'npm run init -- lab --terraform ../infra/lab.json',
+      'npm run init -- lab --terraform lab.json --repo https://github.com/acme/platform-gitops.git',
+    ],
+    notes: 'exit codes: 0 done, 1 failed (problems, or config/ not the example: nothing written), 2 bad usage',
   },
 } as const satisfies Record<string, CommandSpec>;
 

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 
 /**
  * The folder the user ran the command in. npm runs a script in the package root and
@@ -34,14 +34,5 @@ export class UserPaths {
     const rel = relative(this.dir, path);
     if (rel === '') return '.';
     return rel.startsWith('..') && path.length < rel.length ? path : rel;
-  }
-
-  /**
-   * A path that code of this process shows relative to the process's working directory
-   * (a problem's file), shown relative to where the user ran the command instead.
-   */
-  public fromCwd(path: string): string {
-    if (this.dir === process.cwd()) return path;
-    return this.show(isAbsolute(path) ? path : resolve(path));
   }
 }

@@ -55,12 +55,15 @@ export function readInput(path: string, displayPath: string, options: InputOptio
   }
 }
 
-/** The repository (the nearest folder above `path` holding `.git`), or `path`'s own folder when there is none. */
-export function repositoryOf(path: string): { readonly dir: string; readonly name: string; readonly isRepository: boolean } {
+/**
+ * The repository (the nearest folder above `path` holding `.git`), or `path`'s own folder when there is none.
+ * @param show how its name shows a folder. @default - relative to the working directory
+ */
+export function repositoryOf(path: string, show: (dir: string) => string = (d) => relative(process.cwd(), d) || '.'): { readonly dir: string; readonly name: string; readonly isRepository: boolean } {
   const start = dirname(path);
   for (let d = start; ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) return { dir: d, name: `the repository (${relative(process.cwd(), d) || '.'})`, isRepository: true };
-    if (dirname(d) === d) return { dir: start, name: `the config's folder (${relative(process.cwd(), start) || '.'})`, isRepository: false };
+    if (existsSync(join(d, '.git'))) return { dir: d, name: `the repository (${show(d)})`, isRepository: true };
+    if (dirname(d) === d) return { dir: start, name: `the config's folder (${show(start)})`, isRepository: false };
   }
 }
 

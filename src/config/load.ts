@@ -15,7 +15,15 @@ import { readTerraformOutputs, TerraformResult } from './terraform';
 export interface LoadOptions {
   /** Record, for every pool field, the level and line that set it (`npm run explain`). @default false */
   readonly provenance?: boolean;
+  /**
+   * How a file is named in problems and inside their messages, given its absolute path (the
+   * command line shows files from where the user ran npm). @default - relative to the working directory
+   */
+  readonly showPath?: (path: string) => string;
 }
+
+/** A path relative to the working directory. */
+const fromWorkingDirectory = (path: string): string => relative(process.cwd(), path) || '.';
 
 /** What a successful load returns: the platform and the warnings to print. */
 export interface LoadResult {
@@ -31,7 +39,8 @@ export interface LoadResult {
  * {@link InputError} with every problem found when anything is wrong.
  */
 export function loadPlatform(configPath: string, options: LoadOptions = {}): LoadResult {
-  const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES));
+  const show = options.showPath ?? fromWorkingDirectory;
+  const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
   if (source.problems.length) throw new InputError(source.problems);
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
@@ -46,9 +55,9 @@ export function loadPlatform(configPath: string, options: LoadOptions = {}): Loa
   const { rest, dropped } = withoutInvalid(data, parsed.error.issues);
   const retry = rest === undefined ? undefined : platformSchema.safeParse(rest);
   const more = retry?.success
-    ? resolvePlatform(source, configPath, retry.data).problems
+    ? resolvePlatform(source, configPath, retry.data, { showPath: show }).problems
       .filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped))
-    : Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path).problems);
+    : Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path, show).problems);
   throw new InputError(dedupe([...schemaProblems, ...more]));
 }
 
@@ -58,7 +67,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   const warnings: Problem[] = [];
   const clusters: Cluster[] = [];
   for (const [id, cluster] of Object.entries(file.clusters)) {
-    const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs);
+    const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs, options.showPath ?? fromWorkingDirectory);
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
     const k = resolveKarpenter(source, file, id, cluster, tf.outputs);
@@ -204,19 +213,19 @@ function pathPrefixes(path: string): string[] {
 /** Largest platform.yaml accepted: a fleet of thousands of teams is well below it. */
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 /** Largest Terraform outputs file accepted: a real one is a few KiB. */
-const MAX_TERRAFORM_BYTES = 1024 * 1024;
+export const MAX_TERRAFORM_BYTES = 1024 * 1024;
 
 /** Input files resolve inside the config's repository (its folder without one): a planted link reads nothing else. */
-function inputOptions(configPath: string, maxBytes: number): InputOptions {
-  const repo = repositoryOf(resolve(configPath));
+function inputOptions(configPath: string, maxBytes: number, show: (path: string) => string): InputOptions {
+  const repo = repositoryOf(resolve(configPath), show);
   return { confineTo: repo.dir, confineName: repo.name, maxBytes };
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
-function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string): TerraformResult {
+function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string, show: (path: string) => string): TerraformResult {
   const tfPath = resolve(dirname(configPath), path);
-  const tfDisplay = relative(process.cwd(), tfPath) || tfPath;
-  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES));
+  const tfDisplay = show(tfPath);
+  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES, show));
   if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
     const repo = repositoryOf(resolve(configPath));
     const how = repo.isRepository

@@ -451,7 +451,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     teams: map(fileId, teamSchema.nullable()),
   });
 
-  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, clusterTeam: clusterTeamSchema, platform: platformSchema };
+  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, clusterTeam: clusterTeamSchema, platform: platformSchema, clusterId };
 }
 
 const SCHEMAS = defineSchemas(userMap, listOrMapOf);
@@ -459,6 +459,16 @@ const SCHEMAS = defineSchemas(userMap, listOrMapOf);
 export const poolFieldsSchema = SCHEMAS.poolFields;
 /** The whole of `config/platform.yaml`. */
 export const platformSchema = SCHEMAS.platform;
+/**
+ * Why `id` cannot be a cluster id (a key of `clusters`), by the schema's own rules, or undefined:
+ * `npm run init` checks the id it is given before it writes it.
+ */
+export function clusterIdProblem(id: string): string | undefined {
+  const issue = SCHEMAS.clusterId.safeParse(id).error?.issues[0];
+  if (!issue) return undefined;
+  return issue.code === 'too_big' ? 'is longer than 63 characters, the most a DNS-1123 label has' : issue.message;
+}
+
 /** Pool fields as written at one level of the inheritance chain. */
 export type PoolFields = z.infer<typeof poolFieldsSchema>;
 

@@ -17,3 +17,6 @@ export function isOutputPath(path: string): boolean {
 
 /** The staging area of an `npm run upgrade` in progress, inside {@link STATE_DIR}. */
 export const UPGRADE_TXN_DIR = 'upgrade-txn';
+
+/** The staging area of an `npm run init` in progress (its change of `config/`), inside {@link STATE_DIR}. */
+export const INIT_TXN_DIR = 'init-txn';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOps, REAL_FS } from './fs-ops';
-import { STATE_DIR, UPGRADE_TXN_DIR } from './layout';
+import { INIT_TXN_DIR, STATE_DIR, UPGRADE_TXN_DIR } from './layout';
 import { acquireLock, OutputLock } from './lock';
 import { OutputError } from './output-error';
 import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './transaction';
@@ -33,6 +33,9 @@ export class OutputDir {
     try {
       if (kindOf(join(state, UPGRADE_TXN_DIR)) !== 'missing') {
         throw new OutputError(`an npm run upgrade was interrupted (${STATE_DIR}/${UPGRADE_TXN_DIR} is left): run npm run upgrade -- VERSION again, it finishes or undoes that one first`);
+      }
+      if (kindOf(join(state, INIT_TXN_DIR)) !== 'missing') {
+        throw new OutputError(`an npm run init was interrupted (${STATE_DIR}/${INIT_TXN_DIR} is left): run npm run init -- CLUSTER --terraform FILE --force again, it finishes or undoes that one first`);
       }
       // Refuse links before a leftover change renames anything into the tree.
       readOutputTree(root);

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 
-/** One way the committed output differs from a fresh synth. */
+/** One way the output on disk differs from a fresh synth. */
 export interface Drift {
   /** Path relative to the output root. */
   readonly path: string;
@@ -30,7 +30,7 @@ export function checkTree(onDisk: ReadonlyMap<string, string>, fresh: ReadonlyMa
       continue;
     }
     const kind = before === undefined ? 'missing' : after === undefined ? 'extra' : 'stale';
-    const patch = createTwoFilesPatch(`${path} (committed)`, `${path} (synth)`, before ?? '', after ?? '', undefined, undefined, { context: 2 })
+    const patch = createTwoFilesPatch(`${path} (on disk)`, `${path} (generated)`, before ?? '', after ?? '', undefined, undefined, { context: 2 })
       .split('\n').slice(1).filter((l) => l !== '\\ No newline at end of file');
     const cut = patch.length > maxLines ? [...patch.slice(0, maxLines), `... ${patch.length - maxLines} more lines`] : patch;
     drifts.push({ path, kind, diff: cut.join('\n').trimEnd() });

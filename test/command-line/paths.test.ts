@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { UserPaths, userDir } from '../../src/command-line/paths';
 
 describe('userDir: where the user ran npm', () => {
@@ -29,10 +29,5 @@ describe('UserPaths', () => {
     expect(paths.show('/repo/dist/x.yaml')).toBe('../dist/x.yaml');
     expect(paths.show('/repo/config')).toBe('.');
     expect(paths.show('/tmp/a')).toBe('/tmp/a');
-  });
-
-  it('shows a path relative to the working directory from the user\'s folder', () => {
-    expect(new UserPaths(process.cwd()).fromCwd('config/platform.yaml')).toBe('config/platform.yaml');
-    expect(new UserPaths(resolve('config')).fromCwd('config/platform.yaml')).toBe('platform.yaml');
   });
 });

@@ -45,6 +45,9 @@ describe('check', () => {
     const r = await check();
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^stale: .*dist\/demo\/nodepools\/web\/web\.yaml$/m);
+    // The file on disk may be uncommitted: it is labelled for what it is.
+    expect(r.err).toMatch(/^\s+--- dist\/demo\/nodepools\/web\/web\.yaml \(on disk\)$/m);
+    expect(r.err).toMatch(/^\s+\+\+\+ dist\/demo\/nodepools\/web\/web\.yaml \(generated\)$/m);
     expect(r.err).toMatch(/^\s+-\s+consolidateAfter: 5m$/m);
     expect(r.err).toMatch(/^\s+\+\s+consolidateAfter: 30s$/m);
     expect(r.err).toMatch(/1 file\(s\) differ from a fresh synth: run `npm run synth`/);
