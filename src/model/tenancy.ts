@@ -193,11 +193,15 @@ export function tenancyRefusal(pod: PodAdmissionFacts, policy: TenancyPolicyMode
   const selecting = (g: GuardedPool) => pod.nodeSelector[NODEPOOL_LABEL] === g.pool || pod.nodeSelector[TEAM_LABEL] === g.team
     || (pod.nodeSelectorTerms ?? []).some((term) => term.matchExpressions.some((e) => e.operator === 'In'
       && ((e.key === NODEPOOL_LABEL && (e.values ?? []).includes(g.pool)) || (e.key === TEAM_LABEL && (e.values ?? []).includes(g.team)))));
-  const tolerateAll = pod.tolerations.some((t) => !t.key && t.operator === 'Exists' && (!t.effect || t.effect === 'NoSchedule'));
-  if (pod.ownedByDaemonSet && tolerateAll) return undefined;
+  if (daemonSetTolerateAll(pod)) return undefined;
   const pools = policy.pools.filter((g) => !g.namespaces.includes(pod.namespace) && (tolerating(g) || selecting(g)));
   if (pools.length === 0) return undefined;
   return { pool: pools[0], how: tolerating(pools[0]) ? 'tolerates' : 'selects', pools };
+}
+
+/** A DaemonSet's pod that tolerates every (NoSchedule) taint by a key-less Exists: the policy lets it pass. */
+export function daemonSetTolerateAll(pod: Pick<PodAdmissionFacts, 'tolerations' | 'ownedByDaemonSet'>): boolean {
+  return pod.ownedByDaemonSet && pod.tolerations.some((t) => !t.key && t.operator === 'Exists' && (!t.effect || t.effect === 'NoSchedule'));
 }
 
 /** A refusal as the policy's message words it. */
