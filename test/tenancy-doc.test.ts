@@ -46,7 +46,7 @@ describe('docs/tenancy.md', () => {
   it('shows the warning for a team without namespaces', () => {
     const [warning] = loadPlatform(project.configPath).warnings.map(formatProblem);
     const shown = blockStarting(/^warning: /)[0];
-    expect(shown.replace(/^warning: config\/platform\.yaml:\d+:\d+: /, '')).toBe(warning.replace(/^.*platform\.yaml:\d+:\d+: /, '')));
+    expect(shown.replace(/^warning: config\/platform\.yaml:\d+:\d+: /, '')).toBe(warning.replace(/^.*platform\.yaml:\d+:\d+: /, ''));
   });
 
   it('shows what fit prints', async () => {
