@@ -155,7 +155,7 @@ export function tenancyCel(policy: TenancyPolicyModel): TenancyCel {
     message: `'namespace ' + request.namespace + ' may not use team ' + ${first}.team + '\\'s pool ' + ${first}.pool + ' (the pod '`
       + ` + (${tolerates(first)} ? 'tolerates its taint ${DEDICATED_TAINT_KEY}=' + ${first}.team + ':NoSchedule' : 'selects it by ${NODEPOOL_LABEL} or ${TEAM_LABEL}')`
       + ` + '): only pods of namespaces ' + ${first}.namespaces.join(', ') + ' may'`
-      + ' + (variables.borrowed.size() > 1 ? \' (and \' + string(variables.borrowed.size() - 1) + \' more pools it may not use: \' + variables.borrowed.map(p, p.pool).join(\', \') + \')\' : \'\')',
+      + ' + (variables.borrowed.size() > 1 ? \'; in all, \' + string(variables.borrowed.size()) + \' pools it may not use: \' + variables.borrowed.map(p, p.pool).join(\', \') : \'\')',
     fallbackMessage: 'the pod tolerates or selects a team\'s pool that its namespace may not use (see docs/tenancy.md)',
     matchCondition: 'request.operation == \'CREATE\' || '
       + ['tolerations', 'nodeSelector', 'affinity'].map((f) => `has(object.spec.${f}) != has(oldObject.spec.${f}) || (has(object.spec.${f}) && object.spec.${f} != oldObject.spec.${f})`).join(' || '),
@@ -207,6 +207,6 @@ export function daemonSetTolerateAll(pod: Pick<PodAdmissionFacts, 'tolerations' 
 /** A refusal as the policy's message words it. */
 export function refusalMessage(namespace: string, r: Refusal): string {
   const how = r.how === 'tolerates' ? `tolerates its taint ${DEDICATED_TAINT_KEY}=${r.pool.team}:NoSchedule` : `selects it by ${NODEPOOL_LABEL} or ${TEAM_LABEL}`;
-  const more = r.pools.length > 1 ? ` (and ${r.pools.length - 1} more pools it may not use: ${r.pools.map((p) => p.pool).join(', ')})` : '';
+  const more = r.pools.length > 1 ? `; in all, ${r.pools.length} pools it may not use: ${r.pools.map((p) => p.pool).join(', ')}` : '';
   return `namespace ${namespace} may not use team ${r.pool.team}'s pool ${r.pool.pool} (the pod ${how}): only pods of namespaces ${r.pool.namespaces.join(', ')} may${more}`;
 }
