@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
 import { refusalMessage, tenancyPolicy, tenancyRefusal } from '../../src/model/tenancy';
+import { summaryMarkdown } from '../../src/model/summary';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
 import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodToleration, TOLERATE_ALL } from '../support/pods';
@@ -90,6 +91,13 @@ describe('the policy and its binding', () => {
     const none = aPlatform([aCluster([aPool({}, { name: 'web', team: 'web' })])]);
     expect([...synthesize(none).keys()].filter((f) => f.includes('polic'))).toEqual([]);
     expect(clusterApplications(none, none.clusters[0]).map((a) => a.file)).not.toContain('policies');
+  });
+
+  it('is summed up in dist/SUMMARY.md: who may use each team\'s pools, and the teams left open', () => {
+    expect(summaryMarkdown(tenancyPlatform({ tenancyAction: 'Audit' }), 'config/platform.yaml').split('\n')).toContain(
+      'Tenancy (Audit): team vision\'s pools for namespaces `vision`, `vision-batch`, `karpenter-smoke-tests`; team web\'s pools for namespaces `web`, `karpenter-smoke-tests`; '
+      + 'team shared\'s pools for namespaces `shared`, `karpenter-smoke-tests`; open to every namespace: team legacy.',
+    );
   });
 
   it('is delivered by <cluster>-policies before the pools, pruning like the pools\' Applications', () => {
