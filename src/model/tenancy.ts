@@ -110,34 +110,47 @@ export interface TenancyCel {
 /** A CEL string literal of a label key or taint key (no quotes or backslashes in them). */
 const q = (s: string) => `'${s}'`;
 
-/** CEL that is true when the pod tolerates the dedicated taint of the pool bound to `p`. @see tolerates in src/fit/tolerations.ts */
+/** CEL for the team of the pool named by `p`, and whether its nodes carry the team's taint. */
+const teamOf = (p: string) => `variables.teams[${p}]`;
+const dedicatedOf = (p: string) => `variables.dedicated[${p}]`;
+
+/** CEL that is true when the pod tolerates the dedicated taint of the pool named by `p`. @see tolerates in src/fit/tolerations.ts */
 function tolerates(p: string): string {
-  return `${p}.dedicated && variables.tolerations.exists(t, `
+  return `${dedicatedOf(p)} && variables.tolerations.exists(t, `
     + `(!has(t.effect) || t.effect == '' || t.effect == 'NoSchedule') && (!has(t.key) || t.key == '' || t.key == ${q(DEDICATED_TAINT_KEY)}) && `
-    + `((has(t.operator) && t.operator == 'Exists') || ((!has(t.operator) || t.operator == '' || t.operator == 'Equal') && (has(t.value) ? t.value : '') == ${p}.team)))`;
+    + `((has(t.operator) && t.operator == 'Exists') || ((!has(t.operator) || t.operator == '' || t.operator == 'Equal') && (has(t.value) ? t.value : '') == ${teamOf(p)})))`;
 }
 
-/** CEL that is true when the nodeSelector, or any required node affinity term, selects the pool bound to `p` or its team's label. */
+/** CEL that is true when the nodeSelector, or any required node affinity term, selects the pool named by `p` or its team's label. */
 function selects(p: string): string {
-  return `(${q(NODEPOOL_LABEL)} in variables.nodeSelector && variables.nodeSelector[${q(NODEPOOL_LABEL)}] == ${p}.pool) || `
-    + `(${q(TEAM_LABEL)} in variables.nodeSelector && variables.nodeSelector[${q(TEAM_LABEL)}] == ${p}.team) || `
+  return `(${q(NODEPOOL_LABEL)} in variables.nodeSelector && variables.nodeSelector[${q(NODEPOOL_LABEL)}] == ${p}) || `
+    + `(${q(TEAM_LABEL)} in variables.nodeSelector && variables.nodeSelector[${q(TEAM_LABEL)}] == ${teamOf(p)}) || `
     + 'variables.terms.exists(term, has(term.matchExpressions) && term.matchExpressions.exists(e, e.operator == \'In\' && has(e.values) && '
-    + `((e.key == ${q(NODEPOOL_LABEL)} && ${p}.pool in e.values) || (e.key == ${q(TEAM_LABEL)} && ${p}.team in e.values))))`;
+    + `((e.key == ${q(NODEPOOL_LABEL)} && ${p} in e.values) || (e.key == ${q(TEAM_LABEL)} && ${teamOf(p)} in e.values))))`;
 }
+
+/** The names of the policy's variables that hold its data, each a CEL literal that is JSON too (review reads them back). */
+export const TENANCY_DATA = { pools: 'pools', teams: 'teams', dedicated: 'dedicated', namespaces: 'namespaces' } as const;
 
 /**
- * The policy's CEL. `variables.pools` is a literal that is JSON as well (review reads it back);
- * `variables.borrowed` is the pools the pod touches outside their namespaces; a DaemonSet's pod
- * with a key-less Exists toleration passes without `borrowed` ever being evaluated.
+ * The policy's CEL. Its data are four literals that are JSON as well: `pools` (the guarded
+ * pools' names, in order), and by pool name its `teams`, whether it is `dedicated` and the
+ * `namespaces` that may use it. Kubernetes' CEL requires list and map literals to hold values
+ * of one type (HomogeneousAggregateLiterals), so a pool is not one map of mixed values.
+ * `borrowed` is the pools the pod touches outside their namespaces; a DaemonSet's pod with a
+ * key-less Exists toleration passes without `borrowed` ever being evaluated.
  */
 export function tenancyCel(policy: TenancyPolicyModel): TenancyCel {
-  const pools = JSON.stringify(policy.pools.map((p) => ({ pool: p.pool, team: p.team, dedicated: p.dedicated, namespaces: p.namespaces })));
+  const byPool = <T>(value: (g: GuardedPool) => T) => JSON.stringify(Object.fromEntries(policy.pools.map((g) => [g.pool, value(g)])));
   const first = 'variables.borrowed[0]';
   const spec = (field: string, empty: string) => `has(object.spec.${field}) ? object.spec.${field} : ${empty}`;
   const affinity = 'object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
   return {
     variables: [
-      { name: 'pools', expression: pools },
+      { name: TENANCY_DATA.pools, expression: JSON.stringify(policy.pools.map((g) => g.pool)) },
+      { name: TENANCY_DATA.teams, expression: byPool((g) => g.team) },
+      { name: TENANCY_DATA.dedicated, expression: byPool((g) => g.dedicated) },
+      { name: TENANCY_DATA.namespaces, expression: byPool((g) => g.namespaces) },
       { name: 'tolerations', expression: spec('tolerations', '[]') },
       { name: 'nodeSelector', expression: spec('nodeSelector', '{}') },
       {
@@ -149,13 +162,13 @@ export function tenancyCel(policy: TenancyPolicyModel): TenancyCel {
         expression: 'has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(r, r.kind == \'DaemonSet\' && has(r.controller) && r.controller) && '
           + 'variables.tolerations.exists(t, (!has(t.key) || t.key == \'\') && has(t.operator) && t.operator == \'Exists\' && (!has(t.effect) || t.effect == \'\' || t.effect == \'NoSchedule\'))',
       },
-      { name: 'borrowed', expression: `variables.pools.filter(p, !(request.namespace in p.namespaces) && ((${tolerates('p')}) || ${selects('p')}))` },
+      { name: 'borrowed', expression: `variables.pools.filter(p, !(request.namespace in variables.namespaces[p]) && ((${tolerates('p')}) || ${selects('p')}))` },
     ],
     validation: 'variables.daemonSetTolerateAll || variables.borrowed.size() == 0',
-    message: `'namespace ' + request.namespace + ' may not use team ' + ${first}.team + '\\'s pool ' + ${first}.pool + ' (the pod '`
-      + ` + (${tolerates(first)} ? 'tolerates its taint ${DEDICATED_TAINT_KEY}=' + ${first}.team + ':NoSchedule' : 'selects it by ${NODEPOOL_LABEL} or ${TEAM_LABEL}')`
-      + ` + '): only pods of namespaces ' + ${first}.namespaces.join(', ') + ' may'`
-      + ' + (variables.borrowed.size() > 1 ? \'; in all, \' + string(variables.borrowed.size()) + \' pools it may not use: \' + variables.borrowed.map(p, p.pool).join(\', \') : \'\')',
+    message: `'namespace ' + request.namespace + ' may not use team ' + ${teamOf(first)} + '\\'s pool ' + ${first} + ' (the pod '`
+      + ` + (${tolerates(first)} ? 'tolerates its taint ${DEDICATED_TAINT_KEY}=' + ${teamOf(first)} + ':NoSchedule' : 'selects it by ${NODEPOOL_LABEL} or ${TEAM_LABEL}')`
+      + ` + '): only pods of namespaces ' + variables.namespaces[${first}].join(', ') + ' may'`
+      + ' + (variables.borrowed.size() > 1 ? \'; in all, \' + string(variables.borrowed.size()) + \' pools it may not use: \' + variables.borrowed.join(\', \') : \'\')',
     fallbackMessage: 'the pod tolerates or selects a team\'s pool that its namespace may not use (see docs/tenancy.md)',
     matchCondition: 'request.operation == \'CREATE\' || '
       + ['tolerations', 'nodeSelector', 'affinity'].map((f) => `has(object.spec.${f}) != has(oldObject.spec.${f}) || (has(object.spec.${f}) && object.spec.${f} != oldObject.spec.${f})`).join(' || '),

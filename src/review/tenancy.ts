@@ -17,18 +17,26 @@ interface Guarded {
   readonly namespaces: readonly string[];
 }
 
-/** The pools a generated policy guards, or undefined when the body is not one (a hand-written policy). */
+/**
+ * The pools a generated policy guards, or undefined when the body is not one (a hand-written
+ * policy): its variables `pools`, `teams` and `namespaces` are literals that are JSON too
+ * (see tenancyCel in src/model/tenancy.ts).
+ */
 export function guardedPools(policy: Body): Guarded[] | undefined {
   const variables = obj(policy.spec).variables;
-  const pools = Array.isArray(variables) ? (variables as Body[]).find((v) => obj(v).name === 'pools') : undefined;
-  if (typeof pools?.expression !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(pools.expression);
-    if (!Array.isArray(parsed)) return undefined;
-    return parsed.filter((p): p is Guarded => typeof obj(p).pool === 'string' && typeof obj(p).team === 'string' && Array.isArray(obj(p).namespaces));
-  } catch {
-    return undefined;
-  }
+  const literal = (name: string): unknown => {
+    const found = Array.isArray(variables) ? (variables as unknown[]).map(obj).find((v) => v.name === name) : undefined;
+    if (typeof found?.expression !== 'string') return undefined;
+    try {
+      return JSON.parse(found.expression) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const [pools, teams, namespaces] = [literal('pools'), obj(literal('teams')), obj(literal('namespaces'))];
+  if (!Array.isArray(pools)) return undefined;
+  return pools.filter((p): p is string => typeof p === 'string' && typeof teams[p] === 'string' && Array.isArray(namespaces[p]))
+    .map((pool) => ({ pool, team: teams[pool] as string, namespaces: (namespaces[pool] as unknown[]).map(String) }));
 }
 
 /** `vision, vision-gpu (team vision); web (team web)`: pools grouped by team. */
@@ -97,9 +105,23 @@ export function tenancyFieldChanges(kind: string, before: Body, after: Body): Fi
   for (const [ns, pools] of [...losses].sort(([x], [y]) => cmp(x, y))) add(`namespace ${ns} loses pools ${byTeam(pools)}`, WHY.loses);
   for (const [ns, pools] of [...gains].sort(([x], [y]) => cmp(x, y))) add(`namespace ${ns} gains pools ${byTeam(pools)}`, WHY.gains);
   for (const p of now) if (!wasBy.has(p.pool)) add(`pool ${p.pool} (team ${p.team}) guarded: only namespaces ${p.namespaces.join(', ')}`, WHY.guarded);
+  const dedicated = (b: Body): Record<string, unknown> => {
+    const v = ((obj(b.spec).variables as Body[] | undefined) ?? []).find((x) => x.name === 'dedicated');
+    try {
+      return obj(JSON.parse(String(v?.expression)));
+    } catch {
+      return {};
+    }
+  };
+  const [dedicatedBefore, dedicatedAfter] = [dedicated(before), dedicated(after)];
+  for (const p of now) {
+    if (!wasBy.has(p.pool) || dedicatedBefore[p.pool] === dedicatedAfter[p.pool]) continue;
+    add(`pool ${p.pool} (team ${p.team}): ${dedicatedAfter[p.pool] === true ? 'dedicated: pods that tolerate its taint are checked' : 'no longer dedicated: only selecting it is checked'}`, WHY.rules);
+  }
   for (const p of was) if (!nowBy.has(p.pool)) add(`pool ${p.pool} (team ${p.team}) no longer guarded (was: ${p.namespaces.join(', ')})`, WHY.opened);
   // Anything else of the policy (its CEL, what it matches, the exempt namespaces).
-  const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => v.name !== 'pools') });
+  const data = new Set(['pools', 'teams', 'dedicated', 'namespaces']);
+  const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => !data.has(String(v.name))) });
   if (rest(before) !== rest(after)) add('policy rules changed (CEL, match constraints or exempt namespaces)', WHY.rules);
   return out;
 }

@@ -207,7 +207,7 @@ describe('what the policy admits', () => {
     expect(ds.evaluated).toEqual(['daemonSetTolerateAll', 'tolerations']);
     const borrowing = admit(pair, create('web', aDeploymentPod({ tolerations: [dedicated('vision')] })));
     // The ReplicaSet owner ends daemonSetTolerateAll before it reads the tolerations; each variable is computed once.
-    expect(borrowing.evaluated).toEqual(['daemonSetTolerateAll', 'borrowed', 'pools', 'tolerations', 'nodeSelector', 'terms']);
+    expect(borrowing.evaluated).toEqual(['daemonSetTolerateAll', 'borrowed', 'pools', 'namespaces', 'dedicated', 'tolerations', 'teams', 'nodeSelector', 'terms']);
   });
 });
 

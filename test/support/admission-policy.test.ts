@@ -68,6 +68,17 @@ describe('the admission stand-in', () => {
     expect(() => admit(aPolicy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] }), create())).toThrow(/authorizer is not emulated|not implemented/);
   });
 
+  it('fails when a list or map literal mixes types, which Kubernetes\' CEL does not compile', () => {
+    const mixed = aPolicy({ variables: [{ name: 'pools', expression: '[{"pool": "web", "dedicated": true}]' }], validations: [{ expression: 'variables.pools.size() == 1' }] });
+    expect(policyShapeProblems(mixed.policy)).toEqual([expect.stringMatching(/map values of types stringValue, boolValue/)]);
+    expect(() => admit(mixed, create())).toThrow(/HomogeneousAggregateLiterals/);
+    const mixedList = aPolicy({ validations: [{ expression: "['a', 1].size() == 2" }] });
+    expect(policyShapeProblems(mixedList.policy)).toEqual([expect.stringMatching(/list elements of types stringValue, int64Value/)]);
+    const uniform = aPolicy({ variables: [{ name: 'm', expression: '{"web": ["a", "b"], "ml": []}' }], validations: [{ expression: "variables.m.web[0] == 'a'" }] });
+    expect(policyShapeProblems(uniform.policy)).toEqual([]);
+    expect(admit(uniform, create()).outcome).toBe('admitted');
+  });
+
   it('reports the shape problems the API server would', () => {
     const { policy, binding } = aPolicy({});
     expect(policyShapeProblems(policy)).toEqual(['spec: validations or auditAnnotations: Required value']);

@@ -79,6 +79,8 @@ export function compile(expression: string): (bindings: Record<string, unknown>)
   let run = compiled.get(expression);
   if (run === undefined) {
     const parsed = parse(expression);
+    const mixed = heterogeneousLiteral(parsed.expr);
+    if (mixed) throw new Error(`admission-policy: ${mixed} in ${expression}: Kubernetes' CEL requires list and map literals of one type (HomogeneousAggregateLiterals)`);
     const missing = [...calledFunctions(parsed.expr)].filter((name) => !PLANNER_BUILTINS.has(name) && !env.funcs.find(name));
     if (missing.length > 0) throw new Error(`admission-policy: CEL function ${missing.join(', ')} (in ${expression}) is not implemented`);
     const planned = plan(env, parsed);
@@ -90,18 +92,60 @@ export function compile(expression: string): (bindings: Record<string, unknown>)
 
 type CelExpr = ReturnType<typeof parse>['expr'];
 
-function calledFunctions(expr: CelExpr | undefined, into = new Set<string>()): Set<string> {
+function childrenOf(expr: CelExpr | undefined): (CelExpr | undefined)[] {
   const kind = expr?.exprKind;
-  const children: (CelExpr | undefined)[] = kind?.case === 'selectExpr' ? [kind.value.operand]
+  return kind?.case === 'selectExpr' ? [kind.value.operand]
     : kind?.case === 'callExpr' ? [kind.value.target, ...kind.value.args]
       : kind?.case === 'listExpr' ? kind.value.elements
         : kind?.case === 'structExpr' ? kind.value.entries.flatMap((e) => [e.keyKind.case === 'mapKey' ? e.keyKind.value : undefined, e.value])
           : kind?.case === 'comprehensionExpr' ? [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result]
             : [];
-  for (const child of children) calledFunctions(child, into);
+}
+
+function calledFunctions(expr: CelExpr | undefined, into = new Set<string>()): Set<string> {
+  const kind = expr?.exprKind;
+  for (const child of childrenOf(kind ? expr : undefined)) calledFunctions(child, into);
   if (kind?.case === 'callExpr') into.add(kind.value.function);
   if (kind?.case === 'identExpr' && kind.value.name === 'authorizer') throw new Error('admission-policy: authorizer is not emulated');
   return into;
+}
+
+/**
+ * The first list or map literal whose elements (or keys, or values) are literals of different
+ * types, which Kubernetes' CEL environment refuses to compile (cel.HomogeneousAggregateLiterals
+ * in its base environment). Elements that are not literals have a type only the type checker
+ * knows and are left alone.
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/staging/src/k8s.io/apiserver/pkg/cel/environment/base.go
+ */
+function heterogeneousLiteral(expr: CelExpr | undefined): string | undefined {
+  let found: string | undefined;
+  const typeOf = (e: CelExpr | undefined): string | undefined => {
+    const kind = e?.exprKind;
+    if (kind?.case === 'constExpr') return kind.value.constantKind.case;
+    if (kind?.case === 'listExpr') {
+      const types = kind.value.elements.map(typeOf);
+      agree(types, 'list elements');
+      return `list(${types.find((t) => t !== undefined) ?? '?'})`;
+    }
+    if (kind?.case === 'structExpr' && kind.value.messageName === '') {
+      const keys = kind.value.entries.map((x) => (x.keyKind.case === 'mapKey' ? typeOf(x.keyKind.value) : undefined));
+      const values = kind.value.entries.map((x) => typeOf(x.value));
+      agree(keys, 'map keys');
+      agree(values, 'map values');
+      return `map(${keys.find((t) => t !== undefined) ?? '?'}, ${values.find((t) => t !== undefined) ?? '?'})`;
+    }
+    return undefined;
+  };
+  const agree = (types: (string | undefined)[], what: string) => {
+    const known = [...new Set(types.filter((t): t is string => t !== undefined && !t.includes('?')))];
+    if (known.length > 1 && found === undefined) found = `${what} of types ${known.join(', ')}`;
+  };
+  const walk = (e: CelExpr | undefined): void => {
+    typeOf(e);
+    for (const child of childrenOf(e)) walk(child);
+  };
+  walk(expr);
+  return found;
 }
 
 /** `variables`: a CEL map whose members are computed on first read, at most once (bufbuild's CelMap marker). */
@@ -141,6 +185,8 @@ export function toCel(value: unknown): unknown {
 export function admit(pair: PolicyPair, request: AdmissionRequest): Decision {
   const spec = obj(pair.policy.spec);
   const bindingSpec = obj(pair.binding.spec);
+  // The API server compiles every expression when the policy is created: one that does not compile never admits anything.
+  for (const e of expressionsOf(spec)) compile(e);
   const evaluated: string[] = [];
   const skipped: Decision = { outcome: 'skipped', warnings: [], audit: [], evaluated };
   if (bindingSpec.policyName !== obj(pair.policy.metadata).name) throw new Error('admission-policy: the binding names another policy');
@@ -315,9 +361,8 @@ export function policyShapeProblems(policy: JsonObject): string[] {
     if (!QUALIFIED_NAME.test(String(c.name))) problems.push(`spec.matchConditions[${i}].name: ${String(c.name)}`);
     if (typeof c.expression !== 'string' || c.expression === '') problems.push(`spec.matchConditions[${i}].expression: Required value`);
   });
-  // Every expression must compile (the API server type-checks it; here it parses and its functions exist).
-  const expressions = [...conditions.map((c) => c.expression), ...variables.map((v) => v.expression), ...validations.flatMap((v) => [v.expression, v.messageExpression])];
-  for (const e of expressions.filter((x): x is string => typeof x === 'string')) {
+  // Every expression must compile (the API server type-checks it; here it parses, its literals are homogeneous and its functions exist).
+  for (const e of expressionsOf(spec)) {
     try {
       compile(e);
     } catch (err) {
@@ -341,6 +386,16 @@ export function bindingShapeProblems(binding: JsonObject): string[] {
   for (const a of actions) if (!['Deny', 'Warn', 'Audit'].includes(a)) problems.push(`spec.validationActions: Unsupported value: ${a}`);
   if (actions.includes('Deny') && actions.includes('Warn')) problems.push('spec.validationActions: Deny and Warn may not be used together');
   return problems;
+}
+
+/** Every CEL expression of a policy's spec. */
+function expressionsOf(spec: JsonObject): string[] {
+  const all = [
+    ...list(spec.matchConditions).map((c) => obj(c).expression),
+    ...list(spec.variables).map((v) => obj(v).expression),
+    ...list(spec.validations).flatMap((v) => [obj(v).expression, obj(v).messageExpression]),
+  ];
+  return all.filter((x): x is string => typeof x === 'string');
 }
 
 function nameProblems(o: JsonObject): string[] {
