@@ -36,9 +36,12 @@ export class TenancyPolicy extends Construct {
       spec: {
         // Fail closed: a pod the policy cannot judge is refused (the exempt namespaces are never judged).
         failurePolicy: 'Fail',
+        // The API server's defaults written out (matchPolicy, objectSelector, scope), so Argo CD sees no diff.
         matchConstraints: {
-          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'] }],
+          matchPolicy: 'Equivalent',
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'], scope: '*' }],
           namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...p.exemptNamespaces] }] },
+          objectSelector: {},
         },
         matchConditions: [{ name: 'changes-scheduling', expression: cel.matchCondition }],
         variables: cel.variables.map((v) => ({ ...v })),

@@ -334,8 +334,11 @@ export function policyShapeProblems(policy: JsonObject): string[] {
     for (const field of ['apiGroups', 'apiVersions', 'operations', 'resources']) {
       if (list(r[field]).length === 0) problems.push(`spec.matchConstraints.resourceRules[${i}].${field}: Required value`);
     }
+    if (r.scope !== undefined && !['Cluster', 'Namespaced', '*'].includes(String(r.scope))) problems.push(`spec.matchConstraints.resourceRules[${i}].scope: ${String(r.scope)}`);
     for (const op of list(r.operations)) if (!['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(String(op))) problems.push(`spec.matchConstraints.resourceRules[${i}].operations: ${String(op)}`);
   });
+  const matchPolicy = obj(match).matchPolicy;
+  if (matchPolicy !== undefined && !['Exact', 'Equivalent'].includes(String(matchPolicy))) problems.push(`spec.matchConstraints.matchPolicy: ${String(matchPolicy)}`);
   list(obj(obj(match).namespaceSelector).matchExpressions).map(obj).forEach((e, i) => {
     const at = `spec.matchConstraints.namespaceSelector.matchExpressions[${i}]`;
     if (!QUALIFIED_NAME.test(String(e.key))) problems.push(`${at}.key: ${String(e.key)}`);
