@@ -61,9 +61,10 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
     const rejected: Rejection[] = [];
     for (const cluster of platform.clusters) {
       const policy = tenancyPolicy(cluster);
+      const admit = policy ? admissionOf(w, policy) : undefined;
       for (const pool of cluster.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);
-        const admission = policy ? { admission: admissionOf(w, pool.name, policy) } : {};
+        const admission = admit ? { admission: admit(pool.name) } : {};
         if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason, ...admission });
         else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes, ...admission });
       }
@@ -73,23 +74,29 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
 }
 
 /**
- * What the cluster's tenancy policy says about a workload's pods and one pool: it refuses the
+ * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
  * pod as written when the pod tolerates or selects a pool its namespace may not use (then
  * every pool of the cluster says so); otherwise the pool is open to the namespace when the
  * pool is not guarded, its team lists the namespace, or the namespace is exempt. A DaemonSet's
  * pods that tolerate every taint pass (see tenancyCel).
  */
-function admissionOf(w: Workload, pool: string, policy: TenancyPolicyModel): Admission {
+function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) => Admission {
   const facts = { ...w.pod, namespace: w.namespace, ownedByDaemonSet: w.kind === 'DaemonSet' };
-  if (daemonSetTolerateAll(facts)) return { allowed: true };
+  if (daemonSetTolerateAll(facts) || policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
   const refusal = tenancyRefusal(facts, policy);
-  if (refusal) return { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
-  const guarded: GuardedPool | undefined = policy.pools.find((g) => g.pool === pool);
-  if (!guarded || guarded.namespaces.includes(w.namespace) || policy.exemptNamespaces.includes(w.namespace)) return { allowed: true };
-  const chance = guarded.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
-  return {
-    allowed: false,
-    reason: `namespace ${w.namespace} may not use team ${guarded.team}'s pools (only ${guarded.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+  if (refusal) {
+    const refused = { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
+    return () => refused;
+  }
+  const guarded = new Map<string, GuardedPool>(policy.pools.map((g) => [g.pool, g]));
+  return (pool) => {
+    const g = guarded.get(pool);
+    if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
+    const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
+    return {
+      allowed: false,
+      reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+    };
   };
 }
 
