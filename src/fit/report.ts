@@ -53,7 +53,7 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
   return lines;
 }
 
-/** `; admission: allows namespace x` or `; admission: <why not>`, on a cluster with a tenancy policy. */
+/** `; admission: allowed` or `; admission: <why not>`, on a cluster with a tenancy policy. */
 function admissionText(p: PoolRef): string {
   if (!p.admission) return '';
   return p.admission.allowed ? '; admission: allowed' : `; admission: ${p.admission.reason ?? 'refused'}`;
