@@ -3,6 +3,7 @@
  * synth writes it, evaluated by test/support/admission-policy.ts (the API server's steps and
  * CEL environment, with @bufbuild/cel) against pods as a cluster holds them.
  */
+import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
@@ -10,7 +11,7 @@ import { refusalMessage, tenancyPolicy, tenancyRefusal } from '../../src/model/t
 import { summaryMarkdown } from '../../src/model/summary';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
-import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodToleration, TOLERATE_ALL } from '../support/pods';
+import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodOptions, PodToleration, Term, TOLERATE_ALL } from '../support/pods';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 
 /**
@@ -182,23 +183,38 @@ describe('what the policy admits', () => {
   });
 
   it('agrees with the TypeScript rule fit uses, case by case, message included', () => {
-    const policy = tenancyPolicy(tenancyPlatform().clusters[0]);
-    if (!policy) throw new Error('no policy');
     for (const [name, request] of CASES) {
-      const pod = request.object as { metadata: JsonObject; spec: JsonObject };
-      const spec = pod.spec as { tolerations?: PodToleration[]; nodeSelector?: Record<string, string>; affinity?: any };
-      const refusal = tenancyRefusal({
-        namespace: request.namespace,
-        tolerations: spec.tolerations ?? [],
-        nodeSelector: spec.nodeSelector ?? {},
-        nodeSelectorTerms: spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
-          ?.map((t: JsonObject) => ({ matchExpressions: t.matchExpressions ?? [] })),
-        ownedByDaemonSet: ((pod.metadata.ownerReferences as JsonObject[] | undefined) ?? []).some((r) => r.kind === 'DaemonSet' && r.controller === true),
-      }, policy);
-      const decision = admit(pair, request);
-      const cel = decision.message?.replace(/^.*denied request: /, '');
-      expect({ name, refused: refusal && refusalMessage(request.namespace, refusal) }).toEqual({ name, refused: cel });
+      const { cel, typescript } = bothRules(request);
+      expect({ name, typescript }).toEqual({ name, typescript: cel });
     }
+  });
+
+  it('agrees with the TypeScript rule on any pod (property: same refusal, same message)', () => {
+    const label = fc.constantFrom('karpenter.sh/nodepool', 'team', 'kubernetes.io/arch');
+    const value = fc.constantFrom('vision', 'vision-gpu', 'web', 'shared', 'legacy', 'amd64');
+    const toleration = fc.record({
+      key: fc.constantFrom('dedicated', 'nvidia.com/gpu', ''),
+      operator: fc.constantFrom('Exists', 'Equal', undefined),
+      value: fc.constantFrom('vision', 'web', 'shared', 'legacy', ''),
+      effect: fc.constantFrom('NoSchedule', 'NoExecute', 'PreferNoSchedule', undefined),
+    }).map(({ key, operator, value: v, effect }): PodToleration => {
+      // What the API server's pod validation lets through: no key means Exists, Exists takes no value.
+      const op = key === '' ? 'Exists' : operator;
+      return { ...(key ? { key } : {}), ...(op ? { operator: op } : {}), ...(op !== 'Exists' && v ? { value: v } : {}), ...(effect ? { effect } : {}) };
+    });
+    const expression = fc.record({ key: label, operator: fc.constantFrom('In', 'NotIn', 'Exists'), values: fc.uniqueArray(value, { minLength: 1, maxLength: 3 }) })
+      .map((e) => (e.operator === 'Exists' ? { key: e.key, operator: e.operator } : e));
+    const options = fc.record({
+      tolerations: fc.array(toleration, { maxLength: 3 }),
+      nodeSelector: fc.option(fc.dictionary(label, value, { maxKeys: 2 }), { nil: undefined }),
+      terms: fc.option(fc.array(fc.array(expression, { minLength: 1, maxLength: 2 }) as fc.Arbitrary<Term>, { minLength: 1, maxLength: 3 }), { nil: undefined }),
+    });
+    const make = fc.constantFrom(aDeploymentPod, aJobPod, aDaemonSetPod, aBarePod);
+    const namespace = fc.constantFrom('vision', 'vision-batch', 'web', 'shared', 'payments', 'karpenter-smoke-tests', 'kube-system');
+    fc.assert(fc.property(make, options, namespace, (pod, o, ns) => {
+      const { cel, typescript } = bothRules(create(ns, pod(o as PodOptions)));
+      expect(typescript).toEqual(cel);
+    }), { numRuns: 300, seed: 22 });
   });
 
   it('evaluates variables lazily: a DaemonSet\'s tolerate-all pod never computes what it borrows', () => {
@@ -210,6 +226,24 @@ describe('what the policy admits', () => {
     expect(borrowing.evaluated).toEqual(['daemonSetTolerateAll', 'borrowed', 'pools', 'namespaces', 'dedicated', 'tolerations', 'teams', 'nodeSelector', 'terms']);
   });
 });
+
+/** The refusal of the rendered policy (through the admission stand-in) and of the TypeScript rule, as messages. */
+function bothRules(request: AdmissionRequest): { cel?: string; typescript?: string } {
+  const policy = tenancyPolicy(tenancyPlatform().clusters[0]);
+  if (!policy) throw new Error('no policy');
+  const pod = request.object as { metadata: JsonObject; spec: JsonObject };
+  const spec = pod.spec as { tolerations?: PodToleration[]; nodeSelector?: Record<string, string>; affinity?: any };
+  const refusal = tenancyRefusal({
+    namespace: request.namespace,
+    tolerations: spec.tolerations ?? [],
+    nodeSelector: spec.nodeSelector ?? {},
+    nodeSelectorTerms: spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
+      ?.map((t: JsonObject) => ({ matchExpressions: t.matchExpressions ?? [] })),
+    ownedByDaemonSet: ((pod.metadata.ownerReferences as JsonObject[] | undefined) ?? []).some((r) => r.kind === 'DaemonSet' && r.controller === true),
+  }, policy);
+  const decision = admit(pair, request);
+  return { cel: decision.message?.replace(/^.*denied request: /, ''), typescript: refusal && refusalMessage(request.namespace, refusal) };
+}
 
 describe('updates', () => {
   const borrowing = aDeploymentPod({ tolerations: [dedicated('vision')] });
