@@ -8,10 +8,10 @@ import type { Platform } from './config/platform';
 import { HelmRepositoryChart } from './charts/helm-repository-chart';
 import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
-import { ARGOCD_FILES, bootstrapApplication, clusterApplications, poolsDir, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './model/applications';
+import { ARGOCD_FILES, bootstrapApplication, clusterApplications, policiesDir, poolsDir, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './model/applications';
 import { chartValues } from './model/controller-values';
 import { summaryMarkdown } from './model/summary';
-import { policiesDir, tenancyPolicy } from './model/tenancy';
+import { tenancyPolicy } from './model/tenancy';
 import { GeneratedFile, renderFile, sortedByPath } from './output/render';
 
 /** Options of {@link synthesize} and {@link generate}. */

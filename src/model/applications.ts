@@ -70,6 +70,11 @@ export function poolsDir(cluster: Cluster, team: string): string {
   return `dist/${cluster.id}/nodepools/${team}`;
 }
 
+/** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
+export function policiesDir(cluster: Cluster): string {
+  return `dist/${cluster.id}/policies`;
+}
+
 /**
  * The Applications of one cluster, in wave order: the CRDs, the controller, the tenancy policy
  * (when a team of the cluster lists namespaces, see docs/tenancy.md), one per team for
@@ -113,12 +118,13 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       prune: true,
       syncOptions: createNamespace(karpenter.namespace),
     },
+    // The clusters tenancyPolicy (model/tenancy.ts) gives a policy: a team of theirs lists namespaces.
     ...(cluster.pools.some((p) => p.namespaces !== undefined) ? [{
       ...base,
       file: 'policies',
       name: APP_NAMES.policies(cluster.id),
       wave: WAVES.policies,
-      sources: [{ ...git, path: `dist/${cluster.id}/policies` }],
+      sources: [{ ...git, path: policiesDir(cluster) }],
       destination: at(karpenter.namespace),
       // Prune stays on: the policy and its binding carry Prune=confirm/Delete=confirm, as the pools do.
       automated: true,

@@ -50,11 +50,6 @@ export interface TenancyPolicyModel {
   readonly action: TenancyAction;
 }
 
-/** The folder of a cluster's policy files, relative to the output root. */
-export function policiesDir(cluster: Cluster): string {
-  return `dist/${cluster.id}/policies`;
-}
-
 /** The tenancy policy of a cluster, or undefined when none of its teams lists namespaces. */
 export function tenancyPolicy(cluster: Cluster): TenancyPolicyModel | undefined {
   const pools: GuardedPool[] = cluster.pools.filter((p) => p.namespaces !== undefined).map((p) => ({
