@@ -47,7 +47,7 @@ const ALL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 /** Colour of the line of each class of change in `diff`. */
-const RISK_COLOURS: Partial<Record<Risk, Colour>> = { 'destructive': 'red', 'replaces-nodes': 'yellow', 'capacity': 'cyan', 'controller': 'magenta' };
+const RISK_COLOURS: Partial<Record<Risk, Colour>> = { 'destructive': 'red', 'replaces-nodes': 'yellow', 'capacity': 'cyan', 'access': 'bold', 'controller': 'magenta' };
 
 /**
  * Runs the command line and returns its exit code. Input errors are printed one

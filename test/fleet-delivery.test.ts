@@ -35,7 +35,7 @@ function fleet() {
         teams: { web: { limits: { cpu: '40' }, pools: { batch: { weight: 10 } } }, data: null },
       },
     },
-    teams: { web: { limits: { cpu: '10' }, pools: { batch: { limits: { cpu: '5' } } } }, data: {}, ml: {} },
+    teams: { web: { namespaces: ['web'], limits: { cpu: '10' }, pools: { batch: { limits: { cpu: '5' } } } }, data: { namespaces: ['data'] }, ml: { namespaces: ['ml'] } },
   });
   const project = writeProject({
     config,
@@ -141,10 +141,10 @@ describe('a two-cluster fleet', () => {
       }
     });
 
-    it('allows the pools, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
+    it('allows the pools, tenancy policies, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
       const created = new Set<string>(['apiextensions.k8s.io/CustomResourceDefinition', 'argoproj.io/Application']);
       for (const [path, text] of files) {
-        if (!/\/(nodepools|smoke-tests)\//.test(path)) continue;
+        if (!/\/(nodepools|smoke-tests|policies)\//.test(path)) continue;
         for (const doc of parseAllDocuments(text).map((d) => d.toJS() as Doc)) created.add(`${doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : ''}/${doc.kind}`);
       }
       const chart = helmTemplate({ settings: { clusterName: 'prod' }, serviceMonitor: { enabled: true } }, { namespace: 'karpenter', apiVersions: ['monitoring.coreos.com/v1'] });

@@ -76,7 +76,7 @@ function rules(node: Json, key: string): Json {
     out = { ...out, minProperties: 1, propertyNames: { ...(out.propertyNames as Json), not: { anyOf: [{ pattern: WINDOWS_RESERVED }, { enum: [...RESERVED_CLUSTER_IDS] }] } } };
   }
   if (has('gt', 'gte', 'lt', 'lte') && Object.keys(props).length === 4) out = { ...out, minProperties: 1 };
-  if (key === 'reasons' && out.type === 'array') out = { ...out, uniqueItems: true };
+  if ((key === 'reasons' || key === 'namespaces') && out.type === 'array') out = { ...out, uniqueItems: true };
   return out;
 }
 

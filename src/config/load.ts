@@ -88,11 +88,15 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         karpenter: k.karpenter,
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
+        tenancyAction: cluster.tenancy?.action ?? file.tenancy?.action ?? 'Deny',
         pools,
       });
     }
   }
   problems.push(...applicationNameClashes(source, clusters));
+  const tenancy = tenancyFindings(source, file, clusters);
+  problems.push(...tenancy.problems);
+  warnings.push(...tenancy.warnings);
   const platform: Platform = {
     gitops: {
       repoURL: file.gitops.repoURL,
@@ -132,6 +136,32 @@ function kubernetesVersionOf(source: SourceFile, id: string, cluster: ClusterFil
 }
 
 /**
+ * The tenancy policy (docs/tenancy.md): once any team lists `namespaces`, every team without
+ * them is a warning (any namespace's pods may still use its pools); a cluster whose Kubernetes
+ * version is known to be older than 1.30 cannot hold a ValidatingAdmissionPolicy of
+ * admissionregistration.k8s.io/v1, an error at the namespaces of each team it runs.
+ */
+function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): { problems: Problem[]; warnings: Problem[] } {
+  const teams = Object.entries(file.teams);
+  if (!teams.some(([, t]) => t?.namespaces)) return { problems: [], warnings: [] };
+  const warnings = teams.filter(([, t]) => !t?.namespaces).map(([id]) => source.problem(['teams', id],
+    `team ${id} has no namespaces: pods of any namespace may use its pools (list the namespaces whose pods may, as other teams do)`, 'key'));
+  const problems: Problem[] = [];
+  for (const c of clusters) {
+    const [major, minor] = (c.kubernetesVersion ?? '').split('.').map(Number);
+    if (c.kubernetesVersion === undefined || major > 1 || minor >= TENANCY_MIN_MINOR) continue;
+    for (const team of new Set(c.pools.filter((p) => p.namespaces).map((p) => p.team))) {
+      problems.push(source.problem(['teams', team, 'namespaces'], `cluster ${c.id} runs Kubernetes ${c.kubernetesVersion}, and the policy that keeps team ${team}'s pools to its namespaces `
+        + `(a ValidatingAdmissionPolicy of admissionregistration.k8s.io/v1) needs 1.${TENANCY_MIN_MINOR} or later: upgrade the cluster first, or leave ${c.id} out of the team's clusters`));
+    }
+  }
+  return { problems, warnings };
+}
+
+/** The first Kubernetes minor with admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30). */
+const TENANCY_MIN_MINOR = 30;
+
+/**
  * Every Application lives in Argo CD's one namespace: names built from cluster and team ids
  * must not collide (cluster `a-pools-b`'s root and team `b-karpenter-root` of cluster `a`).
  */
@@ -143,7 +173,7 @@ function applicationNameClashes(source: SourceFile, clusters: readonly Cluster[]
     const names: [string, string][] = [
       [APP_NAMES.crds(c.id), 'its CRD Application'], [APP_NAMES.controller(c.id), 'its controller Application'],
       [APP_NAMES.root(c.id), 'its root Application'], [APP_NAMES.smokeTests(c.id), 'its smoke-test Application'],
-      [APP_NAMES.legacyPools(c.id), 'its pools Application of earlier releases'],
+      [APP_NAMES.legacyPools(c.id), 'its pools Application of earlier releases'], [APP_NAMES.policies(c.id), 'its tenancy policy Application'],
       ...teams.map((t): [string, string] => [APP_NAMES.pools(c.id, t), `the pools Application of team ${t}`]),
     ];
     for (const [name, what] of names) {

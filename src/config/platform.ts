@@ -1,4 +1,4 @@
-import { PoolFields } from './schema';
+import { PoolFields, TenancyAction } from './schema';
 import type { FieldProvenance } from './provenance';
 import type { SourcedRequirement } from './requirements';
 import { TerraformOutputs } from './terraform';
@@ -45,6 +45,11 @@ export interface Pool {
   readonly owner?: string;
   /** EC2 tag `cost-center`. @default - no tag */
   readonly costCenter?: string;
+  /**
+   * The namespaces whose pods may use the team's pools (the tenancy policy refuses others).
+   * @default - any namespace: the team is not in the policy
+   */
+  readonly namespaces?: readonly string[];
   /** The pool's fields after inheritance. */
   readonly settings: PoolSettings;
   /** Its NodePool's requirements, each with the field it comes from. */
@@ -86,6 +91,12 @@ export interface Cluster {
    * @default false
    */
   readonly legacyNodepoolsApp: boolean;
+  /**
+   * What the tenancy policy's binding does with a pod it refuses: `tenancy.action`, with the
+   * cluster's `tenancy.action` over it.
+   * @default "Deny"
+   */
+  readonly tenancyAction?: TenancyAction;
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
 }

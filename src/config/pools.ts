@@ -11,7 +11,7 @@ import { poolRequirements } from './requirements';
 import { SourceFile } from './source';
 import { TerraformOutputs } from './terraform';
 
-const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools'] as const;
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
 /** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
 const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entries({
   'kubernetes.io/arch': 'arch',
@@ -100,6 +100,7 @@ export function resolvePools(
       for (const p of checked?.problems ?? []) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
+        ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         instanceTypes: checked?.admitted ?? { count: 0 },
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
@@ -142,7 +143,7 @@ function selectedTeams(source: SourceFile, clusterId: string, cluster: ClusterFi
   return out;
 }
 
-/** The pool fields of a team or cluster-team entry (without owner, costCenter, defaultPool, pools). */
+/** The pool fields of a team or cluster-team entry (without owner, costCenter, defaultPool, pools, namespaces). */
 function poolFieldsOf(team: TeamFile | NonNullable<ClusterTeamFile>): PoolFields {
   const fields: Record<string, unknown> = { ...team };
   for (const k of TEAM_ONLY_KEYS) delete fields[k];

@@ -23,6 +23,7 @@ export const APP_NAMES = {
   pools: (cluster: string, team: string) => `${cluster}-pools-${team}`,
   legacyPools: (cluster: string) => `${cluster}-karpenter-nodepools`,
   smokeTests: (cluster: string) => `${cluster}-karpenter-smoke-tests`,
+  policies: (cluster: string) => `${cluster}-policies`,
   root: (cluster: string) => `${cluster}-karpenter-root`,
   bootstrap: 'karpenter-gitops-bootstrap',
 } as const;

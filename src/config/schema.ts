@@ -94,6 +94,15 @@ export function restrictedTagKey(key: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What the tenancy policy's binding does with a pod it refuses: `Deny` refuses it, `Warn` admits
+ * it with a warning to the client, `Audit` admits it and records the refusal in the audit log.
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/#validation-actions
+ */
+export const TENANCY_ACTIONS = ['Deny', 'Warn', 'Audit'] as const;
+/** One of {@link TENANCY_ACTIONS}. */
+export type TenancyAction = (typeof TENANCY_ACTIONS)[number];
+
 /** The AMI families a pool may use. */
 export const AMI_FAMILIES = ['AL2023', 'Bottlerocket', 'AL2', 'Custom'] as const;
 /** AMI family, as in `EC2NodeClass.spec.amiFamily`. */
@@ -390,6 +399,14 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
     defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
     pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
+    namespaces: z.array(dnsLabel).min(1, { error: 'list at least one namespace, or leave namespaces out (any namespace may then use the team\'s pools)' })
+      .refine((ns) => new Set(ns).size === ns.length, { error: 'each namespace may appear once' })
+      .optional().describe('the namespaces whose pods may use the team\'s pools (an admission policy refuses the others); default: any namespace'),
+  });
+
+  /** How the API server acts on a pod the tenancy policy refuses. */
+  const tenancySchema = z.strictObject({
+    action: z.enum(TENANCY_ACTIONS).optional().describe('Deny (default): refuse the pod; Warn: admit it with a warning to the client; Audit: admit it and record it in the audit log'),
   });
 
   /** Keys of the controller chart values that `karpenter.controller` maps to. */
@@ -432,6 +449,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
       .describe('deep-merged over the top-level karpenter for this cluster (staged upgrades)'),
     kubernetesVersion: z.string().regex(/^1\.[0-9]{1,2}$/, { error: 'must be a Kubernetes minor version such as "1.33" (quote it)' })
       .optional().describe('otherwise the terraform output cluster_version'),
+    tenancy: tenancySchema.optional().describe('the tenancy policy of this cluster, over the top-level tenancy'),
     legacyNodepoolsApp: z.literal('orphan', { error: 'the only value is orphan' }).optional()
       .describe('keep the single <cluster>-karpenter-nodepools Application of earlier releases, without finalizer, prune or automated sync, while the per-team Applications take the pools over'),
   });
@@ -448,6 +466,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     karpenter: z.strictObject({ version, ...karpenterFields }),
     clusters: map(clusterId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
     defaults: poolFieldsSchema.nullish(),
+    tenancy: tenancySchema.optional().describe('how the policy that keeps teams\' pools to their namespaces acts (see docs/tenancy.md)'),
     teams: map(fileId, teamSchema.nullable()),
   });
 

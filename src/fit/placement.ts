@@ -11,11 +11,25 @@ import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
+import { daemonSetTolerateAll, GuardedPool, refusalMessage, tenancyPolicy, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
   readonly cluster: string;
   readonly pool: string;
+  /**
+   * Whether the cluster's tenancy policy lets the workload's namespace use the pool
+   * (docs/tenancy.md). @default - the cluster has no tenancy policy
+   */
+  readonly admission?: Admission;
+}
+
+/** What the cluster's tenancy policy says about the workload and one pool. */
+export interface Admission {
+  /** The policy admits the pod as written, and its namespace may use the pool. */
+  readonly allowed: boolean;
+  /** Why not. @default - allowed */
+  readonly reason?: string;
 }
 
 /** A pool the workload can run on. */
@@ -46,14 +60,44 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
     const fits: Fit[] = [];
     const rejected: Rejection[] = [];
     for (const cluster of platform.clusters) {
+      const policy = tenancyPolicy(cluster);
+      const admit = policy ? admissionOf(w, policy) : undefined;
       for (const pool of cluster.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);
-        if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason });
-        else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes });
+        const admission = admit ? { admission: admit(pool.name) } : {};
+        if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason, ...admission });
+        else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes, ...admission });
       }
     }
     return { kind: w.kind, namespace: w.namespace, name: w.name, fits, rejected };
   });
+}
+
+/**
+ * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
+ * pod as written when the pod tolerates or selects a pool its namespace may not use (then
+ * every pool of the cluster says so); otherwise the pool is open to the namespace when the
+ * pool is not guarded, its team lists the namespace, or the namespace is exempt. A DaemonSet's
+ * pods that tolerate every taint pass (see tenancyCel).
+ */
+function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) => Admission {
+  const facts = { ...w.pod, namespace: w.namespace, ownedByDaemonSet: w.kind === 'DaemonSet' };
+  if (daemonSetTolerateAll(facts) || policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
+  const refusal = tenancyRefusal(facts, policy);
+  if (refusal) {
+    const refused = { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
+    return () => refused;
+  }
+  const guarded = new Map<string, GuardedPool>(policy.pools.map((g) => [g.pool, g]));
+  return (pool) => {
+    const g = guarded.get(pool);
+    if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
+    const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
+    return {
+      allowed: false,
+      reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+    };
+  };
 }
 
 /**

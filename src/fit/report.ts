@@ -2,11 +2,12 @@
  * The answer of `fit`, for people (terminal) and for programs (one JSON object).
  */
 import { SkippedObject, WORKLOAD_KINDS } from './manifest';
-import type { WorkloadFit } from './placement';
+import type { PoolRef, WorkloadFit } from './placement';
 
 /**
  * One JSON object: `{workloads: [{kind, namespace, name, fits: [{cluster, pool}],
- * rejected: [{cluster, pool, reason}]}], skipped: [{apiVersion, kind, namespace, name}]}`.
+ * rejected: [{cluster, pool, reason}]}], skipped: [{apiVersion, kind, namespace, name}]}`;
+ * on a cluster with a tenancy policy each pool also has `admission: {allowed, reason?}`.
  */
 export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly SkippedObject[]): string {
   return JSON.stringify({
@@ -14,8 +15,8 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
       kind: w.kind,
       namespace: w.namespace,
       name: w.name,
-      fits: w.fits.map(({ cluster, pool }) => ({ cluster, pool })),
-      rejected: w.rejected.map(({ cluster, pool, reason }) => ({ cluster, pool, reason })),
+      fits: w.fits.map(({ cluster, pool, admission }) => ({ cluster, pool, ...(admission ? { admission } : {}) })),
+      rejected: w.rejected.map(({ cluster, pool, reason, admission }) => ({ cluster, pool, reason, ...(admission ? { admission } : {}) })),
     })),
     skipped: skipped.map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name })),
   }, null, 2);
@@ -24,7 +25,8 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
 /**
  * Per workload, a heading that says how many pools it fits, then one line per pool:
  * `✓ cluster/pool` with the number of instance types that can hold it, or
- * `✗ cluster/pool` with the reason; then the objects skipped.
+ * `✗ cluster/pool` with the reason, each followed, on a cluster with a tenancy policy, by
+ * what admission says; then the objects skipped.
  */
 export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly SkippedObject[]): string[] {
   const lines: string[] = [];
@@ -32,8 +34,8 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
   for (const w of workloads) {
     const total = w.fits.length + w.rejected.length;
     const rows = [
-      ...w.fits.map((f) => ['✓', `${f.cluster}/${f.pool}`, `${f.instanceTypes} instance type${f.instanceTypes === 1 ? '' : 's'} can hold it`]),
-      ...w.rejected.map((r) => ['✗', `${r.cluster}/${r.pool}`, r.reason]),
+      ...w.fits.map((f) => ['✓', `${f.cluster}/${f.pool}`, `${f.instanceTypes} instance type${f.instanceTypes === 1 ? '' : 's'} can hold it${admissionText(f)}`]),
+      ...w.rejected.map((r) => ['✗', `${r.cluster}/${r.pool}`, `${r.reason}${admissionText(r)}`]),
     ];
     const width = Math.max(0, ...rows.map((r) => r[1].length));
     lines.push(`${w.kind} ${w.namespace}/${w.name}: ${w.fits.length === 0 ? 'fits no pool' : `fits ${w.fits.length} of ${total} pool${total === 1 ? '' : 's'}`}`);
@@ -49,6 +51,12 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
   }
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/** `; admission: allowed` or `; admission: <why not>`, on a cluster with a tenancy policy. */
+function admissionText(p: PoolRef): string {
+  if (!p.admission) return '';
+  return p.admission.allowed ? '; admission: allowed' : `; admission: ${p.admission.reason ?? 'refused'}`;
 }
 
 function kinds(): string {

@@ -8,8 +8,11 @@ export const SMOKE_TEST_NAMESPACE = 'karpenter-smoke-tests';
 /** The in-cluster API server: where the roots and the bootstrap create Applications (in Argo CD's own cluster). */
 export const IN_CLUSTER = 'https://kubernetes.default.svc';
 
-/** The sync waves, in order: each waits for the previous to be healthy (see APPLICATION_HEALTH_LUA). */
-export const WAVES = { crds: 0, controller: 1, nodePools: 2, smokeTests: 3 } as const;
+/**
+ * The sync waves, in order: each waits for the previous to be healthy (see APPLICATION_HEALTH_LUA).
+ * The tenancy policy goes beside the controller (which it never looks at), so it is in place before any pool.
+ */
+export const WAVES = { crds: 0, controller: 1, policies: 1, nodePools: 2, smokeTests: 3 } as const;
 
 /** A Helm chart source. */
 export interface ChartSource {
@@ -67,8 +70,14 @@ export function poolsDir(cluster: Cluster, team: string): string {
   return `dist/${cluster.id}/nodepools/${team}`;
 }
 
+/** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
+export function policiesDir(cluster: Cluster): string {
+  return `dist/${cluster.id}/policies`;
+}
+
 /**
- * The Applications of one cluster, in wave order: the CRDs, the controller, one per team for
+ * The Applications of one cluster, in wave order: the CRDs, the controller, the tenancy policy
+ * (when a team of the cluster lists namespaces, see docs/tenancy.md), one per team for
  * its pools (a pending `Prune=confirm` of one team's pool then holds back only that team),
  * the orphaned pools Application of earlier releases while it is kept, and the smoke tests.
  */
@@ -109,6 +118,19 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       prune: true,
       syncOptions: createNamespace(karpenter.namespace),
     },
+    // The clusters tenancyPolicy (model/tenancy.ts) gives a policy: a team of theirs lists namespaces.
+    ...(cluster.pools.some((p) => p.namespaces !== undefined) ? [{
+      ...base,
+      file: 'policies',
+      name: APP_NAMES.policies(cluster.id),
+      wave: WAVES.policies,
+      sources: [{ ...git, path: policiesDir(cluster) }],
+      destination: at(karpenter.namespace),
+      // Prune stays on: the policy and its binding carry Prune=confirm/Delete=confirm, as the pools do.
+      automated: true,
+      prune: true,
+      syncOptions: [],
+    }] : []),
     ...clusterTeams(cluster).map((team): ApplicationModel => ({
       ...base,
       file: `pools-${team}`,
@@ -222,7 +244,8 @@ export interface GroupKind {
 /**
  * The cluster-scoped kinds the generated Applications create: the CRDs (karpenter-crd
  * chart), NodePools and EC2NodeClasses (pool files), Namespaces (smoke tests,
- * CreateNamespace) and the controller chart's ClusterRoles and ClusterRoleBindings.
+ * CreateNamespace), the controller chart's ClusterRoles and ClusterRoleBindings, and the
+ * tenancy policy and its binding.
  * test/model/project.test.ts renders the chart and the pool files to keep this exact.
  */
 export const CLUSTER_KINDS: readonly GroupKind[] = [
@@ -232,6 +255,8 @@ export const CLUSTER_KINDS: readonly GroupKind[] = [
   { group: '', kind: 'Namespace' },
   { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' },
   { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' },
+  { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
+  { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
 ];
 
 /**

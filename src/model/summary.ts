@@ -1,6 +1,7 @@
 import type { Cluster, Platform, Pool } from '../config/platform';
 import { clusterApplications, rootApplication } from './applications';
 import { amiFamily } from './node-class';
+import { tenancyPolicy } from './tenancy';
 
 /**
  * `dist/SUMMARY.md`: per cluster, a table of its pools and a diagram of the
@@ -25,9 +26,23 @@ export function summaryMarkdown(platform: Platform, configFile: string): string 
     lines.push('| pool | team | arch | capacity | instances | instance types (on-demand $/hour) | limits | weight | disruption | AMI |');
     lines.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const pool of cluster.pools) lines.push(row(pool));
+    lines.push(...tenancy(cluster));
     lines.push('', waves(platform, cluster), '');
   }
   return lines.join('\n');
+}
+
+/** Who may use which pools, when the cluster has a tenancy policy (docs/tenancy.md). */
+function tenancy(cluster: Cluster): string[] {
+  const policy = tenancyPolicy(cluster);
+  if (!policy) return [];
+  const open = [...new Set(cluster.pools.filter((p) => !policy.pools.some((g) => g.pool === p.name)).map((p) => p.team))];
+  const byTeam = new Map<string, readonly string[]>(policy.pools.map((g) => [g.team, g.namespaces]));
+  return [
+    '',
+    `Tenancy (${policy.action}): ${[...byTeam].map(([team, namespaces]) => `team ${team}'s pools for namespaces ${namespaces.map((n) => `\`${n}\``).join(', ')}`).join('; ')}`
+      + `${open.length ? `; open to every namespace: ${open.map((t) => `team ${t}`).join(', ')}` : ''}.`,
+  ];
 }
 
 function row(pool: Pool): string {

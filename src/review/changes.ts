@@ -1,5 +1,6 @@
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
 import { FieldChange, Risk, RISKS } from './risk';
+import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
 import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
 /** What a pull request does to one resource, classified. */
@@ -147,6 +148,13 @@ function removal(r: Resource, context: Context, rename?: string): Change {
     const gone = pool && !context.after.has(pool.key) ? `; NodePool ${pool.name} goes with it` : '';
     return change('destructive', `the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it)${gone}${rename ? `; ${rename}` : ''}`);
   }
+  if (TENANCY_KINDS.has(r.kind)) {
+    // As loud as a removed pool: every pool the policy guarded opens to every namespace.
+    const option = goesWithItsApplication(r, context) ? 'Delete=confirm' : 'Prune=confirm';
+    const confirm = syncOptions(r).split(',').map((o) => o.trim()).includes(option) ? `; Argo CD asks a person to confirm (${option})` : '';
+    const policy = r.kind === 'ValidatingAdmissionPolicy' ? r : [...context.before.values()].find((x) => x.kind === 'ValidatingAdmissionPolicy' && x.cluster === r.cluster);
+    return change('destructive', `${tenancyRemovalWhy(r, policy?.body)}${confirm}`);
+  }
   if (r.kind === 'Application') return applicationRemoval(r, context);
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'the Karpenter controller loses its values');
@@ -180,6 +188,7 @@ function applicationRemoval(app: Resource, context: Context): Change {
   const charts = chartsOf(app.body).map((c) => `chart ${c}`);
   const what = [...charts, ...kinds].join(', ') || 'nothing in this tree';
   const pools = deployed.some((d) => POOL_KINDS.has(d.kind));
+  const tenancy = deployed.some((d) => TENANCY_KINDS.has(d.kind));
   const apps = deployed.some((d) => d.kind === 'Application');
   const change = (risk: Risk, why: string): Change => ({ risk, resource: app, action: 'removed', fields: [], why });
   if (!hasResourcesFinalizer(app.body)) {
@@ -189,7 +198,8 @@ function applicationRemoval(app: Resource, context: Context): Change {
     ? 'deleting the Karpenter CRDs deletes every NodePool, EC2NodeClass and NodeClaim: every Karpenter node drains'
     : isControllerApp(app.body) ? 'the Karpenter controller is uninstalled, and nothing launches or replaces nodes until it is back'
       : pools ? 'every node of those pools drains'
-        : apps ? 'their finalizers delete what they deployed in turn'
+        : tenancy ? 'the tenancy policy goes: pods of any namespace may use every team\'s pools again'
+          : apps ? 'their finalizers delete what they deployed in turn'
           : undefined;
   if (consequence === undefined) return change('other', `its resources finalizer deletes what it deployed (${what}); no node drains`);
   return change('destructive', `its resources finalizer deletes what it deployed (${what}) — ${consequence}`);
@@ -199,6 +209,7 @@ function addition(r: Resource, rename?: string): Change {
   const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'added', fields: [], why: `${why}${rename ? `; ${rename}` : ''}` });
   if (r.kind === 'NodePool') return change('capacity', 'new pool: Karpenter may launch nodes for it');
   if (r.kind === 'EC2NodeClass') return change('other', 'no node until a NodePool uses it');
+  if (TENANCY_KINDS.has(r.kind)) return change('access', tenancyAdditionWhy(r));
   if (r.kind === 'Application') {
     const paths = sourcePaths(r.body).map((p) => p.path);
     const what = [...chartsOf(r.body).map((c) => `chart ${c}`), ...paths].join(', ');
@@ -241,6 +252,7 @@ function summary(risk: Risk, r: Resource): string {
   switch (risk) {
     case 'capacity': return 'no node is replaced: changes how much Karpenter launches, or when it consolidates';
     case 'controller': return 'changes the Karpenter controller (chart version or values)';
+    case 'access': return 'changes which namespaces may use which teams\' pools; no node is replaced';
     case 'destructive': return 'deletes nodes';
     case 'replaces-nodes': return 'replaces nodes';
     default: return isSmokeTest(r) ? 'a smoke test: no effect on nodes' : 'no effect on nodes';

@@ -7,6 +7,7 @@ export const RISK_LABELS: Record<Risk, { readonly title: string; readonly mark: 
   'destructive': { title: 'DESTRUCTIVE: deletes pools, drains every node of them', mark: '🛑' },
   'replaces-nodes': { title: 'REPLACES NODES: Karpenter drift, paced by disruption budgets', mark: '♻️' },
   'capacity': { title: 'CAPACITY: limits, weights, disruption, requirements that widen, new pools', mark: '📈' },
+  'access': { title: 'ACCESS: which namespaces may use which teams\' pools (tenancy policy)', mark: '🔐' },
   'controller': { title: 'CONTROLLER: chart version or values', mark: '⚙️' },
   'other': { title: 'OTHER', mark: '📝' },
 };

@@ -1,8 +1,9 @@
 /**
- * How a change lands on a cluster, loudest first.
+ * How a change lands on a cluster, loudest first. `access`: who may use which team's pools
+ * (the tenancy policy, docs/tenancy.md); removing the policy is `destructive`, like a pool.
  * @see https://karpenter.sh/docs/concepts/disruption/#drift
  */
-export const RISKS = ['destructive', 'replaces-nodes', 'capacity', 'controller', 'other'] as const;
+export const RISKS = ['destructive', 'replaces-nodes', 'capacity', 'access', 'controller', 'other'] as const;
 
 /** One of {@link RISKS}. */
 export type Risk = (typeof RISKS)[number];

@@ -139,6 +139,12 @@ const BAD: readonly (readonly [string, Overrides])[] = [
   ['an unknown key in overrides', cluster({ overrides: { wieght: 1 } })],
   ['an argocdNamespace that is not a name', { gitops: { repoURL: 'https://x', argocdNamespace: 'Argo CD' } }],
   ['a userData that is not a string', team({ userData: 5 })],
+  ['a namespace that is not a DNS-1123 label', team({ namespaces: ['Web_Jobs'] })],
+  ['a namespace listed twice', team({ namespaces: ['web', 'web'] })],
+  ['an empty namespaces list', team({ namespaces: [] })],
+  ['namespaces under a cluster\'s team', cluster({ teams: { web: { namespaces: ['web'] } } })],
+  ['an unknown tenancy action', { tenancy: { action: 'Block' } }],
+  ['an unknown key in a cluster\'s tenancy', cluster({ tenancy: { mode: 'Audit' } })],
 ];
 
 /**
@@ -207,11 +213,13 @@ describe('the editor schema accepts what the command line accepts', () => {
       karpenter: { version: '1.14.1', controller: { settings: { batchMaxDuration: '20s' }, featureGates: { spotToSpotConsolidation: true } }, helmValues: { podAnnotations: { a: 'b' }, nodeSelector: { x: 'y' } } },
       clusters: {
         demo: { terraformOutputs: 'terraform/demo.json', teams: ['web'], kubernetesVersion: '1.34' },
-        prod: { terraformOutputs: 'terraform/demo.json', destination: { name: 'prod' }, teams: { web: null, ml: { limits: { cpu: '10' }, pools: { gpu: { weight: 5 } } } }, karpenter: { version: '1.14.1', controller: { replicas: 3 } }, overrides: null },
+        prod: { terraformOutputs: 'terraform/demo.json', destination: { name: 'prod' }, tenancy: { action: 'Deny' }, teams: { web: null, ml: { limits: { cpu: '10' }, pools: { gpu: { weight: 5 } } } }, karpenter: { version: '1.14.1', controller: { replicas: 3 } }, overrides: null },
       },
       defaults: { ami: { alias: 'bottlerocket@latest', allowLatest: true }, limits: { cpu: '100', memory: '400Gi' } },
+      tenancy: { action: 'Audit' },
       teams: {
         web: {
+          namespaces: ['web', 'web-jobs'],
           labels: { 'example.com/tier': 'web' }, tags: { project: 'x' },
           requirements: [{ key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['xlarge', '2xlarge'] }, { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gt', values: ['3'] }],
           disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '@daily', duration: '8h' }, { nodes: '1', schedule: '0 9 * * mon-fri', duration: '1h30m', reasons: ['Drifted'] }] },

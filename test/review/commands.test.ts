@@ -154,7 +154,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     // The root prunes the team's Application, whose resources finalizer deletes its pools: Delete=confirm holds them, not Prune=confirm.
     expect(r.out.split('\n')).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
-      '3 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
+      '3 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 1 other',
       '',
       'cluster staging: 3 destructive, 1 other',
       '  🛑 Application staging-pools-web removed: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
@@ -166,7 +166,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     const md = await fleet.diff('--format', 'markdown');
     expect(md.code).toBe(0);
     expect(md.out.split('\n').slice(3)).toEqual([
-      '3 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 1 other',
+      '3 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 1 other',
       '',
       '#### Cluster `staging`: 🛑 3 destructive, 📝 1 other',
       '',
@@ -194,7 +194,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     const bump = 'AMI alias al2023@v20250505 -> al2023@v20250601 — the new alias resolves to other AMIs: every node runs an AMI no longer selected and drifts (AMIDrift)';
     expect(r.out.split('\n')).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
-      '0 destructive, 4 replaces-nodes, 0 capacity, 0 controller, 0 other',
+      '0 destructive, 4 replaces-nodes, 0 capacity, 0 access, 0 controller, 0 other',
       '',
       ...['dev', 'staging'].flatMap((cluster) => [
         `cluster ${cluster}: 2 replaces-nodes`,
@@ -230,7 +230,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(aFleetConfig([...clusters, 'qa']));
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 3 controller, 10 other', '', 'cluster qa (added): 2 capacity, 3 controller, 9 other']);
+      expect(r.out.split('\n').slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 0 access, 3 controller, 10 other', '', 'cluster qa (added): 2 capacity, 3 controller, 9 other']);
       expect(block(r.out, 'cluster qa (added)')).toEqual(expect.arrayContaining([
         '  📈 NodePool ml-gpu added: new pool: Karpenter may launch nodes for it',
         '  📈 NodePool web added: new pool: Karpenter may launch nodes for it',
@@ -252,7 +252,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       const r = await fleet.diff('--fail-on', 'destructive');
       expect(r.code).toBe(3);
       // 5 other: 4 in staging, and the bootstrap no longer including staging's root (it prunes the root: the root's line says what follows).
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
+      expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 0 access, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
       expect(block(r.out, 'cluster staging (removed)')).toEqual(expect.arrayContaining([
         '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
         `  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd ${CHART_VERSION}) — `
@@ -269,7 +269,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(aFleetConfig(['dev', 'prod', 'stage']), { stage: 'staging' });
       const r = await fleet.diff();
       expect(r.out.split('\n').slice(1, 5)).toEqual([
-        '9 destructive, 0 replaces-nodes, 2 capacity, 4 controller, 14 other',
+        '9 destructive, 0 replaces-nodes, 2 capacity, 0 access, 4 controller, 14 other',
         '',
         'cluster staging (removed): 9 destructive, 1 controller, 4 other',
         '  note: renamed to stage? both run on EKS cluster staging: a rename deletes every Application and pool of staging (its nodes drain) and creates them again under stage',
@@ -282,7 +282,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     it('reports a removed team as destructive in every cluster it ran in, its pool Application too', async () => {
       fleet.configure(aFleetConfig(clusters, { teams: { web: teams.web } }));
       const r = await fleet.diff();
-      expect(r.out.split('\n')[1]).toBe('9 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 3 other');
+      expect(r.out.split('\n')[1]).toBe('9 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 3 other');
       for (const cluster of clusters) {
         expect(block(r.out, `cluster ${cluster}`)).toEqual([
           `cluster ${cluster}: 3 destructive, 1 other`,
@@ -301,7 +301,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
       expect(r.out.split('\n').slice(1)).toEqual([
-        '0 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 3 other',
+        '0 destructive, 0 replaces-nodes, 1 capacity, 0 access, 0 controller, 3 other',
         '',
         'cluster dev: 1 capacity, 3 other',
         '  📈 NodePool search added: new pool: Karpenter may launch nodes for it',
@@ -399,7 +399,7 @@ describe('diff: set-aware field changes, each with why it does or does not repla
       '  📈 NodePool web changed: no node is replaced: changes how much Karpenter launches, or when it consolidates',
       '      capacity type: added spot — wider: requirements are not hashed, and every node still matches them, so none drifts',
     ]);
-    expect(r.out.split('\n')[1]).toBe('0 destructive, 0 replaces-nodes, 2 capacity, 0 controller, 0 other');
+    expect(r.out.split('\n')[1]).toBe('0 destructive, 0 replaces-nodes, 2 capacity, 0 access, 0 controller, 0 other');
   });
 
   it('reads a taint, a node label and a tag as set and map entries, each replacing every node', async () => {

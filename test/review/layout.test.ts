@@ -132,7 +132,7 @@ describe('where a resource lives', () => {
     const next = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
     fleet.configure(config({ clusters: { staging: { karpenter: { version: next } } } }));
     expect((await fleet.diff()).out.split('\n').slice(1)).toEqual([
-      '0 destructive, 0 replaces-nodes, 0 capacity, 2 controller, 0 other',
+      '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 2 controller, 0 other',
       '',
       'cluster staging: 2 controller',
       '  ⚙️ Application staging-karpenter changed: changes the Karpenter controller (chart version or values)',
@@ -160,7 +160,7 @@ describe('the fleet\'s own files', () => {
     // What it deployed is what its directory.include lets in: not itself, not the argocd-cm patch (applied by hand).
     expect(lines(compare(tree, bare))).toEqual([
       'karpenter-gitops diff: origin/main -> working tree',
-      '0 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 3 other',
+      '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 3 other',
       '',
       'fleet (no one cluster: argocd/): 3 other',
       '  📝 AppProject argocd/karpenter removed: no effect on nodes',
@@ -174,7 +174,7 @@ describe('the fleet\'s own files', () => {
     const withFinalizer = new Map(tree);
     withFinalizer.set('argocd/bootstrap.yaml', tree.get('argocd/bootstrap.yaml')!.replace(/^ {2}labels:$/m, '  finalizers:\n    - resources-finalizer.argocd.argoproj.io\n  labels:'));
     expect(lines(compare(withFinalizer, bare)).slice(1, 6)).toEqual([
-      '1 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 2 other',
+      '1 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 2 other',
       '',
       'fleet (no one cluster: argocd/): 1 destructive, 2 other',
       '  🛑 Application karpenter-gitops-bootstrap removed: its resources finalizer deletes what it deployed (1 AppProject, 2 Applications, 1 Secret) — '
@@ -191,7 +191,7 @@ describe('the move to per-team pool Applications, in two clusters', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(0);
     const report = r.out.split('\n');
-    expect(report[1]).toBe('0 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 18 other');
+    expect(report[1]).toBe('0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 18 other');
     for (const c of clusters) {
       const adopted = (kind: string, name: string, team: string) => [
         `  📝 ${kind} ${name} changed: Application ${c}-pools-${team} adopts it`,
@@ -233,7 +233,7 @@ describe('the move to per-team pool Applications, in two clusters', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(0);
     expect(r.out.split('\n').slice(1)).toEqual([
-      '0 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 2 other',
+      '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 2 other',
       '',
       ...clusters.flatMap((c) => [
         `cluster ${c}: 1 other`,
@@ -250,7 +250,7 @@ describe('the move to per-team pool Applications, in two clusters', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     const report = r.out.split('\n');
-    expect(report[1]).toBe('2 destructive, 0 replaces-nodes, 0 capacity, 0 controller, 16 other');
+    expect(report[1]).toBe('2 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 16 other');
     for (const c of clusters) {
       expect(block(report, `cluster ${c}`).slice(0, 4)).toEqual([
         `cluster ${c}: 1 destructive, 7 other`,

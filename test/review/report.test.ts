@@ -33,7 +33,7 @@ describe('reports', () => {
   it('renders a terminal report grouped by cluster, naming each resource and field', () => {
     expect(terminalReport(changes, 'HEAD').split('\n')).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
-      '1 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 0 other',
+      '1 destructive, 0 replaces-nodes, 1 capacity, 0 access, 0 controller, 0 other',
       '',
       'cluster prod: 1 destructive',
       '  🛑 NodePool ml removed: every node of the pool drains, whatever the disruption budgets say',
@@ -51,7 +51,7 @@ describe('reports', () => {
     const big = compare(new Map([...many('prod', 300), ...many('dev', 300), ...gone]), new Map([...many('prod', 300, 7), ...many('dev', 300, 7)]));
     const md = markdownReport(big, 'origin/main', { fullReportUrl: 'https://github.com/acme/gitops/actions/runs/1' });
     expect(md.length).toBeLessThanOrEqual(65_536);
-    expect(md).toMatch(/^250 destructive, 0 replaces-nodes, 600 capacity, 0 controller, 0 other$/m);
+    expect(md).toMatch(/^250 destructive, 0 replaces-nodes, 600 capacity, 0 access, 0 controller, 0 other$/m);
     for (let i = 0; i < 250; i++) expect(md).toContain(`| 🛑 | NodePool \`gone-${i}\` removed |`);
     expect(md).toMatch(/^#### Cluster `prod`: 🛑 250 destructive, 📈 300 capacity\n\n- 📈 capacity: 300 NodePool changed$/m);
     expect(md).toMatch(/^#### Cluster `dev`: 📈 300 capacity\n\n- 📈 capacity: 300 NodePool changed$/m);

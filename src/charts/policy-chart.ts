@@ -1,0 +1,18 @@
+import { Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { TenancyPolicy } from '../constructs/tenancy-policy';
+import { TenancyPolicyModel } from '../model/tenancy';
+
+/** Properties of a {@link PolicyChart}. */
+export interface PolicyChartProps {
+  /** The cluster's tenancy policy. */
+  readonly policy: TenancyPolicyModel;
+}
+
+/** `dist/<cluster>/policies/team-pools.yaml`: the tenancy policy and its binding. */
+export class PolicyChart extends Chart {
+  public constructor(scope: Construct, id: string, props: PolicyChartProps) {
+    super(scope, id, { disableResourceNameHashes: true });
+    new TenancyPolicy(this, 'Tenancy', { policy: props.policy });
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `teams.<team>.namespaces` and `tenancy` (issue 22, contract section 6.6): what the loader
+ * accepts, where it points when it does not, the warning for a team left open, and a
+ * two-cluster fleet where a team runs on one cluster only, its policies evaluated per cluster.
+ */
+import { parseAllDocuments } from 'yaml';
+import { synthesize } from '../../src/synth';
+import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
+import { aFleetConfig } from '../review/fleet';
+import { admit, JsonObject, PolicyPair } from '../support/admission-policy';
+import { aDeploymentPod } from '../support/pods';
+import { load, problemsOf, warningsOf } from './helpers';
+
+afterAll(removeProjects);
+
+const withTeams = (teams: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({ config: aConfig({ teams, ...rest }) });
+
+describe('teams.<team>.namespaces', () => {
+  it('gives each of the team\'s pools its namespaces, in every cluster', () => {
+    const { platform } = load(withTeams({ web: { namespaces: ['web', 'web-jobs'], pools: { batch: {} } } }));
+    expect(platform.clusters[0].pools.map((p) => [p.name, p.namespaces])).toEqual([['web', ['web', 'web-jobs']], ['web-batch', ['web', 'web-jobs']]]);
+  });
+
+  it('fails when a namespace is not a DNS-1123 label, at its line', () => {
+    const input = withTeams({ web: { namespaces: ['web', 'Web_Jobs'] } });
+    const { configText } = writeProject(input);
+    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${positionOf(configText, 'Web_Jobs')}: teams\\.web\\.namespaces\\[1\\]: "Web_Jobs": must be a DNS-1123 label`,
+    ))]);
+  });
+
+  it('fails when a namespace is listed twice', () => {
+    expect(problemsOf(withTeams({ web: { namespaces: ['web', 'web'] } }))).toEqual([expect.stringMatching(/teams\.web\.namespaces: each namespace may appear once$/)]);
+  });
+
+  it('fails when the list is empty (no namespace at all would lock the team out)', () => {
+    expect(problemsOf(withTeams({ web: { namespaces: [] } }))).toEqual([expect.stringMatching(/teams\.web\.namespaces: list at least one namespace/)]);
+  });
+
+  it('fails when a cluster sets namespaces for a team (they belong to the team)', () => {
+    expect(problemsOf({ config: aConfig({ clusters: { demo: { terraformOutputs: 'terraform/demo.json', teams: { web: { namespaces: ['web'] } } } } }) }))
+      .toEqual([expect.stringMatching(/clusters\.demo\.teams\.web\.namespaces: unknown (key|field)/)]);
+  });
+
+  it('fails when tenancy.action is not Deny, Warn or Audit', () => {
+    expect(problemsOf(withTeams({ web: { namespaces: ['web'] } }, { tenancy: { action: 'Block' } })))
+      .toEqual([expect.stringMatching(/tenancy\.action: .*Deny.*Warn.*Audit/)]);
+  });
+
+  it('takes a cluster\'s tenancy.action over the top-level one', () => {
+    const { platform } = load({
+      config: aConfig({ tenancy: { action: 'Audit' }, clusters: { demo: { terraformOutputs: 'terraform/demo.json', tenancy: { action: 'Warn' } } }, teams: { web: { namespaces: ['web'] } } }),
+    });
+    expect(platform.clusters[0].tenancyAction).toBe('Warn');
+  });
+
+  it('warns, at the team, for each team without namespaces once another team has them', () => {
+    const input = withTeams({ web: { namespaces: ['web'] }, ml: {}, data: null });
+    const { configText } = writeProject(input);
+    expect(warningsOf(input)).toEqual([
+      expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(configText, 'ml:')}: teams\\.ml: team ml has no namespaces: pods of any namespace may use its pools`)),
+      expect.stringMatching(/teams\.data: team data has no namespaces/),
+    ]);
+  });
+
+  it('does not warn while no team lists namespaces (the policy is not in use)', () => {
+    expect(warningsOf(withTeams({ web: {}, ml: {} }))).toEqual([]);
+  });
+
+  it('fails when the cluster\'s Kubernetes is older than 1.30 (no admissionregistration.k8s.io/v1 policies)', () => {
+    const input = { config: aConfig({ clusters: { demo: { terraformOutputs: 'terraform/demo.json', kubernetesVersion: '1.29' } }, teams: { web: { namespaces: ['web'] } } }) };
+    expect(problemsOf(input)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/teams\.web\.namespaces: cluster demo runs Kubernetes 1\.29, .* needs 1\.30 or later/),
+    ]));
+  });
+});
+
+describe('a two-cluster fleet where team ml runs on prod only', () => {
+  const config = aFleetConfig(['prod', 'staging'], {
+    clusters: { staging: { teams: ['web'] } },
+    teams: {
+      web: { namespaces: ['web'], limits: { cpu: '10' } },
+      ml: { namespaces: ['ml'], defaultPool: false, pools: { gpu: { instanceFamilies: ['g5', 'g6'], taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }], smokeTest: { resources: { 'nvidia.com/gpu': 1 } } } } },
+    },
+  });
+  const project = writeProject({ config, terraform: { prod: aTerraform({ cluster_name: 'prod' }), staging: aTerraform({ cluster_name: 'staging' }) } });
+  const { platform } = load({ config, terraform: { prod: aTerraform({ cluster_name: 'prod' }), staging: aTerraform({ cluster_name: 'staging' }) } });
+  const files = synthesize(platform);
+  const policyOf = (cluster: string): PolicyPair => {
+    const docs = parseAllDocuments(files.get(`dist/${cluster}/policies/team-pools.yaml`) ?? '').map((d) => d.toJS() as JsonObject);
+    return { policy: docs.find((d) => d.kind === 'ValidatingAdmissionPolicy') ?? {}, binding: docs.find((d) => d.kind === 'ValidatingAdmissionPolicyBinding') ?? {} };
+  };
+  const borrowsMl = aDeploymentPod({ tolerations: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }], nodeSelector: { 'karpenter.sh/nodepool': 'ml-gpu' } });
+
+  it('has a policy per cluster, each with the pools that cluster runs', () => {
+    expect(project.configText).toContain('namespaces');
+    expect(JSON.stringify(policyOf('prod').policy)).toContain('ml-gpu');
+    expect(JSON.stringify(policyOf('staging').policy)).not.toContain('ml-gpu');
+  });
+
+  it('fails on prod when web\'s pod borrows ml\'s GPU pool', () => {
+    const decision = admit(policyOf('prod'), { operation: 'CREATE', namespace: 'web', object: borrowsMl });
+    expect(decision.message).toMatch(/namespace web may not use team ml's pool ml-gpu \(the pod tolerates its taint dedicated=ml:NoSchedule\): only pods of namespaces ml, karpenter-smoke-tests may$/);
+  });
+
+  it('admits the same pod on staging, where no pool of ml exists to guard (it stays Pending there)', () => {
+    expect(admit(policyOf('staging'), { operation: 'CREATE', namespace: 'web', object: borrowsMl }).outcome).toBe('admitted');
+  });
+
+  it('admits ml\'s own pod on prod', () => {
+    expect(admit(policyOf('prod'), { operation: 'CREATE', namespace: 'ml', object: borrowsMl }).outcome).toBe('admitted');
+  });
+});

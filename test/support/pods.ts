@@ -1,0 +1,132 @@
+/**
+ * Pods as the API server holds them when validating admission runs: after the controller
+ * that made them (ReplicaSet, Job, DaemonSet) filled in their owner and after defaulting and
+ * the mutating admission plugins (DefaultTolerationSeconds adds the not-ready and unreachable
+ * tolerations to every pod; the DaemonSet controller adds its own and pins each pod to a node
+ * with matchFields).
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#defaulttolerationseconds
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go
+ */
+import type { JsonObject } from './admission-policy';
+
+/** A toleration as a pod spec writes it. */
+export interface PodToleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal';
+  readonly value?: string;
+  readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  readonly tolerationSeconds?: number;
+}
+
+/** One required node affinity term's expressions. */
+export type Term = readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+
+/** What a test says about a pod: everything else is what a cluster fills in. */
+export interface PodOptions {
+  /** The pod's own tolerations (the defaulted ones are added). @default [] */
+  readonly tolerations?: readonly PodToleration[];
+  /** @default - none */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  /** Required node affinity terms. @default - none */
+  readonly terms?: readonly Term[];
+  /** @default "web" */
+  readonly name?: string;
+}
+
+/** The tolerations DefaultTolerationSeconds adds to a pod that has none for these keys. */
+const DEFAULTED_TOLERATIONS: PodToleration[] = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+];
+
+function podSpec(o: PodOptions, extra: JsonObject = {}): JsonObject {
+  return {
+    containers: [{ name: 'app', image: 'public.ecr.aws/nginx/nginx:1.27', resources: { requests: { cpu: '250m', memory: '256Mi' } }, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
+    restartPolicy: 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    serviceAccountName: 'default',
+    securityContext: {},
+    schedulerName: 'default-scheduler',
+    enableServiceLinks: true,
+    priority: 0,
+    preemptionPolicy: 'PreemptLowerPriority',
+    ...(o.nodeSelector ? { nodeSelector: { ...o.nodeSelector } } : {}),
+    ...(o.terms ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: o.terms.map((t) => ({ matchExpressions: t.map((e) => ({ ...e })) })) } } } } : {}),
+    tolerations: [...(o.tolerations ?? []), ...DEFAULTED_TOLERATIONS].map((t) => ({ ...t })),
+    ...extra,
+  };
+}
+
+function owner(apiVersion: string, kind: string, name: string): JsonObject {
+  return { apiVersion, kind, name, uid: '6f1c3e0e-2b1a-4c47-9a51-5d0c8e1f2a3b', controller: true, blockOwnerDeletion: true };
+}
+
+/** A Deployment's pod: made by its ReplicaSet (`<deployment>-<hash>-<suffix>`, owner ReplicaSet). */
+export function aDeploymentPod(o: PodOptions = {}): JsonObject {
+  const name = o.name ?? 'web';
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      generateName: `${name}-7d9c5b6f4-`, name: `${name}-7d9c5b6f4-x2k8p`,
+      labels: { app: name, 'pod-template-hash': '7d9c5b6f4' },
+      ownerReferences: [owner('apps/v1', 'ReplicaSet', `${name}-7d9c5b6f4`)],
+    },
+    spec: podSpec(o),
+  };
+}
+
+/** A Job's pod: owner Job, restartPolicy Never, the job-tracking finalizer. */
+export function aJobPod(o: PodOptions = {}): JsonObject {
+  const name = o.name ?? 'nightly';
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      generateName: `${name}-`, name: `${name}-5xq7r`,
+      labels: { 'batch.kubernetes.io/job-name': name, 'job-name': name, 'batch.kubernetes.io/controller-uid': '0c0b7a8e-3f2d-4e1a-9d6b-1a2b3c4d5e6f' },
+      finalizers: ['batch.kubernetes.io/job-tracking'],
+      ownerReferences: [owner('batch/v1', 'Job', name)],
+    },
+    spec: podSpec(o, { restartPolicy: 'Never' }),
+  };
+}
+
+/**
+ * A DaemonSet's pod: owner DaemonSet, the tolerations the DaemonSet controller adds, and the
+ * node affinity by `metadata.name` it pins each pod with (matchFields, not matchExpressions).
+ */
+export function aDaemonSetPod(o: PodOptions = {}): JsonObject {
+  const name = o.name ?? 'node-exporter';
+  const pinned = { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['ip-10-0-12-34.ec2.internal'] }] };
+  const terms = (o.terms ?? []).map((t) => ({ matchExpressions: t.map((e) => ({ ...e })), ...pinned }));
+  const spec = podSpec({ ...o, terms: undefined }, {
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.length ? terms : [pinned] } } },
+  });
+  spec.tolerations = [
+    ...(o.tolerations ?? []),
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+  ];
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      generateName: `${name}-`, name: `${name}-8m2zt`,
+      labels: { app: name, 'controller-revision-hash': '6d8f9c7b5', 'pod-template-generation': '1' },
+      ownerReferences: [owner('apps/v1', 'DaemonSet', name)],
+    },
+    spec,
+  };
+}
+
+/** A bare pod (`kubectl run`): no owner. */
+export function aBarePod(o: PodOptions = {}): JsonObject {
+  const name = o.name ?? 'debug';
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { run: name } }, spec: podSpec(o, { restartPolicy: 'Never' }) };
+}
+
+/** The toleration that tolerates every taint (a key-less Exists). */
+export const TOLERATE_ALL: PodToleration = { operator: 'Exists' };
