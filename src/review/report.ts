@@ -167,7 +167,7 @@ function row(c: Change, showFields: boolean, full: boolean): string {
   return `| ${RISK_LABELS[c.risk].mark} | ${kind} \`${name}\` ${c.action} | ${cell(why)} | ${fields.join('<br>') || '-'} |`;
 }
 
-/** `2 destructive, 0 replaces-nodes, 1 capacity, 0 controller, 3 other`: every class, across the fleet. */
+/** `2 destructive, 0 replaces-nodes, 1 capacity, 0 access, 0 controller, 3 other`: every class, across the fleet. */
 function counts(changes: readonly Change[]): string {
   const n = new Map<Risk, number>();
   for (const c of changes) n.set(c.risk, (n.get(c.risk) ?? 0) + 1);
