@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
 import { InputError } from '../../src/config/problems';
-import { aConfig, Overrides, Plain, removeProjects, writeProject } from '../builders';
+import { aConfig, EXAMPLE_CONFIG, Overrides, Plain, removeProjects, writeProject } from '../builders';
 
 afterAll(removeProjects);
 
@@ -199,7 +199,7 @@ describe('the editor schema rejects what the command line rejects', () => {
 
 describe('the editor schema accepts what the command line accepts', () => {
   it('accepts the example config', () => {
-    expect(schemaErrors(parse(readFileSync(join(ROOT, 'config/platform.yaml'), 'utf8')))).toEqual([]);
+    expect(schemaErrors(parse(readFileSync(EXAMPLE_CONFIG, 'utf8')))).toEqual([]);
   });
 
   it('accepts a fleet: per-cluster karpenter, teams as a list and as a map, kubernetesVersion, null maps, selector terms, budgets', () => {
