@@ -7,7 +7,7 @@
  * what it is about: `aConfig({ teams: { web: { weight: 0 } } })`.
  */
 import { CHART_VERSION } from '../src/config/chart-values-keys';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -48,6 +48,23 @@ export function rawConfigWithTeams(teamLines: readonly string[]): string {
     ...teamLines,
     '',
   ].join('\n');
+}
+
+/**
+ * The example fleet that the end-to-end tests run the tool on: one cluster `demo` with
+ * the teams dataops, web and ml, laid out as a `config/` folder (`platform.yaml`,
+ * `terraform/demo.json`). It is what the repository ships in `config/`, copied: the
+ * repository's `config/` belongs to whoever owns the fleet, and no test reads it.
+ */
+export const EXAMPLE_CONFIG_DIR = join(__dirname, 'fixtures', 'example');
+
+/** The `platform.yaml` of {@link EXAMPLE_CONFIG_DIR}. */
+export const EXAMPLE_CONFIG = join(EXAMPLE_CONFIG_DIR, 'platform.yaml');
+
+/** Copies the example config to `<dir>/config`; returns the path of its `platform.yaml` there. */
+export function copyExample(dir: string): string {
+  cpSync(EXAMPLE_CONFIG_DIR, join(dir, 'config'), { recursive: true });
+  return join(dir, 'config', 'platform.yaml');
 }
 
 /** Options of {@link aTerraform}. */

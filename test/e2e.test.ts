@@ -6,6 +6,7 @@ import pkg from '../package.json';
 import { CHART_VERSION } from '../src/config/chart-values-keys';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
+import { copyExample } from './builders';
 
 /** The real entry of `npm run synth`: the bundle, with YAML rendered on a worker thread. */
 function synthProcess(args: string[], cwd: string) {
@@ -29,7 +30,7 @@ describe('npm run synth, as a process', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
-    cpSync('config', join(dir, 'config'), { recursive: true });
+    copyExample(dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -60,7 +61,8 @@ describe('scripts/run.cjs when imports/ is missing or broken', () => {
   /** A copy of what the bundle is built from (node_modules linked), without its bundle. */
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'kg-imports-'));
-    for (const p of ['src', 'scripts', 'imports', 'config', 'package.json', 'package-lock.json']) cpSync(p, join(dir, p), { recursive: true });
+    for (const p of ['src', 'scripts', 'imports', 'package.json', 'package-lock.json']) cpSync(p, join(dir, p), { recursive: true });
+    copyExample(dir);
     symlinkSync(realpathSync('node_modules'), join(dir, 'node_modules'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -120,7 +122,7 @@ describe('npm run, from a subfolder', () => {
   it('reads --config from where npm was run (INIT_CWD) and shows paths from there', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kg-initcwd-'));
     try {
-      cpSync('config', join(dir, 'config'), { recursive: true });
+      copyExample(dir);
       const root = process.cwd();
       // What npm passes a script run from dir: the package root as working directory, dir as INIT_CWD.
       const r = spawnSync(process.execPath, [join(root, 'scripts/run.cjs'), 'synth', '--config', 'config/platform.yaml', '--outdir', 'out'], {

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { run } from '../src/cli';
 import { checkTree } from '../src/review/check';
 import { UserPaths } from '../src/command-line/paths';
+import { copyExample } from './builders';
 
 /** A path as the command line shows it (relative to where it runs, or absolute when shorter). */
 const shown = (path: string) => new UserPaths(process.cwd()).show(path);
@@ -38,7 +39,7 @@ describe('check and line endings', () => {
   const check = (root: string) => cli(['check', '--config', join(root, 'config/platform.yaml'), '--outdir', root]);
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kg-eol-'));
-    cpSync('config', join(dir, 'config'), { recursive: true });
+    copyExample(dir);
     expect((await cli(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir])).code).toBe(0);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

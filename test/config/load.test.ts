@@ -5,11 +5,10 @@
  * line each).
  */
 import { CHART_VERSION } from '../../src/config/chart-values-keys';
-import { join } from 'node:path';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
 import { formatProblem, InputError } from '../../src/config/problems';
-import { aConfig, aTerraform, Plain, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
+import { aConfig, aTerraform, EXAMPLE_CONFIG, Plain, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
 import { aProblem, inputErrorOf, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);
@@ -323,9 +322,9 @@ describe('reporting problems', () => {
   });
 });
 
-describe('the committed config/platform.yaml', () => {
+describe('the example config (test/fixtures/example)', () => {
   it('loads without problems', () => {
-    const { platform } = loadPlatform(join(__dirname, '..', '..', 'config', 'platform.yaml'));
+    const { platform } = loadPlatform(EXAMPLE_CONFIG);
     expect(platform.clusters.map((c) => c.id)).toEqual(['demo']);
   });
 });

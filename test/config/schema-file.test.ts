@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { platformJsonSchema } from '../../src/config/json-schema';
+import { EXAMPLE_CONFIG } from '../builders';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -16,9 +17,9 @@ describe('schema/platform.schema.json', () => {
   });
 });
 
-describe('config/platform.yaml', () => {
+describe('the example config (test/fixtures/example, laid out as config/)', () => {
   it('starts with the yaml-language-server modeline pointing at the committed schema', () => {
-    const [firstLine] = readFileSync(join(ROOT, 'config', 'platform.yaml'), 'utf8').split('\n');
+    const [firstLine] = readFileSync(EXAMPLE_CONFIG, 'utf8').split('\n');
     expect(firstLine).toBe('# yaml-language-server: $schema=../schema/platform.schema.json');
   });
 });

@@ -1,13 +1,13 @@
 /**
- * `fit MANIFEST` end to end through the command line's run(), on the shipped example
- * config (one cluster, demo: pools dataops, web and ml-gpu).
+ * `fit MANIFEST` end to end through the command line's run(), on the example config
+ * (test/fixtures/example: one cluster, demo, with pools dataops, web and ml-gpu).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli';
 import { WORKLOAD_KINDS } from '../../src/fit/manifest';
-import { positionOf } from '../builders';
+import { copyExample, positionOf } from '../builders';
 import { aContainer, aPodSpec, aService, aWorkload, manifest } from './builders';
 
 let dir: string;
@@ -15,8 +15,7 @@ let config: string;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'kg-fit-'));
-  cpSync('config', join(dir, 'config'), { recursive: true });
-  config = join(dir, 'config/platform.yaml');
+  config = copyExample(dir);
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aFleetConfig, cli, Fleet, removeFleets, TEAMS } from './fleet';
-import { Plain } from '../builders';
+import { copyExample, Plain } from '../builders';
 import { CHART_VERSION } from '../../src/config/chart-values-keys';
 
-/** A git repository holding the example config and its synthesized output, committed. */
+/** A git repository holding the example config (test/fixtures/example) and its synthesized output, committed. */
 async function repo(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'kg-review-'));
-  cpSync('config', join(dir, 'config'), { recursive: true });
+  copyExample(dir);
   await cli(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
   const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
   git('init', '-q', '-b', 'main');

@@ -1,12 +1,12 @@
-import { readdirSync, readFileSync } from 'fs';
-import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
+import { loadPlatform } from '../../src/config/load';
+import { synthesize } from '../../src/synth';
+import { EXAMPLE_CONFIG } from '../builders';
 import { defaulted, knownKinds, validate } from './crd-validator';
 
 /** A plain JSON-like map, as read from YAML. */
 type Plain = { [key: string]: unknown };
 
-const WORKTREE = path.join(__dirname, '..', '..');
 const REQUIREMENTS = ['spec', 'template', 'spec', 'requirements'];
 const BUDGETS = ['spec', 'disruption', 'budgets'];
 
@@ -15,20 +15,17 @@ interface Manifest {
   readonly object: Plain;
 }
 
-/** Every YAML document of the `.yaml` files in a worktree folder and the folders below it. */
+/** What synth generates for the example config (test/fixtures/example), by path. */
+const generated = synthesize(loadPlatform(EXAMPLE_CONFIG).platform);
+
+/** Every YAML document of the generated `.yaml` files in a folder and the folders below it, by path. */
 function manifestsIn(folder: string): Manifest[] {
-  const dir = path.join(WORKTREE, folder);
   const out: Manifest[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (entry.isDirectory()) {
-      out.push(...manifestsIn(`${folder}/${entry.name}`));
-      continue;
-    }
-    if (!entry.name.endsWith('.yaml')) continue;
-    for (const document of parseAllDocuments(readFileSync(path.join(dir, entry.name), 'utf8'))) {
+  for (const file of [...generated.keys()].filter((p) => p.startsWith(`${folder}/`) && p.endsWith('.yaml')).sort()) {
+    for (const document of parseAllDocuments(generated.get(file) ?? '')) {
       const object: unknown = document.toJS();
-      if (!isPlain(object)) throw new Error(`${folder}/${entry.name}: a document is not a map`);
-      out.push({ file: `${folder}/${entry.name}`, object });
+      if (!isPlain(object)) throw new Error(`${file}: a document is not a map`);
+      out.push({ file, object });
     }
   }
   return out;
