@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
-import { formatProblem, InputError, Problem } from './config/problems';
+import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
 import { COMMAND_SPECS, CommandName, overviewHelp, versionText } from './command-line/commands';
@@ -24,7 +24,7 @@ import { GeneratedTree, TreeError } from './review/tree';
 import { generate } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
-import { CHART_VERSION } from './config/chart-values-keys';
+import { CHART_VERSION } from './release/chart-values-keys';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {

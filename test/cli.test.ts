@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pkg from '../package.json';
 import { run } from '../src/cli';
-import { CHART_VERSION } from '../src/config/chart-values-keys';
+import { CHART_VERSION } from '../src/release/chart-values-keys';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 import { copyExample } from './builders';
@@ -60,7 +60,7 @@ describe('synth command', () => {
       'dist/demo/nodepools/dataops/dataops.yaml', 'dist/demo/nodepools/ml/ml-gpu.yaml', 'dist/demo/nodepools/web/web.yaml',
     ]);
     expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+LIMITS$/m);
-    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+229\s+cpu=64,memory=256Gi$/m);
+    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+251\s+cpu=64,memory=256Gi$/m);
     expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+16\s+cpu=256,memory=1Ti,nvidia.com\/gpu=16$/m);
   });
 

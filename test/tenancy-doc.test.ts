@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { run } from '../src/cli';
 import { loadPlatform } from '../src/config/load';
-import { formatProblem } from '../src/config/problems';
+import { formatProblem } from '../src/input/problems';
 import { synthesize } from '../src/synth';
 import { aConfig, removeProjects, writeProject } from './builders';
 import { aFleetConfig, Fleet, TEAMS } from './review/fleet';

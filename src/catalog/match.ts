@@ -15,7 +15,7 @@
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (computeRequirements)
  */
 import { distance } from 'fastest-levenshtein';
-import { distinctLabelValues, type InstanceType } from './catalog';
+import { distinctLabelValues, karpenterCatalog, type InstanceType } from './catalog';
 
 // --- what a requirement is -----------------------------------------------------
 
@@ -740,4 +740,12 @@ export function priceRange(types: readonly InstanceType[]): PriceRange | undefin
     if (t.price > hi.price) hi = t;
   }
   return { min: lo.price, minType: lo.name, max: hi.price, maxType: hi.name, unpriced: types.length - priced.length };
+}
+
+let shared: Matcher | undefined;
+
+/** The matcher over the committed catalog, shared by every pool of a run (its cache makes similar pools cheap). */
+export function catalogMatcher(): Matcher {
+  shared ??= createMatcher(karpenterCatalog().types);
+  return shared;
 }

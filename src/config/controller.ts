@@ -1,8 +1,8 @@
-import { unknownChartKeys } from './chart-keys';
-import { unknownKeyMessage } from './issues';
-import { FieldPath } from './problems';
+import { unknownChartKeys } from '../release/chart-keys';
+import { unknownKeyMessage } from '../input/issues';
+import { FieldPath } from '../input/problems';
 import { KarpenterFile } from './schema';
-import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from './settings-rules';
+import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from '../release/settings-rules';
 
 /**
  * Chart values the generator sets, and what sets them. `helmValues` may not set

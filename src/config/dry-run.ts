@@ -1,9 +1,8 @@
-import { karpenterCatalog } from '../catalog/catalog';
-import { createMatcher, largestAllocatable, Matcher, MatchResult, priceRange, typesThatFit } from '../catalog/match';
+import { catalogMatcher, largestAllocatable, Matcher, MatchResult, priceRange, typesThatFit } from '../catalog/match';
 import type { AdmittedTypes, PoolSettings } from './platform';
-import { FieldPath, renderPath } from './problems';
+import { FieldPath, renderPath } from '../input/problems';
 import { cpuMillis, memoryMiB } from './quantity';
-import { SourcedRequirement } from './requirements';
+import type { SourcedRequirement } from './platform';
 
 /** A finding of the dry run, at a pool field. */
 export interface DryRunProblem {
@@ -18,13 +17,6 @@ export const SPOT_DIVERSITY = 10;
 /** The extended resources that are accelerators (a GPU pool's smoke test requests one). */
 export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'aws.amazon.com/neuroncore', 'habana.ai/gaudi'];
 
-let shared: Matcher | undefined;
-
-/** The matcher over the committed catalog, shared by every pool of a run (its cache makes similar pools cheap). */
-export function catalogMatcher(): Matcher {
-  shared ??= createMatcher(karpenterCatalog().types);
-  return shared;
-}
 
 /**
  * Will the pool ever launch a node? Its requirements against Karpenter's instance-type

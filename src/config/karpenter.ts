@@ -1,11 +1,11 @@
-import { CHART_VERSION } from './chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys';
 import { checkControllerValues } from './controller';
-import { compareRelease } from './kubernetes';
+import { compareRelease } from '../release/versions';
 import { KarpenterConfig } from './platform';
-import { FieldPath, Problem } from './problems';
+import { FieldPath, Problem } from '../input/problems';
 import { Layer, mergeLayers } from './resolve';
 import { ClusterFile, KarpenterFile, PlatformFile } from './schema';
-import { SourceFile } from './source';
+import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
 
 /** The Helm release name of the controller chart (set on the Application). */

@@ -1,5 +1,6 @@
-import { KUBERNETES_AMIS, LAST_AL2_KUBERNETES, LAST_AL2_RELEASE } from './ami-releases';
-import { KUBERNETES_COMPATIBILITY } from './compatibility';
+import { compareMinor, compareRelease } from '../release/versions';
+import { KUBERNETES_AMIS, LAST_AL2_KUBERNETES, LAST_AL2_RELEASE } from '../release/ami-releases';
+import { KUBERNETES_COMPATIBILITY } from '../release/compatibility';
 
 /** A finding about a cluster's Kubernetes version or an AMI pin. */
 export interface VersionFinding {
@@ -74,7 +75,7 @@ export function amiAliasFinding(clusterId: string, kubernetes: string, alias: st
     return {
       severity: 'warning',
       message: `${runs}, newer than the AMI releases the generator knows (up to ${known[known.length - 1]}): cannot check that ${alias} exists for it `
-        + '(add its first releases to src/config/ami-releases.ts)',
+        + '(add its first releases to src/release/ami-releases.ts)',
     };
   }
   switch (family) {
@@ -114,21 +115,3 @@ export const ALIAS_RELEASES: Readonly<Record<string, { readonly pattern: RegExp;
   bottlerocket: { pattern: /^(v\d+\.\d+\.\d+|latest)$/, example: 'v1.47.0' },
 };
 
-/** Orders Kubernetes minor versions numerically ("1.9" before "1.10"). */
-export function compareMinor(a: string, b: string): number {
-  const [am, an] = a.split('.').map(Number);
-  const [bm, bn] = b.split('.').map(Number);
-  return am - bm || an - bn;
-}
-
-/** Orders release numbers (`1.13`, `1.14.1`, `0.37`), missing parts counting as 0; a pre-release suffix is ignored. */
-export function compareRelease(a: string, b: string): number {
-  const parts = (v: string) => v.replace(/^v/, '').split('-')[0].split('.').map(Number);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}

@@ -1,14 +1,14 @@
 import { dirname, relative, resolve } from 'node:path';
-import { InputOptions, repositoryOf } from './input-file';
-import { zodProblems } from './issues';
+import { InputOptions, repositoryOf } from '../input/input-file';
+import { zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
 import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
-import { InputError, Problem, renderPath } from './problems';
+import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
-import { SourceFile } from './source';
+import { SourceFile } from '../input/source';
 import { readTerraformOutputs, TerraformResult } from './terraform';
 
 /** Options of {@link loadPlatform}. */

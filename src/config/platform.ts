@@ -1,7 +1,33 @@
 import { PoolFields, TenancyAction } from './schema';
-import type { FieldProvenance } from './provenance';
-import type { SourcedRequirement } from './requirements';
+import type { FieldPath } from '../input/problems';
 import { TerraformOutputs } from './terraform';
+
+/** The level of the inheritance chain that set a pool field (contract section 5.3). */
+export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
+
+/** One resolved pool field, and where its value comes from. */
+export interface FieldProvenance {
+  /** The field, as the config writes it: `disruption.budgets`, `labels["example.com/role"]`. */
+  readonly path: string;
+  readonly value: unknown;
+  readonly from: Level;
+  /** `file:line:col` of the line that set it. @default - none (built-in) */
+  readonly at?: string;
+}
+
+/** A NodePool requirement, as the CRD writes it. */
+export interface Requirement {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
+  readonly values?: readonly string[];
+  readonly minValues?: number;
+}
+
+/** A requirement of a pool and the pool field it comes from (`['arch']`, `['requirements', 3]`). */
+export interface SourcedRequirement {
+  readonly requirement: Requirement;
+  readonly field: FieldPath;
+}
 
 /** Built-in pool defaults: the lowest level of the inheritance chain (contract section 1.1). */
 export const BUILT_IN_POOL_DEFAULTS = {

@@ -1,6 +1,6 @@
-import { suggest } from './issues';
+import { suggest } from '../input/issues';
 import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings } from './platform';
-import { FieldPath, Problem } from './problems';
+import { FieldPath, Problem } from '../input/problems';
 import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
@@ -8,7 +8,7 @@ import { dryRun } from './dry-run';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { poolRequirements } from './requirements';
-import { SourceFile } from './source';
+import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;

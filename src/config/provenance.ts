@@ -1,21 +1,8 @@
-import type { PoolSettings } from './platform';
-import { FieldPath, renderPath } from './problems';
+import type { FieldProvenance, Level, PoolSettings } from './platform';
+import { FieldPath, renderPath } from '../input/problems';
 import { MergedFields } from './resolve';
-import { SourceFile } from './source';
-import { isPlainMap } from './user-map';
-
-/** The level of the inheritance chain that set a pool field (contract section 5.3). */
-export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
-
-/** One resolved pool field, and where its value comes from. */
-export interface FieldProvenance {
-  /** The field, as the config writes it: `disruption.budgets`, `labels["example.com/role"]`. */
-  readonly path: string;
-  readonly value: unknown;
-  readonly from: Level;
-  /** `file:line:col` of the line that set it. @default - none (built-in) */
-  readonly at?: string;
-}
+import { SourceFile } from '../input/source';
+import { isPlainMap } from '../input/user-map';
 
 /**
  * Every resolved field of a pool (maps key by key, lists and scalars whole, `ami` whole),

@@ -1,19 +1,4 @@
-import type { PoolSettings } from './platform';
-import { FieldPath } from './problems';
-
-/** A NodePool requirement, as the CRD writes it. */
-export interface Requirement {
-  readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
-  readonly values?: readonly string[];
-  readonly minValues?: number;
-}
-
-/** A requirement of a pool and the pool field it comes from (`['arch']`, `['requirements', 3]`). */
-export interface SourcedRequirement {
-  readonly requirement: Requirement;
-  readonly field: FieldPath;
-}
+import type { PoolSettings, SourcedRequirement } from './platform';
 
 type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: number; readonly lte?: number };
 

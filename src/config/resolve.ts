@@ -1,6 +1,6 @@
-import { FieldPath } from './problems';
+import { FieldPath } from '../input/problems';
 import { PoolFields } from './schema';
-import { isPlainMap } from './user-map';
+import { isPlainMap } from '../input/user-map';
 
 /** One level of an inheritance chain: its fields and where they sit in platform.yaml. */
 export interface Layer<T = PoolFields> {

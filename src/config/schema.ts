@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { cronProblem } from './cron';
-import { suggest } from './issues';
+import { suggest } from '../input/issues';
 import { ALIAS_RELEASES } from './kubernetes';
-import { listOrMapOf, userMap } from './user-map';
+import { listOrMapOf, userMap } from '../input/user-map';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.

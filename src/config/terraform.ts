@@ -1,8 +1,8 @@
-import { suggest, unknownKeyMessage } from './issues';
-import { Problem } from './problems';
+import { suggest, unknownKeyMessage } from '../input/issues';
+import { Problem } from '../input/problems';
 import { parse as parseJson, ParseError, printParseErrorCode } from 'jsonc-parser';
-import { InputOptions, readInput } from './input-file';
-import { SourceFile } from './source';
+import { InputOptions, readInput } from '../input/input-file';
+import { SourceFile } from '../input/source';
 
 /** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
 export const TERRAFORM_OUTPUTS = {

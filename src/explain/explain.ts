@@ -1,8 +1,8 @@
 import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
 import { priceRange } from '../catalog/match';
-import { catalogMatcher } from '../config/dry-run';
+import { catalogMatcher } from '../catalog/match';
 import type { Platform, Pool } from '../config/platform';
-import type { FieldProvenance } from '../config/provenance';
+import type { FieldProvenance } from '../config/platform';
 import { quantityValue } from '../config/quantity';
 import { requirements } from '../model/node-pool';
 

@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import type { NodeSelectorRequirement, ResourceAmounts } from '../catalog/match';
-import { InputOptions } from '../config/input-file';
-import { zodProblems } from '../config/issues';
-import { FieldPath, InputError, Problem } from '../config/problems';
-import { SourceFile } from '../config/source';
-import { isPlainMap, userMap } from '../config/user-map';
+import { InputOptions } from '../input/input-file';
+import { zodProblems } from '../input/issues';
+import { FieldPath, InputError, Problem } from '../input/problems';
+import { SourceFile } from '../input/source';
+import { isPlainMap, userMap } from '../input/user-map';
 import { inCatalogUnits, parseQuantity } from './quantity';
 import { ContainerResources, podRequests } from './requests';
 import { daemonSetTolerations, Toleration } from './tolerations';

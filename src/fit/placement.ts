@@ -4,7 +4,7 @@
  */
 import type { InstanceType } from '../catalog/catalog';
 import { describe, Matcher } from '../catalog/match';
-import { catalogMatcher } from '../config/dry-run';
+import { catalogMatcher } from '../catalog/match';
 import type { Cluster, Platform, Pool } from '../config/platform';
 import { nodeAllocatable } from './allocatable';
 import type { PodConstraints, Workload, WorkloadKind } from './manifest';

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { KUBERNETES_AMIS } from '../config/ami-releases';
+import { KUBERNETES_AMIS } from '../release/ami-releases';
 
 /** The `gitops` block of the fleet `init` writes. */
 export interface GitopsBlock {
@@ -29,7 +29,7 @@ export const FIRST_TEAM = 'apps';
 
 /**
  * The newest AL2023 release the generator knows of (the first built for the newest Kubernetes
- * version in src/config/ami-releases.ts): EKS builds each release for every supported version,
+ * version in src/release/ami-releases.ts): EKS builds each release for every supported version,
  * so it exists for any cluster the generator accepts.
  */
 export function newestKnownAl2023(): string {

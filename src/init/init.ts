@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
-import { CHART_VERSION } from '../config/chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys';
 import { loadPlatform, MAX_TERRAFORM_BYTES } from '../config/load';
-import { InputError, Problem } from '../config/problems';
+import { InputError, Problem } from '../input/problems';
 import { clusterIdProblem } from '../config/schema';
 import { readTerraformOutputs } from '../config/terraform';
 import { REAL_FS } from '../output/fs-ops';

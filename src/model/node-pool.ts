@@ -1,5 +1,5 @@
 import type { Pool } from '../config/platform';
-import type { Requirement } from '../config/requirements';
+import type { Requirement } from '../config/platform';
 import { DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
 
 export { DEDICATED_TAINT_KEY, MANAGED_BY, TEAM_LABEL } from '../config/reserved';
@@ -19,7 +19,7 @@ export interface Taint {
   readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
-export type { Requirement } from '../config/requirements';
+export type { Requirement } from '../config/platform';
 
 /** A disruption budget. */
 export interface Budget {

@@ -23,7 +23,7 @@ export type ReleaseFile = keyof typeof RELEASE_FILES;
 
 /**
  * The chart's folder. Optional: its templates say which controller variable each setting
- * becomes (src/upgrade/settings-rules.ts) and are what the tests render with Helm.
+ * becomes (src/upgrade/settings-generator.ts) and are what the tests render with Helm.
  */
 export const CHART_DIR = 'charts/karpenter';
 

@@ -7,7 +7,7 @@ import { load, problemsOf, warningsOf } from './helpers';
 import { parse } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
 import { synthesize } from '../../src/synth';
-import { InputError, formatProblem } from '../../src/config/problems';
+import { InputError, formatProblem } from '../../src/input/problems';
 
 afterAll(removeProjects);
 

@@ -5,9 +5,9 @@
  */
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { inputErrorOf, load, problemsOf, warningsOf } from './helpers';
-import { CHART_VERSION } from '../../src/config/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys';
 import { loadPlatform } from '../../src/config/load';
-import { formatProblem } from '../../src/config/problems';
+import { formatProblem } from '../../src/input/problems';
 
 afterAll(removeProjects);
 

@@ -3,7 +3,7 @@
  * builders, run {@link loadPlatform} on it, and return what a user would see.
  */
 import { LoadResult, loadPlatform } from '../../src/config/load';
-import { formatProblem, InputError } from '../../src/config/problems';
+import { formatProblem, InputError } from '../../src/input/problems';
 import { ProjectInput, writeProject } from '../builders';
 
 /** Loads a project that must be valid; the test fails with the problems otherwise. */

@@ -6,10 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readInput } from '../../src/config/input-file';
+import { readInput } from '../../src/input/input-file';
 import { loadPlatform } from '../../src/config/load';
-import { formatProblem } from '../../src/config/problems';
-import { MAX_EXPANDED_VALUES } from '../../src/config/source';
+import { formatProblem } from '../../src/input/problems';
+import { MAX_EXPANDED_VALUES } from '../../src/input/source';
 import { aConfig, aTerraform, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
 import { inputErrorOf, load, problemsOf } from './helpers';
 

@@ -3,13 +3,13 @@
  * or the Terraform output `cluster_version`, checked against Karpenter's compatibility matrix,
  * and the AMI pins each cluster's pools use checked against it.
  */
-import { KUBERNETES_AMIS } from '../../src/config/ami-releases';
-import { KUBERNETES_COMPATIBILITY } from '../../src/config/compatibility';
+import { KUBERNETES_AMIS } from '../../src/release/ami-releases';
+import { KUBERNETES_COMPATIBILITY } from '../../src/release/compatibility';
 import { amiAliasFinding } from '../../src/config/kubernetes';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { load, problemsOf, warningsOf } from './helpers';
 import { loadPlatform } from '../../src/config/load';
-import { formatProblem, InputError } from '../../src/config/problems';
+import { formatProblem, InputError } from '../../src/input/problems';
 
 afterAll(removeProjects);
 

@@ -4,10 +4,10 @@
  * per cluster, frozen output, and how problems are reported (all at once, one
  * line each).
  */
-import { CHART_VERSION } from '../../src/config/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
-import { formatProblem, InputError } from '../../src/config/problems';
+import { formatProblem, InputError } from '../../src/input/problems';
 import { aConfig, aTerraform, EXAMPLE_CONFIG, Plain, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
 import { aProblem, inputErrorOf, load, problemsOf } from './helpers';
 

@@ -4,7 +4,7 @@
  * value (defaults, team, pool or cluster overrides).
  */
 import { loadPlatform } from '../../src/config/load';
-import { formatProblem } from '../../src/config/problems';
+import { formatProblem } from '../../src/input/problems';
 import { aConfig, positionOf, removeProjects, writeProject } from '../builders';
 import { aProblem, inputErrorOf, problemsOf } from './helpers';
 

@@ -5,7 +5,7 @@
  * field path, and say what was given and what is allowed.
  */
 import { aConfig, Plain, rawConfigWithTeams, removeProjects } from '../builders';
-import { formatProblem } from '../../src/config/problems';
+import { formatProblem } from '../../src/input/problems';
 import { aProblem, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);

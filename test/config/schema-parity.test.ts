@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
-import { InputError } from '../../src/config/problems';
+import { InputError } from '../../src/input/problems';
 import { aConfig, EXAMPLE_CONFIG, Overrides, Plain, removeProjects, writeProject } from '../builders';
 
 afterAll(removeProjects);

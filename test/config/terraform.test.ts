@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadPlatform } from '../../src/config/load';
-import { formatProblem } from '../../src/config/problems';
+import { formatProblem } from '../../src/input/problems';
 import { aConfig, aTerraform, Plain, positionOf, removeProjects, writeProject } from '../builders';
 import { aProblem, inputErrorOf, load, problemsOf, warningsOf } from './helpers';
 

@@ -3,7 +3,7 @@
  * adjusted to the pool's volume and kubelet settings.
  */
 import { karpenterCatalog } from '../../src/catalog/catalog';
-import { catalogMatcher } from '../../src/config/dry-run';
+import { catalogMatcher } from '../../src/catalog/match';
 import type { PoolSettings } from '../../src/config/platform';
 import { nodeAllocatable } from '../../src/fit/allocatable';
 import { placePod } from '../../src/fit/placement';

@@ -3,8 +3,8 @@
  * a manifest holds them), and their pods read back through the manifest reader.
  */
 import { stringify } from 'yaml';
-import { formatProblem } from '../../src/config/problems';
-import { SourceFile } from '../../src/config/source';
+import { formatProblem } from '../../src/input/problems';
+import { SourceFile } from '../../src/input/source';
 import { manifestOf, PodConstraints, WorkloadKind } from '../../src/fit/manifest';
 
 /** A plain JSON-like map. */

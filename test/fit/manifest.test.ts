@@ -4,7 +4,7 @@
  * located problem.
  */
 import { stringify } from 'yaml';
-import { SourceFile } from '../../src/config/source';
+import { SourceFile } from '../../src/input/source';
 import { manifestOf, WORKLOAD_KINDS } from '../../src/fit/manifest';
 import { positionOf } from '../builders';
 import { aContainer, aPodSpec, aService, aWorkload, expr, manifest, manifestProblems, requiring } from './builders';

@@ -7,7 +7,7 @@
  * on-demand) and ml-gpu (dedicated, g5/g6, tainted nvidia.com/gpu); staging has web and
  * batch. Every pool has limits of 100 cpu and 400Gi memory.
  */
-import { catalogMatcher } from '../../src/config/dry-run';
+import { catalogMatcher } from '../../src/catalog/match';
 import { loadPlatform } from '../../src/config/load';
 import type { Platform } from '../../src/config/platform';
 import type { PodConstraints } from '../../src/fit/manifest';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { stringify } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
-import { InputError } from '../../src/config/problems';
+import { InputError } from '../../src/input/problems';
 import { synthesize } from '../../src/synth';
 import { aTerraform, removeProjects, writeProject } from '../builders';
 import { defaulted, knownKinds, validate } from '../support/crd-validator';

@@ -1,5 +1,5 @@
 import { chartValues, controllerValues } from '../../src/model/controller-values';
-import { unknownChartKeys } from '../../src/config/chart-keys';
+import { unknownChartKeys } from '../../src/release/chart-keys';
 import { OWNED_VALUES } from '../../src/config/controller';
 import type { KarpenterConfig } from '../../src/config/platform';
 import { aCluster, aKarpenter, aTerraform } from '../pool-builders';

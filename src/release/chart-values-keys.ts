@@ -1,7 +1,7 @@
 // GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // Generated from the karpenter 1.14.1 Helm chart's values.yaml
-// (sha256 38652eae97bec5bf709a394d1f4260398ed8c564f567927bb19fe46f7a6fa4ab) by src/upgrade/chart-keys.ts.
+// (sha256 38652eae97bec5bf709a394d1f4260398ed8c564f567927bb19fe46f7a6fa4ab) by src/upgrade/chart-keys-generator.ts.
 //
 // To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
 // (README, "Upgrading Karpenter"), then review the diff and the notes it prints about

@@ -1,5 +1,5 @@
 /**
- * Builds the key tree of the Karpenter Helm chart's `values.yaml` (src/config/chart-values-keys.ts),
+ * Builds the key tree of the Karpenter Helm chart's `values.yaml` (src/release/chart-values-keys.ts),
  * so user-supplied chart values are checked against the chart without reading it at run
  * time. Pure: text in, data or TypeScript out.
  *
@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { ChartKeyNode } from '../config/chart-values-keys';
+import type { ChartKeyNode } from '../release/chart-values-keys';
 
 /** Keys that are Kubernetes pass-through objects: free-form wherever they appear. */
 const PASS_THROUGH_KEYS = new Set(['affinity', 'dnsConfig', 'nodeSelector', 'podSecurityContext', 'resources', 'securityContext', 'strategy']);
@@ -120,7 +120,7 @@ export function buildChartKeys(source: string, version: string): ChartKeys {
     else if (!child && anchor.kind === 'free') notes.push(`line ${line}: "${key}" right after free-form ${where}, same indentation: taken as its example, check`);
     else {
       const parent = child ? where : anchor.path.slice(0, -1).join('.') || '(top level)';
-      notes.push(`line ${line}: "${key}" under ${parent} is NOT covered: review, and list it in KEYS_DOCUMENTED_IN_COMMENTS (src/upgrade/chart-keys.ts) if it is a chart option`);
+      notes.push(`line ${line}: "${key}" under ${parent} is NOT covered: review, and list it in KEYS_DOCUMENTED_IN_COMMENTS (src/upgrade/chart-keys-generator.ts) if it is a chart option`);
     }
   });
   for (const path of nullMaps.values()) Object.assign(nodeAt(path) ?? {}, { freeForm: true, reason: 'default null, documented as a map' });
@@ -134,7 +134,7 @@ export function buildChartKeys(source: string, version: string): ChartKeys {
   return { version, sha256: createHash('sha256').update(source).digest('hex'), tree, notes };
 }
 
-/** The TypeScript of src/config/chart-values-keys.ts. */
+/** The TypeScript of src/release/chart-values-keys.ts. */
 export function renderChartKeys(keys: ChartKeys): string {
   const quote = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key));
   const emit = (node: KeyNode, indent: string): string => {
@@ -148,7 +148,7 @@ export function renderChartKeys(keys: ChartKeys): string {
   return `// GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // Generated from the karpenter ${keys.version} Helm chart's values.yaml
-// (sha256 ${keys.sha256}) by src/upgrade/chart-keys.ts.
+// (sha256 ${keys.sha256}) by src/upgrade/chart-keys-generator.ts.
 //
 // To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
 // (README, "Upgrading Karpenter"), then review the diff and the notes it prints about

@@ -2,8 +2,8 @@
  * A stream of YAML documents (a Kubernetes manifest) through SourceFile: each document
  * parsed and checked like a config file, positions counted in the whole file.
  */
-import { formatProblem } from '../../src/config/problems';
-import { MAX_EXPANDED_VALUES, SourceFile } from '../../src/config/source';
+import { formatProblem } from '../../src/input/problems';
+import { MAX_EXPANDED_VALUES, SourceFile } from '../../src/input/source';
 
 const docs = (text: string) => SourceFile.parseDocuments(text, 'app.yaml');
 const problems = (text: string) => docs(text).flatMap((d) => d.problems.map(formatProblem));
