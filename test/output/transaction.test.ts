@@ -64,6 +64,9 @@ describe('flushing staged files', () => {
   });
 });
 
+// A few dozen whole runs on the real file system, each flushed to disk: seconds on a busy machine.
+const STEP_BY_STEP_TIMEOUT = 30_000;
+
 describe('replacing the output tree', () => {
   const roots: string[] = [];
   function oldTree(): string {
@@ -144,7 +147,7 @@ describe('replacing the output tree', () => {
       OutputDir.open(root, 'synth').close();
       expect({ at, tree: snapshot(root), left: existsSync(join(root, '.karpenter-gitops', 'txn')) }).toEqual({ at, tree, left: false });
     }
-  });
+  }, STEP_BY_STEP_TIMEOUT);
 
   it('leaves the old tree or the new one when killed after any step, once the next run has recovered', async () => {
     const outcomes = new Set<string>();
@@ -162,5 +165,5 @@ describe('replacing the output tree', () => {
     }
     // Kills before the journal is committed give the old tree; after it, the new one.
     expect([...outcomes].sort()).toEqual(['new', 'old']);
-  });
+  }, STEP_BY_STEP_TIMEOUT);
 });
