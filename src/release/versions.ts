@@ -1,20 +1,23 @@
-/** How release numbers order: Kubernetes minors and Karpenter releases. */
+/**
+ * How release numbers order: Kubernetes minors and Karpenter releases, by semantic versioning
+ * (a missing minor or patch counts as 0; a pre-release orders before its release).
+ * @see https://semver.org/#spec-item-11
+ */
+import { coerce, compare, parse, type SemVer } from 'semver';
+
+/** `version` as a SemVer: `v1.14.1`, `1.14`, `1.15.0-rc.1`, `0.37`. */
+function semver(version: string): SemVer {
+  const v = parse(version.replace(/^v/, '')) ?? coerce(version, { includePrerelease: true });
+  if (!v) throw new Error(`not a version: ${JSON.stringify(version)}`);
+  return v;
+}
 
 /** Orders Kubernetes minor versions numerically ("1.9" before "1.10"). */
 export function compareMinor(a: string, b: string): number {
-  const [am, an] = a.split('.').map(Number);
-  const [bm, bn] = b.split('.').map(Number);
-  return am - bm || an - bn;
+  return compare(semver(a), semver(b));
 }
 
-/** Orders release numbers (`1.13`, `1.14.1`, `0.37`), missing parts counting as 0; a pre-release suffix is ignored. */
+/** Orders release numbers (`1.13`, `1.14.1`, `0.37`, `1.15.0-rc.1` before `1.15.0`). */
 export function compareRelease(a: string, b: string): number {
-  const parts = (v: string) => v.replace(/^v/, '').split('-')[0].split('.').map(Number);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+  return compare(semver(a), semver(b));
 }

@@ -126,11 +126,6 @@ export function sourcePaths(app: Body): SourcePath[] {
   });
 }
 
-/** Whether an Application's source paths take in a file. */
-export function syncs(paths: readonly SourcePath[], file: string): boolean {
-  return new FolderIndex([{ owner: true, paths }]).ownersOf(file).length > 0;
-}
-
 /**
  * Which owners' source paths take in a file, looked up by the file's folder and its
  * parents (for recursive paths): a migration moves thousands of files past thousands

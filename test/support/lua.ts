@@ -91,11 +91,6 @@ export function hasLua51(): boolean {
 /** Every Lua runner this machine has: fengari always, `lua5.1` where it is on PATH. */
 export const LUA_RUNTIMES: readonly LuaRuntime[] = hasLua51() ? [FENGARI, LUA_51] : [FENGARI];
 
-/** Runs `script` under fengari narrowed to Lua 5.1 ({@link LuaRuntime.run}). */
-export function runLua(script: string, obj: unknown): unknown {
-  return FENGARI.run(script, obj);
-}
-
 /**
  * Fails unless `script` parses as Lua 5.1: `goto`, labels, `//`, bitwise operators and the
  * other syntax of later versions are errors.
