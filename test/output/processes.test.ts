@@ -82,21 +82,28 @@ describe('synth processes that are killed or race', () => {
     expect(seen[0]).toBe('a');
   }, 120_000);
 
-  it('lets only one of two runs started at once write; the tree is exactly one of the configs', async () => {
+  it('refuses a second run while the first holds the lock, and the first one writes', async () => {
     const dir = project(60);
     dirs.push(dir);
     expect(runSync(dir, 'synth', 'a').status).toBe(0);
-    const results = await Promise.all(['a', 'b'].map((v) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [RUN, 'synth', '--config', `config/${v}.yaml`], { cwd: dir });
-      let stderr = '';
-      child.stderr.on('data', (d) => { stderr += d; });
-      child.on('exit', (code) => resolve({ code, stderr }));
-    })));
-    for (const r of results) {
-      if (r.code !== 0) expect(r.stderr).toMatch(/^error: another karpenter-gitops synth run \(pid \d+ .*\) is writing this output/m);
+    // Run b until it holds the lock, then freeze it there (SIGSTOP): it is alive and holds the
+    // lock for as long as run a needs to start and try, whatever the machine's speed.
+    const first = spawn(process.execPath, [RUN, 'synth', '--config', 'config/b.yaml'], { cwd: dir, stdio: 'ignore' });
+    const firstExit = new Promise<number | null>((resolve) => first.on('exit', resolve));
+    let exited = false;
+    void firstExit.then(() => { exited = true; });
+    while (!exited && !existsSync(join(dir, '.karpenter-gitops/lock'))) await new Promise((r) => setImmediate(r));
+    expect(exited).toBe(false);
+    first.kill('SIGSTOP');
+    try {
+      const second = runSync(dir, 'synth', 'a');
+      expect(second.status).toBe(1);
+      expect(second.stderr).toMatch(new RegExp(`^error: another karpenter-gitops synth run \\(pid ${first.pid} .*\\) is writing this output`, 'm'));
+    } finally {
+      first.kill('SIGCONT');
     }
-    expect(results.some((r) => r.code === 0)).toBe(true);
-    expect(treeOf(dir)).not.toBe('neither');
+    expect(await firstExit).toBe(0);
+    expect(treeOf(dir)).toBe('b');
   }, 60_000);
 });
 
