@@ -24,14 +24,32 @@ function schemaErrors(config: unknown): string[] {
   return validate(config) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
 }
 
-function cliRejects(config: Plain): boolean {
+/** `/teams/web/arch/0` as the command line writes it, `teams.web.arch[0]`; an unknown or missing key is named. */
+function schemaPath(e: { instancePath: string; params: Record<string, unknown> }): string {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = (e.params.additionalProperty ?? e.params.missingProperty ?? e.params.propertyName) as string | undefined;
+  if (extra !== undefined) parts.push(extra);
+  return parts.reduce((path, p) => (/^\d+$/.test(p) ? `${path}[${p}]` : /^[A-Za-z0-9_-]+$/.test(p) ? (path ? `${path}.${p}` : p) : `${path}["${p}"]`), '');
+}
+
+/** The fields the schema refuses a config at. */
+function schemaFields(config: unknown): string[] {
+  return validate(config) ? [] : (validate.errors ?? []).map((e) => schemaPath(e as never));
+}
+
+/** The fields the command line refuses a config at; none when it accepts it. */
+function cliFields(config: Plain): string[] {
   try {
     loadPlatform(writeProject({ config }).configPath);
-    return false;
+    return [];
   } catch (err) {
-    if (err instanceof InputError) return true;
+    if (err instanceof InputError) return err.problems.map((p) => p.path);
     throw err;
   }
+}
+
+function cliRejects(config: Plain): boolean {
+  return cliFields(config).length > 0;
 }
 
 const team = (fields: Plain): Overrides => ({ teams: { web: fields } });
@@ -42,113 +60,113 @@ const ami = (fields: Plain): Overrides => team({ ami: fields });
 const budget = (fields: Plain): Overrides => team({ disruption: { budgets: [fields] } });
 const requirement = (fields: Plain): Overrides => team({ requirements: [fields] });
 
-/** Bad configs: what the command line rejects. */
-const BAD: readonly (readonly [string, Overrides])[] = [
-  ['an unknown top-level key', { gitopz: {} }],
-  ['an unknown pool field', team({ instanceCategoriez: ['c'] })],
-  ['an unknown key in a pool of pools', pool({ weigth: 5 })],
-  ['a missing repoURL', { gitops: { repoURL: undefined } }],
-  ['a karpenter version with a v', karpenter({ version: 'v1.14.1' })],
-  ['an unknown capacity type', team({ capacityTypes: ['spott'] })],
-  ['an unknown arch', team({ arch: ['x86'] })],
-  ['a team id with capitals', { teams: { Web: {} } }],
-  ['a Windows-reserved team id', { teams: { con: {} } }],
-  ['a cluster id the generator writes in argocd/', { clusters: { demo: undefined, bootstrap: { terraformOutputs: 'terraform/demo.json' } } }],
-  ['no cluster', { clusters: { demo: undefined } }],
-  ['a cluster without terraformOutputs', { clusters: { demo: { terraformOutputs: undefined, smokeTests: false } } }],
-  ['a destination with server and name', cluster({ destination: { server: 'https://x', name: 'x' } })],
-  ['an empty destination', cluster({ destination: {} })],
-  ['a destination server that is not a URL', cluster({ destination: { server: 'kubernetes.default.svc' } })],
-  ['a kubernetesVersion that is a number', cluster({ kubernetesVersion: 1.34 })],
-  ['a kubernetesVersion with a patch', cluster({ kubernetesVersion: '1.34.2' })],
-  ['a negative cpu limit', team({ limits: { cpu: '-1' } })],
-  ['a quantity that is not one', team({ limits: { memory: 'lots' } })],
-  ['an unknown resource in limits', team({ limits: { cpus: '4' } })],
-  ['a resource name that is not one', team({ limits: { 'nvidia.com/': '1' } })],
-  ['a weight above 100', team({ weight: 101 })],
-  ['a float weight', team({ weight: 1.5 })],
-  ['a bad expireAfter', team({ expireAfter: '30d' })],
-  ['a bad consolidateAfter', team({ disruption: { consolidateAfter: 'soon' } })],
-  ['a v0.x consolidation policy', team({ disruption: { consolidationPolicy: 'WhenUnderutilized' } })],
-  ['budget nodes that are not a count or a percentage', budget({ nodes: 'ten' })],
-  ['a budget percentage above 100', budget({ nodes: '101%' })],
-  ['a budget schedule without a duration', budget({ nodes: '0', schedule: '0 9 * * *' })],
-  ['a budget duration without a schedule', budget({ nodes: '0', duration: '8h' })],
-  ['a budget duration in seconds', budget({ nodes: '0', schedule: '0 9 * * *', duration: '30s' })],
-  ['a budget schedule with four fields', budget({ nodes: '0', schedule: '0 9 * *', duration: '8h' })],
-  ['a budget schedule with an unknown macro', budget({ nodes: '0', schedule: '@sometimes', duration: '8h' })],
-  ['an unknown budget reason', budget({ nodes: '1', reasons: ['Expired'] })],
-  ['a budget reason twice', budget({ nodes: '1', reasons: ['Empty', 'Empty'] })],
-  ['an alias with an unknown family', ami({ alias: 'ubuntu@v20250505' })],
-  ['an alias without a release', ami({ alias: 'al2023' })],
-  ['an al2023 alias with a Bottlerocket release', ami({ alias: 'al2023@v1.47.0' })],
-  ['a Bottlerocket alias with a date', ami({ alias: 'bottlerocket@v20250505' })],
-  ['@latest without allowLatest', ami({ alias: 'al2023@latest' })],
-  ['@latest with allowLatest false', ami({ alias: 'al2023@latest', allowLatest: false })],
-  ['alias and selectorTerms together', ami({ family: 'AL2023', alias: 'al2023@v20250505', selectorTerms: [{ id: 'ami-0123' }] })],
-  ['neither alias nor selectorTerms', ami({ family: 'AL2023' })],
-  ['selectorTerms without a family', ami({ selectorTerms: [{ id: 'ami-0123' }] })],
-  ['a family that does not match the alias', ami({ family: 'Bottlerocket', alias: 'al2023@v20250505' })],
-  ['an AMI term with nothing to select by', ami({ family: 'Custom', selectorTerms: [{ owner: 'self' }] })],
-  ['an AMI term with id and name', ami({ family: 'Custom', selectorTerms: [{ id: 'ami-0123', name: 'x' }] })],
-  ['an AMI id that is not one', ami({ family: 'Custom', selectorTerms: [{ id: 'image-1' }] })],
-  ['an unknown AMI family', ami({ family: 'Ubuntu', alias: 'al2023@v20250505' })],
-  ['a subnet term with id and tags', team({ subnetSelectorTerms: [{ id: 'subnet-1', tags: { a: 'b' } }] })],
-  ['an empty subnet term', team({ subnetSelectorTerms: [{}] })],
-  ['a security group term with name and tags', team({ securityGroupSelectorTerms: [{ name: 'x', tags: { a: 'b' } }] })],
-  ['more than 20 tags in a selector term', team({ subnetSelectorTerms: [{ tags: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }] })],
-  ['a requirement In without values', requirement({ key: 'example.com/x', operator: 'In' })],
-  ['a requirement In with no value', requirement({ key: 'example.com/x', operator: 'In', values: [] })],
-  ['a requirement Exists with values', requirement({ key: 'example.com/x', operator: 'Exists', values: ['a'] })],
-  ['a requirement Gt with a word', requirement({ key: 'example.com/x', operator: 'Gt', values: ['five'] })],
-  ['a requirement Gt with two values', requirement({ key: 'example.com/x', operator: 'Gt', values: ['1', '2'] })],
-  ['a requirement Gt above int64', requirement({ key: 'example.com/x', operator: 'Gt', values: ['99999999999999999999'] })],
-  ['a requirement with an unknown operator', requirement({ key: 'example.com/x', operator: 'Equals', values: ['a'] })],
-  ['a requirement on karpenter.sh/nodepool', requirement({ key: 'karpenter.sh/nodepool', operator: 'In', values: ['a'] })],
-  ['a requirement on an unknown karpenter.k8s.aws label', requirement({ key: 'karpenter.k8s.aws/owner', operator: 'In', values: ['a'] })],
-  ['a requirement with minValues above 50', requirement({ key: 'example.com/x', operator: 'Exists', minValues: 51 })],
-  ['a label in the karpenter.sh domain', team({ labels: { 'karpenter.sh/team': 'a' } })],
-  ['a label kubernetes.io/hostname', team({ labels: { 'kubernetes.io/hostname': 'a' } })],
-  ['the label team, which the generator sets', team({ labels: { team: 'a' } })],
-  ['a label value with a space', team({ labels: { 'example.com/x': 'a b' } })],
-  ['a label key that is not one', team({ labels: { 'a b': 'x' } })],
-  ['a tag Karpenter sets', team({ tags: { 'karpenter.sh/nodepool': 'x' } })],
-  ['a kubernetes.io/cluster tag', team({ tags: { 'kubernetes.io/cluster/demo': 'owned' } })],
-  ['a tag the generator sets', team({ tags: { Name: 'x' } })],
-  ['a taint with an unknown effect', team({ taints: [{ key: 'a', effect: 'NoWay' }] })],
-  ['a taint without an effect', team({ taints: [{ key: 'a' }] })],
-  ['a volume size the CRD refuses', team({ volume: { size: '18Ti' } })],
-  ['an unknown volume type', team({ volume: { type: 'gp4' } })],
-  ['an instanceGeneration without a bound', team({ instanceGeneration: {} })],
-  ['a negative instanceCpu bound', team({ instanceCpu: { gt: -1 } })],
-  ['an unknown httpTokens', team({ metadataOptions: { httpTokens: 'sometimes' } })],
-  ['a hop limit above 64', team({ metadataOptions: { httpPutResponseHopLimit: 65 } })],
-  ['kubelet maxPods as a word', team({ kubelet: { maxPods: 'many' } })],
-  ['an unknown eviction signal', team({ kubelet: { evictionHard: { 'cpu.available': '5%' } } })],
-  ['a smoke test cpu that is not a quantity', team({ smokeTest: { cpu: 'lots' } })],
-  ['negative smoke-test replicas', team({ smokeTest: { replicas: -1 } })],
-  ['an unknown container resource in a smoke test', team({ smokeTest: { resources: { pods: 1 } } })],
-  ['an owner that is not a string', team({ owner: 5 })],
-  ['defaultPool that is not a boolean', team({ defaultPool: 'no' })],
-  ['an unknown controller field', karpenter({ controller: { replica: 2 } })],
-  ['an unknown controller host', karpenter({ controller: { host: 'ec2' } })],
-  ['an unknown log level', karpenter({ controller: { logLevel: 'verbose' } })],
-  ['a feature gate that is not a boolean', karpenter({ controller: { featureGates: { spotToSpotConsolidation: 'yes' } } })],
-  ['an unknown chart key in helmValues', karpenter({ helmValues: { replicaCount: 3 } })],
-  ['an unknown chart key below a closed map of helmValues', karpenter({ helmValues: { controller: { imag: {} } } })],
-  ['an unknown chart key in a cluster\'s helmValues', cluster({ karpenter: { helmValues: { replicaCount: 3 } } })],
-  ['a cluster team that is not a map', cluster({ teams: { web: [] } })],
-  ['legacyNodepoolsApp other than orphan', cluster({ legacyNodepoolsApp: 'keep' })],
-  ['smokeTests that is not a boolean', cluster({ smokeTests: 'no' })],
-  ['an unknown key in overrides', cluster({ overrides: { wieght: 1 } })],
-  ['an argocdNamespace that is not a name', { gitops: { repoURL: 'https://x', argocdNamespace: 'Argo CD' } }],
-  ['a userData that is not a string', team({ userData: 5 })],
-  ['a namespace that is not a DNS-1123 label', team({ namespaces: ['Web_Jobs'] })],
-  ['a namespace listed twice', team({ namespaces: ['web', 'web'] })],
-  ['an empty namespaces list', team({ namespaces: [] })],
-  ['namespaces under a cluster\'s team', cluster({ teams: { web: { namespaces: ['web'] } } })],
-  ['an unknown tenancy action', { tenancy: { action: 'Block' } }],
-  ['an unknown key in a cluster\'s tenancy', cluster({ tenancy: { mode: 'Audit' } })],
+/** Bad configs, and the field both the command line and the schema must refuse each at (or below it). */
+const BAD: readonly (readonly [string, Overrides, string])[] = [
+  ['an unknown top-level key', { gitopz: {} }, 'gitopz'],
+  ['an unknown pool field', team({ instanceCategoriez: ['c'] }), 'teams.web.instanceCategoriez'],
+  ['an unknown key in a pool of pools', pool({ weigth: 5 }), 'teams.web.pools.batch.weigth'],
+  ['a missing repoURL', { gitops: { repoURL: undefined } }, 'gitops.repoURL'],
+  ['a karpenter version with a v', karpenter({ version: 'v1.14.1' }), 'karpenter.version'],
+  ['an unknown capacity type', team({ capacityTypes: ['spott'] }), 'teams.web.capacityTypes[0]'],
+  ['an unknown arch', team({ arch: ['x86'] }), 'teams.web.arch[0]'],
+  ['a team id with capitals', { teams: { Web: {} } }, 'teams.Web'],
+  ['a Windows-reserved team id', { teams: { con: {} } }, 'teams.con'],
+  ['a cluster id the generator writes in argocd/', { clusters: { demo: undefined, bootstrap: { terraformOutputs: 'terraform/demo.json' } } }, 'clusters.bootstrap'],
+  ['no cluster', { clusters: { demo: undefined } }, 'clusters'],
+  ['a cluster without terraformOutputs', { clusters: { demo: { terraformOutputs: undefined, smokeTests: false } } }, 'clusters.demo.terraformOutputs'],
+  ['a destination with server and name', cluster({ destination: { server: 'https://x', name: 'x' } }), 'clusters.demo.destination'],
+  ['an empty destination', cluster({ destination: {} }), 'clusters.demo.destination'],
+  ['a destination server that is not a URL', cluster({ destination: { server: 'kubernetes.default.svc' } }), 'clusters.demo.destination.server'],
+  ['a kubernetesVersion that is a number', cluster({ kubernetesVersion: 1.34 }), 'clusters.demo.kubernetesVersion'],
+  ['a kubernetesVersion with a patch', cluster({ kubernetesVersion: '1.34.2' }), 'clusters.demo.kubernetesVersion'],
+  ['a negative cpu limit', team({ limits: { cpu: '-1' } }), 'teams.web.limits.cpu'],
+  ['a quantity that is not one', team({ limits: { memory: 'lots' } }), 'teams.web.limits.memory'],
+  ['an unknown resource in limits', team({ limits: { cpus: '4' } }), 'teams.web.limits.cpus'],
+  ['a resource name that is not one', team({ limits: { 'nvidia.com/': '1' } }), 'teams.web.limits["nvidia.com/"]'],
+  ['a weight above 100', team({ weight: 101 }), 'teams.web.weight'],
+  ['a float weight', team({ weight: 1.5 }), 'teams.web.weight'],
+  ['a bad expireAfter', team({ expireAfter: '30d' }), 'teams.web.expireAfter'],
+  ['a bad consolidateAfter', team({ disruption: { consolidateAfter: 'soon' } }), 'teams.web.disruption.consolidateAfter'],
+  ['a v0.x consolidation policy', team({ disruption: { consolidationPolicy: 'WhenUnderutilized' } }), 'teams.web.disruption.consolidationPolicy'],
+  ['budget nodes that are not a count or a percentage', budget({ nodes: 'ten' }), 'teams.web.disruption.budgets[0].nodes'],
+  ['a budget percentage above 100', budget({ nodes: '101%' }), 'teams.web.disruption.budgets[0].nodes'],
+  ['a budget schedule without a duration', budget({ nodes: '0', schedule: '0 9 * * *' }), 'teams.web.disruption.budgets[0]'],
+  ['a budget duration without a schedule', budget({ nodes: '0', duration: '8h' }), 'teams.web.disruption.budgets[0]'],
+  ['a budget duration in seconds', budget({ nodes: '0', schedule: '0 9 * * *', duration: '30s' }), 'teams.web.disruption.budgets[0].duration'],
+  ['a budget schedule with four fields', budget({ nodes: '0', schedule: '0 9 * *', duration: '8h' }), 'teams.web.disruption.budgets[0].schedule'],
+  ['a budget schedule with an unknown macro', budget({ nodes: '0', schedule: '@sometimes', duration: '8h' }), 'teams.web.disruption.budgets[0].schedule'],
+  ['an unknown budget reason', budget({ nodes: '1', reasons: ['Expired'] }), 'teams.web.disruption.budgets[0].reasons[0]'],
+  ['a budget reason twice', budget({ nodes: '1', reasons: ['Empty', 'Empty'] }), 'teams.web.disruption.budgets[0].reasons'],
+  ['an alias with an unknown family', ami({ alias: 'ubuntu@v20250505' }), 'teams.web.ami.alias'],
+  ['an alias without a release', ami({ alias: 'al2023' }), 'teams.web.ami.alias'],
+  ['an al2023 alias with a Bottlerocket release', ami({ alias: 'al2023@v1.47.0' }), 'teams.web.ami.alias'],
+  ['a Bottlerocket alias with a date', ami({ alias: 'bottlerocket@v20250505' }), 'teams.web.ami.alias'],
+  ['@latest without allowLatest', ami({ alias: 'al2023@latest' }), 'teams.web.ami'],
+  ['@latest with allowLatest false', ami({ alias: 'al2023@latest', allowLatest: false }), 'teams.web.ami'],
+  ['alias and selectorTerms together', ami({ family: 'AL2023', alias: 'al2023@v20250505', selectorTerms: [{ id: 'ami-0123' }] }), 'teams.web.ami'],
+  ['neither alias nor selectorTerms', ami({ family: 'AL2023' }), 'teams.web.ami'],
+  ['selectorTerms without a family', ami({ selectorTerms: [{ id: 'ami-0123' }] }), 'teams.web.ami.family'],
+  ['a family that does not match the alias', ami({ family: 'Bottlerocket', alias: 'al2023@v20250505' }), 'teams.web.ami.family'],
+  ['an AMI term with nothing to select by', ami({ family: 'Custom', selectorTerms: [{ owner: 'self' }] }), 'teams.web.ami.selectorTerms[0]'],
+  ['an AMI term with id and name', ami({ family: 'Custom', selectorTerms: [{ id: 'ami-0123', name: 'x' }] }), 'teams.web.ami.selectorTerms[0]'],
+  ['an AMI id that is not one', ami({ family: 'Custom', selectorTerms: [{ id: 'image-1' }] }), 'teams.web.ami.selectorTerms[0].id'],
+  ['an unknown AMI family', ami({ family: 'Ubuntu', alias: 'al2023@v20250505' }), 'teams.web.ami.family'],
+  ['a subnet term with id and tags', team({ subnetSelectorTerms: [{ id: 'subnet-1', tags: { a: 'b' } }] }), 'teams.web.subnetSelectorTerms[0]'],
+  ['an empty subnet term', team({ subnetSelectorTerms: [{}] }), 'teams.web.subnetSelectorTerms[0]'],
+  ['a security group term with name and tags', team({ securityGroupSelectorTerms: [{ name: 'x', tags: { a: 'b' } }] }), 'teams.web.securityGroupSelectorTerms[0]'],
+  ['more than 20 tags in a selector term', team({ subnetSelectorTerms: [{ tags: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }] }), 'teams.web.subnetSelectorTerms[0].tags'],
+  ['a requirement In without values', requirement({ key: 'example.com/x', operator: 'In' }), 'teams.web.requirements[0].values'],
+  ['a requirement In with no value', requirement({ key: 'example.com/x', operator: 'In', values: [] }), 'teams.web.requirements[0].values'],
+  ['a requirement Exists with values', requirement({ key: 'example.com/x', operator: 'Exists', values: ['a'] }), 'teams.web.requirements[0].values'],
+  ['a requirement Gt with a word', requirement({ key: 'example.com/x', operator: 'Gt', values: ['five'] }), 'teams.web.requirements[0].values'],
+  ['a requirement Gt with two values', requirement({ key: 'example.com/x', operator: 'Gt', values: ['1', '2'] }), 'teams.web.requirements[0].values'],
+  ['a requirement Gt above int64', requirement({ key: 'example.com/x', operator: 'Gt', values: ['99999999999999999999'] }), 'teams.web.requirements[0].values[0]'],
+  ['a requirement with an unknown operator', requirement({ key: 'example.com/x', operator: 'Equals', values: ['a'] }), 'teams.web.requirements[0].operator'],
+  ['a requirement on karpenter.sh/nodepool', requirement({ key: 'karpenter.sh/nodepool', operator: 'In', values: ['a'] }), 'teams.web.requirements[0].key'],
+  ['a requirement on an unknown karpenter.k8s.aws label', requirement({ key: 'karpenter.k8s.aws/owner', operator: 'In', values: ['a'] }), 'teams.web.requirements[0].key'],
+  ['a requirement with minValues above 50', requirement({ key: 'example.com/x', operator: 'Exists', minValues: 51 }), 'teams.web.requirements[0].minValues'],
+  ['a label in the karpenter.sh domain', team({ labels: { 'karpenter.sh/team': 'a' } }), 'teams.web.labels["karpenter.sh/team"]'],
+  ['a label kubernetes.io/hostname', team({ labels: { 'kubernetes.io/hostname': 'a' } }), 'teams.web.labels["kubernetes.io/hostname"]'],
+  ['the label team, which the generator sets', team({ labels: { team: 'a' } }), 'teams.web.labels.team'],
+  ['a label value with a space', team({ labels: { 'example.com/x': 'a b' } }), 'teams.web.labels["example.com/x"]'],
+  ['a label key that is not one', team({ labels: { 'a b': 'x' } }), 'teams.web.labels["a b"]'],
+  ['a tag Karpenter sets', team({ tags: { 'karpenter.sh/nodepool': 'x' } }), 'teams.web.tags["karpenter.sh/nodepool"]'],
+  ['a kubernetes.io/cluster tag', team({ tags: { 'kubernetes.io/cluster/demo': 'owned' } }), 'teams.web.tags["kubernetes.io/cluster/demo"]'],
+  ['a tag the generator sets', team({ tags: { Name: 'x' } }), 'teams.web.tags.Name'],
+  ['a taint with an unknown effect', team({ taints: [{ key: 'a', effect: 'NoWay' }] }), 'teams.web.taints[0].effect'],
+  ['a taint without an effect', team({ taints: [{ key: 'a' }] }), 'teams.web.taints[0].effect'],
+  ['a volume size the CRD refuses', team({ volume: { size: '18Ti' } }), 'teams.web.volume.size'],
+  ['an unknown volume type', team({ volume: { type: 'gp4' } }), 'teams.web.volume.type'],
+  ['an instanceGeneration without a bound', team({ instanceGeneration: {} }), 'teams.web.instanceGeneration'],
+  ['a negative instanceCpu bound', team({ instanceCpu: { gt: -1 } }), 'teams.web.instanceCpu.gt'],
+  ['an unknown httpTokens', team({ metadataOptions: { httpTokens: 'sometimes' } }), 'teams.web.metadataOptions.httpTokens'],
+  ['a hop limit above 64', team({ metadataOptions: { httpPutResponseHopLimit: 65 } }), 'teams.web.metadataOptions.httpPutResponseHopLimit'],
+  ['kubelet maxPods as a word', team({ kubelet: { maxPods: 'many' } }), 'teams.web.kubelet.maxPods'],
+  ['an unknown eviction signal', team({ kubelet: { evictionHard: { 'cpu.available': '5%' } } }), 'teams.web.kubelet.evictionHard["cpu.available"]'],
+  ['a smoke test cpu that is not a quantity', team({ smokeTest: { cpu: 'lots' } }), 'teams.web.smokeTest.cpu'],
+  ['negative smoke-test replicas', team({ smokeTest: { replicas: -1 } }), 'teams.web.smokeTest.replicas'],
+  ['an unknown container resource in a smoke test', team({ smokeTest: { resources: { pods: 1 } } }), 'teams.web.smokeTest.resources.pods'],
+  ['an owner that is not a string', team({ owner: 5 }), 'teams.web.owner'],
+  ['defaultPool that is not a boolean', team({ defaultPool: 'no' }), 'teams.web.defaultPool'],
+  ['an unknown controller field', karpenter({ controller: { replica: 2 } }), 'karpenter.controller.replica'],
+  ['an unknown controller host', karpenter({ controller: { host: 'ec2' } }), 'karpenter.controller.host'],
+  ['an unknown log level', karpenter({ controller: { logLevel: 'verbose' } }), 'karpenter.controller.logLevel'],
+  ['a feature gate that is not a boolean', karpenter({ controller: { featureGates: { spotToSpotConsolidation: 'yes' } } }), 'karpenter.controller.featureGates.spotToSpotConsolidation'],
+  ['an unknown chart key in helmValues', karpenter({ helmValues: { replicaCount: 3 } }), 'karpenter.helmValues.replicaCount'],
+  ['an unknown chart key below a closed map of helmValues', karpenter({ helmValues: { controller: { imag: {} } } }), 'karpenter.helmValues.controller.imag'],
+  ['an unknown chart key in a cluster\'s helmValues', cluster({ karpenter: { helmValues: { replicaCount: 3 } } }), 'clusters.demo.karpenter.helmValues.replicaCount'],
+  ['a cluster team that is not a map', cluster({ teams: { web: [] } }), 'clusters.demo.teams.web'],
+  ['legacyNodepoolsApp other than orphan', cluster({ legacyNodepoolsApp: 'keep' }), 'clusters.demo.legacyNodepoolsApp'],
+  ['smokeTests that is not a boolean', cluster({ smokeTests: 'no' }), 'clusters.demo.smokeTests'],
+  ['an unknown key in overrides', cluster({ overrides: { wieght: 1 } }), 'clusters.demo.overrides.wieght'],
+  ['an argocdNamespace that is not a name', { gitops: { repoURL: 'https://x', argocdNamespace: 'Argo CD' } }, 'gitops.argocdNamespace'],
+  ['a userData that is not a string', team({ userData: 5 }), 'teams.web.userData'],
+  ['a namespace that is not a DNS-1123 label', team({ namespaces: ['Web_Jobs'] }), 'teams.web.namespaces[0]'],
+  ['a namespace listed twice', team({ namespaces: ['web', 'web'] }), 'teams.web.namespaces'],
+  ['an empty namespaces list', team({ namespaces: [] }), 'teams.web.namespaces'],
+  ['namespaces under a cluster\'s team', cluster({ teams: { web: { namespaces: ['web'] } } }), 'clusters.demo.teams.web.namespaces'],
+  ['an unknown tenancy action', { tenancy: { action: 'Block' } }, 'tenancy.action'],
+  ['an unknown key in a cluster\'s tenancy', cluster({ tenancy: { mode: 'Audit' } }), 'clusters.demo.tenancy.mode'],
 ];
 
 /**
@@ -173,34 +191,39 @@ const CLI_ONLY: Readonly<Record<string, string>> = {
   'a chart setting of the wrong type': 'the settings rules of the chart (types, minimums) are checked in code',
 };
 
-/** Bad configs the command line rejects by checks in {@link CLI_ONLY}. */
-const CLI_ONLY_CASES: readonly (readonly [string, Overrides])[] = [
-  ['reserved capacity without capacityReservationSelectorTerms', team({ capacityTypes: ['reserved'] })],
-  ['a kubelet imageGCHighThresholdPercent below the low one', team({ kubelet: { imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60 } })],
-  ['a requirement on a key a field already sets', team({ arch: ['arm64'], requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] })],
-  ['an AL2023 volume below 20Gi', team({ volume: { size: '10Gi' } })],
-  ['iops above what the volume size allows', team({ volume: { size: '20Gi', type: 'gp3', iops: 16000 } })],
-  ['an unknown team in a cluster\'s teams', cluster({ teams: ['nope'] })],
-  ['a pool of a cluster\'s team that the team does not define', cluster({ teams: { web: { pools: { nope: {} } } } })],
-  ['a terraformOutputs file that does not exist', cluster({ terraformOutputs: 'terraform/nope.json' })],
-  ['an instance family that does not exist', team({ instanceFamilies: ['g6x'] })],
-  ['a smoke test larger than any instance type of the pool', team({ instanceTypes: ['m7g.large'], arch: ['arm64'], smokeTest: { cpu: '64' } })],
-  ['an AMI release that cannot exist for the cluster\'s Kubernetes version', cluster({ kubernetesVersion: '1.34' })],
-  ['a budget schedule out of range', budget({ nodes: '0', schedule: '0 25 * * mon-fry', duration: '8h' })],
-  ['a Gt value above the largest 64-bit integer', requirement({ key: 'example.com/x', operator: 'Gt', values: ['9999999999999999999'] })],
-  ['a chart setting of the wrong type', karpenter({ controller: { settings: { batchMaxDuration: 'soon' } } })],
+/** Bad configs the command line rejects by checks in {@link CLI_ONLY}, at the field given. */
+const CLI_ONLY_CASES: readonly (readonly [string, Overrides, string])[] = [
+  ['reserved capacity without capacityReservationSelectorTerms', team({ capacityTypes: ['reserved'] }), 'teams.web.capacityTypes'],
+  ['a kubelet imageGCHighThresholdPercent below the low one', team({ kubelet: { imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60 } }), 'teams.web.kubelet.imageGCHighThresholdPercent'],
+  ['a requirement on a key a field already sets', team({ arch: ['arm64'], requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }), 'teams.web.requirements[0].key'],
+  ['an AL2023 volume below 20Gi', team({ volume: { size: '10Gi' } }), 'teams.web.volume.size'],
+  ['iops above what the volume size allows', team({ volume: { size: '20Gi', type: 'gp3', iops: 16000 } }), 'teams.web.volume.iops'],
+  ['an unknown team in a cluster\'s teams', cluster({ teams: ['nope'] }), 'clusters.demo.teams[0]'],
+  ['a pool of a cluster\'s team that the team does not define', cluster({ teams: { web: { pools: { nope: {} } } } }), 'clusters.demo.teams.web.pools.nope'],
+  ['a terraformOutputs file that does not exist', cluster({ terraformOutputs: 'terraform/nope.json' }), 'clusters.demo.terraformOutputs'],
+  ['an instance family that does not exist', team({ instanceFamilies: ['g6x'] }), 'teams.web.instanceFamilies[0]'],
+  ['a smoke test larger than any instance type of the pool', team({ instanceTypes: ['m7g.large'], arch: ['arm64'], smokeTest: { cpu: '64' } }), 'teams.web.smokeTest.cpu'],
+  ['an AMI release that cannot exist for the cluster\'s Kubernetes version', cluster({ kubernetesVersion: '1.34' }), 'defaults.ami.alias'],
+  ['a budget schedule out of range', budget({ nodes: '0', schedule: '0 25 * * mon-fry', duration: '8h' }), 'teams.web.disruption.budgets[0].schedule'],
+  ['a Gt value above the largest 64-bit integer', requirement({ key: 'example.com/x', operator: 'Gt', values: ['9999999999999999999'] }), 'teams.web.requirements[0].values[0]'],
+  ['a chart setting of the wrong type', karpenter({ controller: { settings: { batchMaxDuration: 'soon' } } }), 'karpenter.controller.settings.batchMaxDuration'],
 ];
 
-describe('the editor schema rejects what the command line rejects', () => {
-  it.each(BAD.map(([name, overrides]) => [name, overrides]))('%s', (_name, overrides) => {
+/** Whether a problem at `path` is at `field` or inside it. */
+function at(field: string): (path: string) => boolean {
+  return (path) => path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+}
+
+describe('the editor schema rejects what the command line rejects, at the same field', () => {
+  it.each(BAD.map(([name, overrides, field]) => [name, overrides, field]))('%s', (_name, overrides, field) => {
     const config = aConfig(overrides as Overrides);
-    expect(cliRejects(config)).toBe(true);
-    expect(schemaErrors(config)).not.toEqual([]);
+    expect({ field, cli: cliFields(config).some(at(field as string)), schema: schemaFields(config).some(at(field as string)) })
+      .toEqual({ field, cli: true, schema: true });
   });
 
-  it.each(CLI_ONLY_CASES.map(([name, overrides]) => [name, overrides]))('leaves to the command line: %s', (name, overrides) => {
+  it.each(CLI_ONLY_CASES.map(([name, overrides, field]) => [name, overrides, field]))('leaves to the command line: %s', (name, overrides, field) => {
     const config = aConfig(overrides as Overrides);
-    expect(cliRejects(config)).toBe(true);
+    expect({ field, cli: cliFields(config).some(at(field as string)) }).toEqual({ field, cli: true });
     // Were the schema to catch it, it would belong in the corpus above.
     expect(schemaErrors(config)).toEqual([]);
     expect(CLI_ONLY[name as string]).toBeTruthy();
