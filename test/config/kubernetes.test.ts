@@ -137,8 +137,12 @@ describe('AMI pins against the cluster\'s Kubernetes version', () => {
   });
 
   it('passes for pins that exist together with their cluster\'s version, and for latest', () => {
-    expect(() => load(fleet({ prod: '1.34', staging: '1.30' }, defaultsAlias('al2023@v20260409')))).not.toThrow();
-    expect(() => load(fleet({ prod: '1.36' }, { defaults: { ami: { alias: 'al2023@latest', allowLatest: true } }, teams: { web: {}, ml: { pools: { gpu: { ami: { alias: 'bottlerocket@latest', allowLatest: true } } } } } }))).not.toThrow();
+    const pinned = load(fleet({ prod: '1.34', staging: '1.30' }, defaultsAlias('al2023@v20260409')));
+    expect(pinned.platform.clusters.map((c) => [c.id, c.pools[0].settings.ami.alias])).toEqual([['prod', 'al2023@v20260409'], ['staging', 'al2023@v20260409']]);
+    expect(pinned.warnings.map(formatProblem)).toEqual([]);
+    const latest = load(fleet({ prod: '1.36' }, { defaults: { ami: { alias: 'al2023@latest', allowLatest: true } }, teams: { web: {}, ml: { pools: { gpu: { ami: { alias: 'bottlerocket@latest', allowLatest: true } } } } } }));
+    expect(latest.platform.clusters[0].pools.map((p) => p.settings.ami.alias)).toEqual(['al2023@latest', 'al2023@latest', 'bottlerocket@latest']);
+    expect(latest.warnings.map(formatProblem)).toEqual([]);
   });
 
   it.each(Object.entries(KUBERNETES_AMIS))('Kubernetes %s: the first release of each family passes, the day before fails', (version, amis) => {

@@ -631,7 +631,9 @@ describe('ami', () => {
 
   it('accepts family Custom with any alias, given userData', () => {
     const config = aConfig({ teams: { web: { ami: { family: 'Custom', alias: 'al2023@v20250505' }, userData: '#!/bin/bash\n/etc/eks/bootstrap.sh demo' } } });
-    expect(() => load({ config })).not.toThrow();
+    const { platform, warnings } = load({ config });
+    expect(platform.clusters[0].pools[0].settings.ami).toMatchObject({ family: 'Custom', alias: 'al2023@v20250505' });
+    expect(warnings.map(formatProblem)).toEqual([]);
   });
 
   it('warns when family Custom has no userData (Karpenter does not bootstrap custom AMIs)', () => {
