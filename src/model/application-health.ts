@@ -24,6 +24,11 @@
  *
  * A child without automated sync (the smoke tests) is Healthy: nobody syncs it but a person,
  * and a wave must never wait for it. The messages are listed in docs/fleets.md.
+ *
+ * The script uses only what Argo CD gives a health check: the base, table and package
+ * libraries and a safe os (util/lua/lua.go v3.5.1 l. 75-100, unless `useOpenLibs`); no string
+ * or math library, and no string methods (the string metatable comes with the string library).
+ * The condition types are ApplicationCondition's (types.go l. 1900-1908).
  * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/health/#argocd-app
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/controller/state.go (CompareAppState, specEqualsCompareTo)
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (ComparedTo, ApplicationSource)
@@ -98,9 +103,11 @@ if op ~= nil and op.phase ~= "Succeeded" then
 end
 if status.sync.status ~= "Synced" then
   hs.message = "sync status " .. (status.sync.status or "unknown") .. ": waiting for automated sync (a pending Prune=confirm or Delete=confirm waits for a person)"
-  -- An error condition (ComparisonError, InvalidSpecError, SyncError...) says why it waits.
+  -- An error condition says why it waits. (No string library: Argo CD opens only base, table,
+  -- package and a safe os for health checks.)
+  local errors = { ComparisonError = true, InvalidSpecError = true, SyncError = true, DeletionError = true, UnknownError = true }
   for _, c in ipairs(status.conditions or {}) do
-    if type(c.type) == "string" and string.find(c.type, "Error$") then
+    if errors[c.type] then
       hs.message = "sync status " .. (status.sync.status or "unknown") .. ": " .. c.type .. ": " .. (c.message or "")
       break
     end

@@ -5,12 +5,18 @@ declare module 'fengari' {
     readonly LUA_OK: number;
     lua_pcall(L: LuaState, nargs: number, nresults: number, msgh: number): number;
     lua_tostring(L: LuaState, index: number): Uint8Array | null;
+    lua_pop(L: LuaState, n: number): void;
   };
   export const lauxlib: {
     luaL_newstate(): LuaState;
     luaL_loadstring(L: LuaState, source: Uint8Array): number;
+    luaL_requiref(L: LuaState, name: Uint8Array, open: (L: LuaState) => number, global: number): void;
   };
-  export const lualib: { luaL_openlibs(L: LuaState): void };
+  type Open = (L: LuaState) => number;
+  export const lualib: {
+    luaopen_base: Open; luaopen_package: Open; luaopen_table: Open; luaopen_string: Open;
+    luaopen_math: Open; luaopen_os: Open; luaopen_coroutine: Open; luaopen_debug: Open;
+  };
   export function to_luastring(text: string): Uint8Array;
   export function to_jsstring(bytes: Uint8Array): string;
 }

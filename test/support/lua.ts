@@ -60,7 +60,12 @@ export const FENGARI: LuaRuntime = {
   run(script, obj) {
     const { lua, lauxlib, lualib, to_luastring, to_jsstring } = fengari;
     const L = lauxlib.luaL_newstate();
-    lualib.luaL_openlibs(L);
+    // Not io: fengari's io library opens process.stdin, which keeps a Jest worker from exiting.
+    for (const [name, open] of [['_G', lualib.luaopen_base], ['package', lualib.luaopen_package], ['table', lualib.luaopen_table],
+      ['string', lualib.luaopen_string], ['math', lualib.luaopen_math], ['os', lualib.luaopen_os], ['coroutine', lualib.luaopen_coroutine], ['debug', lualib.luaopen_debug]] as const) {
+      lauxlib.luaL_requiref(L, to_luastring(name), open, 1);
+      lua.lua_pop(L, 1);
+    }
     const program = [AS_LUA_51, PRELUDE, 'print = function() end', program51(script, obj), 'return encode(result)'].join('\n');
     if (lauxlib.luaL_loadstring(L, to_luastring(program)) !== lua.LUA_OK || lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
       throw new Error(`lua script failed: ${to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('(no message)'))}`);
@@ -100,17 +105,38 @@ export function assertLua51(script: string): void {
   parse(script, { luaVersion: '5.1' });
 }
 
-/** The Lua that loads `script`, runs it with `obj` and leaves its result in `result`, or fails with its error. */
+/**
+ * The Lua that loads `script`, runs it with `obj` and leaves its result in `result`, or fails
+ * with its error. The script runs as Argo CD runs a health check (util/lua/lua.go v3.5.1
+ * l. 75-100): with only the base, table and package libraries and a safe os (time, date), so
+ * neither the string nor the math library, nor string methods (their metatable comes with the
+ * string library: it is taken away while the script runs).
+ */
 function program51(script: string, obj: unknown): string {
   return [
     `obj = ${toLua(obj)}`,
-    `local chunk, err = loadstring(${luaString(script)}, "=script")`,
+    'local env = { obj = obj, table = table, os = { time = os.time, date = os.date }, require = require }',
+    'for _, name in ipairs({ "assert", "error", "getmetatable", "ipairs", "load", "loadstring", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawset",',
+    '  "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall", "_VERSION" }) do env[name] = _G[name] end',
+    'env._G = env',
+    `local source = ${luaString(script)}`,
+    'local chunk, err',
+    'if setfenv then',
+    '  chunk, err = loadstring(source, "=script")',
+    '  if chunk then setfenv(chunk, env) end',
+    'else',
+    '  chunk, err = load(source, "=script", "t", env)',
+    'end',
     'if not chunk then error(err, 0) end',
+    'local strings = debug.getmetatable("")',
+    'debug.setmetatable("", nil)',
     'local ok, value = pcall(chunk)',
+    'debug.setmetatable("", strings)',
     'if not ok then error(tostring(value), 0) end',
     'result = value',
   ].join('\n');
 }
+
 /** `value` as a Lua expression. */
 function toLua(value: unknown): string {
   if (value === null || value === undefined) return 'nil';
