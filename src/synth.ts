@@ -65,8 +65,7 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     for (const pool of cluster.pools) {
       add(pool.path, (scope) => new NodePoolChart(scope, pool.name, { pool }));
       const test = pool.smokeTest;
-      const namespace = cluster.smokeTestNamespace;
-      if (test && namespace) add(test.path, (scope) => new SmokeTestChart(scope, pool.name, { test: test.model, namespace: namespace.model }));
+      if (test) add(test.path, (scope) => new SmokeTestChart(scope, pool.name, { test: test.model, namespace: test.namespace }));
     }
     const namespace = cluster.smokeTestNamespace;
     if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: namespace.model }));

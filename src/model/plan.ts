@@ -28,6 +28,11 @@ export interface Planned<T> {
   readonly model: T;
 }
 
+/** One pool's smoke test: its file, its Deployment, and the namespace it runs in. */
+export interface PlannedSmokeTest extends Planned<SmokeTestModel> {
+  readonly namespace: string;
+}
+
 /** One pool of a cluster: its NodePool and EC2NodeClass file, and its smoke test. */
 export interface PoolPlan {
   /** The pool's name: its NodePool's, its EC2NodeClass's and its smoke test's. */
@@ -38,7 +43,7 @@ export interface PoolPlan {
   readonly nodePool: NodePoolModel;
   readonly nodeClass: NodeClassModel;
   /** `dist/<cluster>/smoke-tests/<pool>.yaml`. @default - none: the cluster has no smoke tests */
-  readonly smokeTest?: Planned<SmokeTestModel>;
+  readonly smokeTest?: PlannedSmokeTest;
 }
 
 /** Everything generated for one cluster. */
@@ -119,6 +124,6 @@ export function poolPlan(cluster: Cluster, pool: Pool): PoolPlan {
     path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
     nodePool: nodePoolModel(pool),
     nodeClass: nodeClassModel(pool, cluster),
-    ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool) } } : {}),
+    ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
   };
 }

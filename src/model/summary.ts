@@ -17,8 +17,8 @@ export interface SummaryCluster {
  * a config change means without reading the YAML.
  * @param configFile the config it comes from, relative to the output root (`/`-separated);
  * linked from `dist/`, where the summary is
- * @param plans the clusters' plans, in the platform's order (see fleetPlan)
- * @default plans - derived from the platform
+ * @param plans the clusters' plans, in the platform's order (see fleetPlan); derived from
+ * the platform when not given
  */
 export function summaryMarkdown(platform: Platform, configFile: string, plans: readonly SummaryCluster[] = platform.clusters.map((c) => summaryCluster(platform, c))): string {
   // An absolute path (a config on another drive than the output) cannot be linked.
