@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
-import type { Platform } from './config/platform';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
@@ -21,6 +20,7 @@ import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
 import { GeneratedTree, TreeError } from './review/tree';
+import type { FleetPlan } from './model/plan';
 import { generate } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
@@ -201,12 +201,12 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build(say: Reporter, { configPath, root }: Options): Promise<{ plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
-    generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
-    return { platform, warnings, files: await renderer.finish() };
+    const plan = generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
+    return { plan, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
   }
@@ -215,13 +215,13 @@ async function build(say: Reporter, { configPath, root }: Options): Promise<{ pl
 async function synth(say: Reporter, options: Options): Promise<number> {
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const { platform, warnings, files } = await build(say, options);
+    const { plan, warnings, files } = await build(say, options);
     const old = output.read();
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
     for (const w of warnings) say.warning(w);
-    const [header, ...rows] = summary(platform);
+    const [header, ...rows] = summary(plan);
     say.outIn('bold', header);
     for (const row of rows) say.out(row);
     const shown = say.paths.show(options.root);
@@ -418,14 +418,8 @@ function clearedByCdk8s(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The short table synth prints: one row per pool, with the number of instance types it admits. */
-export function summary(platform: Platform): string[] {
-  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'TYPES', 'LIMITS']];
-  for (const c of platform.clusters) {
-    for (const p of c.pools) {
-      const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
-      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(p.instanceTypes.count), limits]);
-    }
-  }
+export function summary(plan: FleetPlan): string[] {
+  const rows = plan.summaryRows;
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
 }

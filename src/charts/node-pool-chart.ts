@@ -1,16 +1,12 @@
 import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { Cluster, Pool } from '../config/platform';
 import { TeamNodePool } from '../constructs/team-node-pool';
-import { nodeClassModel } from '../model/node-class';
-import { nodePoolModel } from '../model/node-pool';
+import type { PoolPlan } from '../model/plan';
 
 /** Properties of a {@link NodePoolChart}. */
 export interface NodePoolChartProps {
-  /** The cluster the pool runs in. */
-  readonly cluster: Cluster;
-  /** The pool to render. */
-  readonly pool: Pool;
+  /** The pool's plan: its NodePool and EC2NodeClass models and its team. */
+  readonly pool: PoolPlan;
 }
 
 /** `dist/<cluster>/nodepools/<pool>.yaml`: one pool's EC2NodeClass and NodePool. */
@@ -18,8 +14,8 @@ export class NodePoolChart extends Chart {
   public constructor(scope: Construct, id: string, props: NodePoolChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
     new TeamNodePool(this, 'Pool', {
-      nodeClass: nodeClassModel(props.pool, props.cluster),
-      nodePool: nodePoolModel(props.pool),
+      nodeClass: props.pool.nodeClass,
+      nodePool: props.pool.nodePool,
       team: props.pool.team,
     });
   }

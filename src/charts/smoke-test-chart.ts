@@ -1,15 +1,14 @@
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-31';
 import { Construct } from 'constructs';
-import type { Pool } from '../config/platform';
 import { SmokeTestDeployment } from '../constructs/smoke-test-deployment';
 import { MANAGED_BY } from '../model/node-pool';
-import { smokeTestModel } from '../model/smoke-test';
+import type { SmokeTestModel } from '../model/smoke-test';
 
 /** Properties of a {@link SmokeTestChart}. */
 export interface SmokeTestChartProps {
-  /** The pool the test fits on. */
-  readonly pool: Pool;
+  /** The smoke test of one pool: the Deployment that fits only on it. */
+  readonly test: SmokeTestModel;
   /** Namespace of the smoke tests. */
   readonly namespace: string;
 }
@@ -18,7 +17,7 @@ export interface SmokeTestChartProps {
 export class SmokeTestChart extends Chart {
   public constructor(scope: Construct, id: string, props: SmokeTestChartProps) {
     super(scope, id, { disableResourceNameHashes: true, labels: { 'app.kubernetes.io/managed-by': MANAGED_BY } });
-    new SmokeTestDeployment(this, 'Test', { test: smokeTestModel(props.pool), namespace: props.namespace });
+    new SmokeTestDeployment(this, 'Test', { test: props.test, namespace: props.namespace });
   }
 }
 

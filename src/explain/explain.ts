@@ -4,7 +4,7 @@ import { catalogMatcher } from '../catalog/match';
 import type { Platform, Pool } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
 import { quantityValue } from '../config/quantity';
-import { requirements } from '../model/node-pool';
+import { poolPlan } from '../model/plan';
 
 /** The admitted instance types of one family, with the smallest and largest size. */
 export interface FamilySizes {
@@ -46,7 +46,8 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
   if (!cluster) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
   const pool = cluster.pools.find((p) => p.name === poolName);
   if (!pool) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
-  const admitted = catalogMatcher().match(requirements(pool)).admitted;
+  // The requirements its NodePool is written with: the plan's, as synth renders them.
+  const admitted = catalogMatcher().match(poolPlan(cluster, pool).nodePool.requirements).admitted;
   const prices = priceRange(admitted);
   const bound = costBound(pool, admitted);
   return {

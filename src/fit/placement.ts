@@ -11,7 +11,8 @@ import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { daemonSetTolerateAll, GuardedPool, refusalMessage, tenancyPolicy, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import { fleetPlan } from '../model/plan';
+import { daemonSetTolerateAll, GuardedPool, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -56,11 +57,13 @@ export interface WorkloadFit {
 
 /** Every workload against every pool of the platform. */
 export function fitWorkloads(workloads: readonly Workload[], platform: Platform, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
+  // The tenancy policies synth writes: the plan's, derived once for every workload.
+  const policies = fleetPlan(platform).clusters.map((c) => c.tenancyPolicy?.model);
   return workloads.map((w) => {
     const fits: Fit[] = [];
     const rejected: Rejection[] = [];
-    for (const cluster of platform.clusters) {
-      const policy = tenancyPolicy(cluster);
+    for (const [i, cluster] of platform.clusters.entries()) {
+      const policy = policies[i];
       const admit = policy ? admissionOf(w, policy) : undefined;
       for (const pool of cluster.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);

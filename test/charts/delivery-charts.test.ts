@@ -4,6 +4,7 @@ import { ArgoCdHealthChart } from '../../src/charts/argocd-health-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from '../../src/charts/smoke-test-chart';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications } from '../../src/model/applications';
+import { smokeTestModel } from '../../src/model/smoke-test';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 
 const platform: Platform = aPlatform([]);
@@ -27,7 +28,7 @@ describe('ApplicationChart', () => {
 
 describe('SmokeTestChart', () => {
   const pool = aPool({ taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] }, { name: 'ml-gpu', team: 'ml' });
-  const [deployment] = Testing.synth(new SmokeTestChart(Testing.app(), 'ml-gpu', { pool, namespace: 'karpenter-smoke-tests' })) as Manifest[];
+  const [deployment] = Testing.synth(new SmokeTestChart(Testing.app(), 'ml-gpu', { test: smokeTestModel(pool), namespace: 'karpenter-smoke-tests' })) as Manifest[];
 
   it('renders the Deployment', () => {
     expect(deployment).toMatchSnapshot();

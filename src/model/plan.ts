@@ -1,0 +1,129 @@
+/**
+ * The fleet's plan: every generated file's content as plain typed data, derived once from a
+ * `Platform` before anything is rendered. Charts render it and decide nothing; `explain`,
+ * `fit` and the summaries read it where they need a derived model.
+ */
+import type { Cluster, Platform, Pool } from '../config/platform';
+import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import { chartValues } from './controller-values';
+import { NodeClassModel, nodeClassModel } from './node-class';
+import { NodePoolModel, nodePoolModel } from './node-pool';
+import { SmokeTestModel, smokeTestModel } from './smoke-test';
+import { summaryMarkdown, summaryRows } from './summary';
+import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
+
+/** Options of {@link fleetPlan}. */
+export interface PlanOptions {
+  /**
+   * The config the platform was read from, relative to the output root (`/`-separated):
+   * `dist/SUMMARY.md` names it.
+   * @default "config/platform.yaml"
+   */
+  readonly configFile?: string;
+}
+
+/** One generated file's content: where it goes (relative to the output root, `/`-separated) and what it holds. */
+export interface Planned<T> {
+  readonly path: string;
+  readonly model: T;
+}
+
+/** One pool's smoke test: its file, its Deployment, and the namespace it runs in. */
+export interface PlannedSmokeTest extends Planned<SmokeTestModel> {
+  readonly namespace: string;
+}
+
+/** One pool of a cluster: its NodePool and EC2NodeClass file, and its smoke test. */
+export interface PoolPlan {
+  /** The pool's name: its NodePool's, its EC2NodeClass's and its smoke test's. */
+  readonly name: string;
+  readonly team: string;
+  /** `dist/<cluster>/nodepools/<team>/<pool>.yaml`. */
+  readonly path: string;
+  readonly nodePool: NodePoolModel;
+  readonly nodeClass: NodeClassModel;
+  /** `dist/<cluster>/smoke-tests/<pool>.yaml`. @default - none: the cluster has no smoke tests */
+  readonly smokeTest?: PlannedSmokeTest;
+}
+
+/** Everything generated for one cluster. */
+export interface ClusterPlan {
+  readonly id: string;
+  /** The Karpenter release (chart version) the cluster runs. */
+  readonly karpenterVersion: string;
+  /** `dist/<cluster>/apps/<file>.yaml`, in wave order (see clusterApplications). */
+  readonly applications: readonly Planned<ApplicationModel>[];
+  /** `argocd/<cluster>.yaml`: the cluster's app of apps. */
+  readonly root: Planned<ApplicationModel>;
+  /** `dist/<cluster>/karpenter/values.yaml`: the controller chart's values. */
+  readonly controllerValues: Planned<Record<string, unknown>>;
+  /** `dist/<cluster>/policies/team-pools.yaml`. @default - none: no team of the cluster lists namespaces */
+  readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
+  /** In the cluster's pool order. */
+  readonly pools: readonly PoolPlan[];
+  /** `dist/<cluster>/smoke-tests/_namespace.yaml`: the namespace's name. @default - none: the cluster has no smoke tests */
+  readonly smokeTestNamespace?: Planned<string>;
+}
+
+/** The whole fleet's plan: per cluster, then the files of `argocd/` and `dist/SUMMARY.md`. */
+export interface FleetPlan {
+  readonly clusters: readonly ClusterPlan[];
+  /** `argocd/bootstrap.yaml`. */
+  readonly bootstrap: Planned<ApplicationModel>;
+  /** `argocd/project.yaml`. @default - none: `gitops.project` is `default` */
+  readonly project?: Planned<ProjectModel>;
+  /** `argocd/helm-repository.yaml`: Argo CD's namespace. */
+  readonly helmRepository: Planned<string>;
+  /** `argocd/argocd-cm-patch.yaml`: Argo CD's namespace. */
+  readonly healthPatch: Planned<string>;
+  /** `dist/SUMMARY.md`. */
+  readonly summary: Planned<string>;
+  /** What synth prints after writing: a header row, then one row per pool (cluster, pool, arch, capacity, types, limits). */
+  readonly summaryRows: readonly (readonly string[])[];
+}
+
+/** The plan of every generated file of a platform. Pure: it reads no file and builds no construct. */
+export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetPlan {
+  const clusters = platform.clusters.map((cluster) => clusterPlan(platform, cluster));
+  const argocd = (file: string) => `argocd/${file}.yaml`;
+  const project = projectModel(platform);
+  const namespace = platform.gitops.argocdNamespace;
+  return {
+    clusters,
+    bootstrap: { path: argocd(ARGOCD_FILES.bootstrap), model: bootstrapApplication(platform) },
+    ...(project ? { project: { path: argocd(ARGOCD_FILES.project), model: project } } : {}),
+    helmRepository: { path: argocd(ARGOCD_FILES.helmRepository), model: namespace },
+    healthPatch: { path: argocd(ARGOCD_FILES.healthPatch), model: namespace },
+    summary: { path: 'dist/SUMMARY.md', model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters) },
+    summaryRows: summaryRows(platform),
+  };
+}
+
+/** The plan of one cluster's files. */
+export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
+  const dir = `dist/${cluster.id}`;
+  const root = rootApplication(platform, cluster);
+  const policy = tenancyPolicy(cluster);
+  return {
+    id: cluster.id,
+    karpenterVersion: cluster.karpenter.version,
+    applications: clusterApplications(platform, cluster).map((app) => ({ path: `${dir}/apps/${app.file}.yaml`, model: app })),
+    root: { path: `argocd/${root.file}.yaml`, model: root },
+    controllerValues: { path: `${dir}/karpenter/values.yaml`, model: chartValues(cluster) },
+    ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
+    pools: cluster.pools.map((pool) => poolPlan(cluster, pool)),
+    ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
+  };
+}
+
+/** The plan of one pool's files. */
+export function poolPlan(cluster: Cluster, pool: Pool): PoolPlan {
+  return {
+    name: pool.name,
+    team: pool.team,
+    path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
+    nodePool: nodePoolModel(pool),
+    nodeClass: nodeClassModel(pool, cluster),
+    ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
+  };
+}

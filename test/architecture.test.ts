@@ -1,0 +1,142 @@
+/**
+ * The rooms of src/ (docs/architecture.md), read from the import statements of every source
+ * file: what each room may import, and no cycle between rooms. A room is a folder of src/;
+ * a file directly in src/ (cli.ts, main.ts, synth.ts, render-worker.ts) is a room of its own.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
+
+const SRC = join(__dirname, '..', 'src');
+
+/** One import of one file: the room it is in, and what it imports (a room of src/, `imports`, or `pkg:<package>`). */
+interface Import {
+  readonly file: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The room of a path relative to src/ (`/`-separated). */
+function roomOf(path: string): string {
+  const [first, ...rest] = path.split('/');
+  return rest.length ? first : first.replace(/\.ts$/, '');
+}
+
+/** Every `import … from`, `import '…'`, `export … from` and `import('…')` of src/. */
+function imports(): Import[] {
+  const found: Import[] = [];
+  for (const path of sourceFiles(SRC)) {
+    const file = relative(SRC, path).split(sep).join('/');
+    const text = readFileSync(path, 'utf8');
+    const specifiers = [
+      ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ].map((m) => m[1]);
+    for (const specifier of specifiers) {
+      let to = `pkg:${specifier}`;
+      if (specifier.startsWith('.')) {
+        const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+        to = target.startsWith('../imports/') ? 'imports' : roomOf(target);
+      }
+      found.push({ file, from: roomOf(file), to });
+    }
+  }
+  return found;
+}
+
+const all = imports();
+const ROOMS = [...new Set(all.map((i) => i.from))].sort();
+const isRoom = (to: string) => ROOMS.includes(to);
+/** `file -> target` for each import of a room that is not one of `allowed` (rooms, `imports`, or packages by prefix). */
+function outside(room: string, allowed: (to: string) => boolean): string[] {
+  return all.filter((i) => i.from === room && !allowed(i.to)).map((i) => `${i.file} -> ${i.to}`);
+}
+const CDK8S = (to: string) => to === 'imports' || to === 'pkg:constructs' || to.startsWith('pkg:cdk8s');
+
+/** The room graph: room to the other rooms it imports. */
+function roomGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>(ROOMS.map((r) => [r, new Set()]));
+  for (const i of all) if (isRoom(i.to) && i.to !== i.from) graph.get(i.from)!.add(i.to);
+  return graph;
+}
+
+/** Every cycle of rooms, each as `a -> b -> a`, found by a depth-first walk from each room. */
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const found = new Set<string>();
+  const walk = (path: string[]) => {
+    for (const next of graph.get(path[path.length - 1]) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        const cycle = path.slice(at);
+        // One name per cycle: start it at its smallest room.
+        const start = cycle.indexOf([...cycle].sort()[0]);
+        found.add([...cycle.slice(start), ...cycle.slice(0, start), cycle[start]].join(' -> '));
+      } else {
+        walk([...path, next]);
+      }
+    }
+  };
+  for (const room of graph.keys()) walk([room]);
+  return [...found].sort();
+}
+
+/**
+ * Cycles between rooms that are documented in docs/architecture.md with the reason they
+ * stay. None today: keep it that way, or list one here and there with its reason.
+ */
+const DOCUMENTED_CYCLES: readonly string[] = [];
+
+describe('the rooms of src/', () => {
+  it('finds the imports it checks (the reader is not blind)', () => {
+    expect(ROOMS).toEqual(expect.arrayContaining(['catalog', 'charts', 'config', 'constructs', 'input', 'model', 'output', 'release', 'synth']));
+    expect(all.filter((i) => i.from === 'charts' && i.to === 'constructs').length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.from === 'constructs' && i.to === 'imports').length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.from === 'charts' && i.to === 'pkg:cdk8s').length).toBeGreaterThan(0);
+  });
+
+  it('charts/ render the plan: they import model types and constructs, never config/', () => {
+    expect(outside('charts', (to) => !isRoom(to) || ['model', 'constructs'].includes(to))).toEqual([]);
+  });
+
+  it('constructs/ take model types, never config/', () => {
+    expect(outside('constructs', (to) => !isRoom(to) || ['model', 'constructs'].includes(to))).toEqual([]);
+  });
+
+  it('input/ knows no other room of src/', () => {
+    expect(outside('input', (to) => !isRoom(to) || to === 'input')).toEqual([]);
+  });
+
+  it('catalog/ knows neither config/ nor model/', () => {
+    expect(outside('catalog', (to) => !['config', 'model'].includes(to))).toEqual([]);
+  });
+
+  it('release/ imports nothing but release/', () => {
+    expect(outside('release', (to) => !isRoom(to) || to === 'release')).toEqual([]);
+  });
+
+  it('config/ and model/ are plain data: no cdk8s, no constructs, no imports/', () => {
+    expect(outside('config', (to) => !CDK8S(to))).toEqual([]);
+    expect(outside('model', (to) => !CDK8S(to))).toEqual([]);
+  });
+
+  it('model/ builds on config/ and release/ only (the plan is derived, never rendered)', () => {
+    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'release'].includes(to))).toEqual([]);
+  });
+
+  it('no cycle between rooms, except the documented ones', () => {
+    expect(cycles(roomGraph())).toEqual(DOCUMENTED_CYCLES);
+  });
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const graph = new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])], ['d', new Set(['a'])]]);
+    expect(cycles(graph)).toEqual(['a -> b -> c -> a']);
+  });
+});

@@ -1,0 +1,72 @@
+import { fleetPlan, FleetPlan } from '../../src/model/plan';
+import { nodePoolModel } from '../../src/model/node-pool';
+import { render, synthesize } from '../../src/synth';
+import { renderFile } from '../../src/output/render';
+import { aCluster, aPlatform, aPool } from '../pool-builders';
+
+const web = aPool({}, { name: 'web', team: 'web' });
+const batch = aPool({}, { name: 'web-batch', team: 'web' });
+const ml = aPool({}, { name: 'ml', team: 'ml', namespaces: ['ml'] });
+const platform = aPlatform([
+  aCluster([web, batch, ml], { id: 'prod' }),
+  aCluster([web], { id: 'staging', smokeTests: false }),
+], 'karpenter');
+
+/** Every path of a plan, in the order the plan holds them. */
+function paths(plan: FleetPlan): string[] {
+  return [
+    ...plan.clusters.flatMap((c) => [
+      ...c.applications.map((a) => a.path), c.root.path, c.controllerValues.path,
+      ...(c.tenancyPolicy ? [c.tenancyPolicy.path] : []),
+      ...c.pools.flatMap((p) => [p.path, ...(p.smokeTest ? [p.smokeTest.path] : [])]),
+      ...(c.smokeTestNamespace ? [c.smokeTestNamespace.path] : []),
+    ]),
+    plan.summary.path, plan.bootstrap.path, ...(plan.project ? [plan.project.path] : []), plan.helmRepository.path, plan.healthPatch.path,
+  ];
+}
+
+describe('fleetPlan', () => {
+  const plan = fleetPlan(platform);
+
+  it('is plain data: it survives a JSON round trip unchanged (no constructs, no classes)', () => {
+    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+  });
+
+  it('plans each pool in its team\'s folder, with its NodePool model and its smoke test', () => {
+    const prod = plan.clusters.find((c) => c.id === 'prod')!;
+    const pool = prod.pools.find((p) => p.name === 'web-batch')!;
+    expect(pool).toMatchObject({ team: 'web', path: 'dist/prod/nodepools/web/web-batch.yaml', nodePool: nodePoolModel(batch) });
+    expect(pool.smokeTest).toMatchObject({ path: 'dist/prod/smoke-tests/web-batch.yaml', namespace: 'karpenter-smoke-tests' });
+    expect(prod.smokeTestNamespace?.path).toBe('dist/prod/smoke-tests/_namespace.yaml');
+  });
+
+  it('plans no smoke tests for a cluster without them', () => {
+    const staging = plan.clusters.find((c) => c.id === 'staging')!;
+    expect(staging.pools.map((p) => p.smokeTest)).toEqual([undefined]);
+    expect(staging.smokeTestNamespace).toBeUndefined();
+  });
+
+  it('plans a tenancy policy only where a team lists namespaces', () => {
+    expect(plan.clusters.map((c) => c.tenancyPolicy?.path)).toEqual(['dist/prod/policies/team-pools.yaml', undefined]);
+  });
+
+  it('plans the AppProject only for a project other than default', () => {
+    expect(plan.project?.path).toBe('argocd/project.yaml');
+    expect(fleetPlan(aPlatform()).project).toBeUndefined();
+  });
+
+  it('names every file once', () => {
+    const all = paths(plan);
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+describe('render', () => {
+  it('renders exactly the plan\'s files, and synth is fleetPlan then render', () => {
+    const plan = fleetPlan(platform);
+    const rendered = new Map<string, string>();
+    render(plan, (f) => rendered.set(f.path, renderFile(f)));
+    expect([...rendered.keys()].sort()).toEqual(paths(plan).sort());
+    expect(new Map([...rendered].sort(([a], [b]) => (a < b ? -1 : 1)))).toEqual(synthesize(platform));
+  });
+});
