@@ -7,6 +7,7 @@ import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, Te
 import { dryRun } from './dry-run';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
+import { Quantity, UNITS } from '../quantity/quantity';
 import { poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
@@ -277,10 +278,7 @@ const EBS_SIZES_GIB: Readonly<Record<PoolSettings['volume']['type'], readonly [n
   gp3: [1, 16384], gp2: [1, 16384], io1: [4, 16384], io2: [4, 65536], st1: [125, 16384], sc1: [125, 16384], standard: [1, 1024],
 };
 
-/** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
+/** Size in GiB of a volume size the schema accepted, such as `20Gi`, `100G`, `1Ti` (`100G` is 93.13… GiB). */
 function gibibytes(size: string): number {
-  const m = /^([0-9]+)(Gi|G|Ti|T)$/.exec(size);
-  if (!m) return 0;
-  const n = Number(m[1]);
-  return { Gi: n, G: n / 1.073741824, Ti: n * 1024, T: (n * 1000) / 1.073741824 }[m[2] as 'Gi' | 'G' | 'Ti' | 'T'];
+  return Quantity.of(size).toNumber(UNITS.GiB);
 }

@@ -5,7 +5,7 @@
  */
 import type { InstanceType } from '../catalog/catalog';
 import type { Pool } from '../config/platform';
-import { inCatalogUnits, parseQuantity } from './quantity';
+import { Quantity, UNITS } from '../quantity/quantity';
 
 const MIB = 2 ** 20;
 const GIB = 2 ** 30;
@@ -47,7 +47,7 @@ function adjust(t: InstanceType, pool: Pool): InstanceType {
   const nvme = t.labels.get('karpenter.k8s.aws/instance-local-nvme');
   const storage = s.instanceStorePolicy === 'RAID0' && nvme !== undefined ? Number(nvme) * 1e9 : bytes(s.volume.size);
   const ephemeral = storage - (bytesOf(kubelet.kubeReserved?.['ephemeral-storage']) ?? GIB) - (bytesOf(kubelet.systemReserved?.['ephemeral-storage']) ?? 0)
-    - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%');
+    - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%', '10%');
   allocatable.set('ephemeral-storage', ephemeral / MIB);
 
   const cpu = allocatable.get('cpu');
@@ -64,7 +64,7 @@ function adjust(t: InstanceType, pool: Pool): InstanceType {
     const defaultReserved = 11 * (pods ?? 0) + 255;
     const reserved = mib(kubelet.kubeReserved?.memory) ?? defaultReserved;
     const capacity = memoryCapacityBytes(t);
-    const eviction = threshold(capacity, kubelet.evictionHard?.['memory.available'] ?? '100Mi') / MIB;
+    const eviction = threshold(capacity, kubelet.evictionHard?.['memory.available'] ?? '100Mi', '100Mi') / MIB;
     allocatable.set('memory', memory + defaultReserved - reserved - (mib(kubelet.systemReserved?.memory) ?? 0) + 100 - eviction);
   }
 
@@ -94,15 +94,19 @@ function memoryCapacityBytes(t: InstanceType): number {
   return (size - Math.ceil(size * 0.075)) * MIB;
 }
 
-/** An eviction threshold in bytes: a percentage of the capacity (rounded up), or a quantity. */
-function threshold(capacity: number, signal: string): number {
-  if (signal.endsWith('%')) return Math.ceil((capacity / 100) * Number(signal.slice(0, -1)));
-  return bytes(signal);
+/**
+ * An eviction threshold in bytes: a percentage of the capacity (rounded up), or a quantity.
+ * The CRD's pattern also lets an empty threshold through; it is read as the default.
+ */
+function threshold(capacity: number, signal: string, fallback: string): number {
+  const given = signal === '' ? fallback : signal;
+  if (given.endsWith('%')) return Math.ceil((capacity / 100) * Number(given.slice(0, -1)));
+  return bytes(given);
 }
 
+/** Bytes of a quantity the schema accepted (rounded up: a reservation never shrinks). */
 function bytes(quantity: string): number {
-  const q = parseQuantity(quantity);
-  return typeof q === 'string' ? 0 : inCatalogUnits('bytes', q);
+  return Number(Quantity.of(quantity).toBytes('up'));
 }
 
 function bytesOf(quantity: string | undefined): number | undefined {
@@ -110,11 +114,9 @@ function bytesOf(quantity: string | undefined): number | undefined {
 }
 
 function mib(quantity: string | undefined): number | undefined {
-  return quantity === undefined ? undefined : bytes(quantity) / MIB;
+  return quantity === undefined ? undefined : Quantity.of(quantity).toNumber(UNITS.MiB);
 }
 
 function millicores(quantity: string | undefined): number | undefined {
-  if (quantity === undefined) return undefined;
-  const q = parseQuantity(quantity);
-  return typeof q === 'string' ? 0 : inCatalogUnits('cpu', q);
+  return quantity === undefined ? undefined : Number(Quantity.of(quantity).toMilli('up'));
 }

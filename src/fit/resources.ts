@@ -5,7 +5,8 @@
 import type { InstanceType } from '../catalog/catalog';
 import { fits, largestAllocatable, Matcher, NORMALIZED_LABELS, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
 import type { Cluster, Pool } from '../config/platform';
-import { formatAmount, inCatalogUnits, parseQuantity } from './quantity';
+import { Quantity } from '../quantity/quantity';
+import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
 
 /** The default of the controller setting vmMemoryOverheadPercent. */
 const VM_MEMORY_OVERHEAD = 0.075;
@@ -28,8 +29,8 @@ export interface PoolBounds {
 export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): PoolBounds {
   const limits: Record<string, number> = {};
   for (const [resource, value] of Object.entries(pool.settings.limits ?? {})) {
-    const q = parseQuantity(value);
-    if (resource !== 'nodes' && typeof q !== 'string') limits[resource] = inCatalogUnits(resource, q);
+    // A limit rounds down: a node over it by a fraction of a unit is still over it.
+    if (resource !== 'nodes') limits[resource] = inCatalogUnits(resource, Quantity.of(value), 'down');
   }
   const nodes = pool.settings.limits?.nodes;
   const settings = cluster.karpenter.controller.settings;
@@ -44,7 +45,7 @@ export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): Pool
   return {
     limits,
     limitsText: Object.entries(pool.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(', '),
-    noNodes: nodes !== undefined && Number(nodes) === 0,
+    noNodes: nodes !== undefined && Quantity.of(nodes).nanos === 0n,
     vmMemoryOverhead: Number.isFinite(overhead) ? overhead : VM_MEMORY_OVERHEAD,
     minValues,
   };
