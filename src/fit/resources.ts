@@ -7,9 +7,15 @@ import { fits, largestAllocatable, Matcher, NORMALIZED_LABELS, ResourceAmounts, 
 import type { Cluster, Pool } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
+import { parseGoFloat } from '../release/go-values';
+import { SETTINGS_RULES } from '../release/settings-rules';
 
-/** The default of the controller setting vmMemoryOverheadPercent. */
-const VM_MEMORY_OVERHEAD = 0.075;
+/**
+ * The release's default of the controller setting vmMemoryOverheadPercent (0.075 in
+ * 1.14.1), read from its settings rules so that it follows an upgrade.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/operator/options/options.go (VM_MEMORY_OVERHEAD_PERCENT)
+ */
+export const VM_MEMORY_OVERHEAD_DEFAULT = Number(SETTINGS_RULES.vmMemoryOverheadPercent.controllerDefault);
 
 /** What bounds a pool's nodes besides its requirements. */
 export interface PoolBounds {
@@ -34,7 +40,9 @@ export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): Pool
   }
   const nodes = pool.settings.limits?.nodes;
   const settings = cluster.karpenter.controller.settings;
-  const overhead = Number(settings.vmMemoryOverheadPercent ?? VM_MEMORY_OVERHEAD);
+  // The loader let only what Go's ParseFloat reads through.
+  const configured = settings.vmMemoryOverheadPercent;
+  const overhead = configured === undefined ? VM_MEMORY_OVERHEAD_DEFAULT : Number(parseGoFloat(String(configured)));
   const minValues = new Map<string, number>();
   if (settings.minValuesPolicy !== 'BestEffort') {
     for (const { requirement: r } of pool.requirements) {
@@ -46,7 +54,7 @@ export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): Pool
     limits,
     limitsText: Object.entries(pool.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(', '),
     noNodes: nodes !== undefined && Quantity.of(nodes).nanos === 0n,
-    vmMemoryOverhead: Number.isFinite(overhead) ? overhead : VM_MEMORY_OVERHEAD,
+    vmMemoryOverhead: overhead,
     minValues,
   };
 }

@@ -16,7 +16,9 @@
 import { catalogMatcher } from '../../src/catalog/match';
 import type { PodConstraints } from '../../src/fit/manifest';
 import { placePod } from '../../src/fit/placement';
-import { aCluster, aPool } from '../pool-builders';
+import { aCluster, aKarpenter, aPool } from '../pool-builders';
+import { SETTINGS_RULES } from '../../src/release/settings-rules';
+import { poolBounds } from '../../src/fit/resources';
 import { aContainer, aPodSpec, podOf } from './builders';
 
 const matcher = catalogMatcher();
@@ -73,5 +75,21 @@ describe('a pool\'s limits, kind by kind', () => {
   it('nvidia.com/gpu: 1 admits both g5 types (1 GPU each), 0 neither', () => {
     expect(place(G5, { 'nvidia.com/gpu': '1' })).toEqual({ instanceTypes: 2 });
     expect(place(G5, { 'nvidia.com/gpu': '0' })).toEqual(NONE('nvidia.com/gpu=0'));
+  });
+});
+
+describe('the VM memory overhead', () => {
+  it('is the release\'s default (0.075 in 1.14.1) when the cluster sets none', () => {
+    const pool = aPool({ dedicated: false, arch: ['arm64'], instanceTypes: M7G });
+    expect(SETTINGS_RULES.vmMemoryOverheadPercent.controllerDefault).toBe(0.075);
+    expect(poolBounds(pool, aCluster([pool]), matcher).vmMemoryOverhead).toBe(0.075);
+  });
+
+  it('fails when the cluster\'s vmMemoryOverheadPercent is ignored: at 0.1, m7g.large has 8128 − ceil(812.8) = 7315 MiB, within a 7315Mi limit', () => {
+    const pool = aPool({ dedicated: false, arch: ['arm64'], instanceTypes: M7G, limits: { memory: '7315Mi' } });
+    const tenPercent = aCluster([pool], { karpenter: aKarpenter({}, { settings: { vmMemoryOverheadPercent: 0.1 } }) });
+    expect(placePod(small, pool, tenPercent, matcher)).toEqual({ instanceTypes: 1 });
+    // At the default 0.075 its capacity is 7518 MiB, over the limit.
+    expect(placePod(small, pool, aCluster([pool]), matcher)).toEqual(NONE('memory=7315Mi'));
   });
 });
