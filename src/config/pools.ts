@@ -8,23 +8,12 @@ import { dryRun } from './dry-run';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { Quantity, UNITS } from '../quantity/quantity';
-import { poolRequirements } from './requirements';
+import { fieldOfRequirementKey, poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
-/** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
-const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entries({
-  'kubernetes.io/arch': 'arch',
-  'karpenter.sh/capacity-type': 'capacityTypes',
-  'node.kubernetes.io/instance-type': 'instanceTypes',
-  'karpenter.k8s.aws/instance-family': 'instanceFamilies',
-  'karpenter.k8s.aws/instance-category': 'instanceCategories',
-  'karpenter.k8s.aws/instance-generation': 'instanceGeneration',
-  'karpenter.k8s.aws/instance-cpu': 'instanceCpu',
-  'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
-  'topology.kubernetes.io/zone': 'zones',
-}) as [string, keyof PoolFields][]);
+
 
 
 
@@ -223,7 +212,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
     add(['kubelet', 'evictionSoftGracePeriod', signal], `needs a matching kubelet.evictionSoft.${signal}`);
   }
   s.requirements.forEach((r, i) => {
-    const field = FIELD_OF_KEY.get(r.key);
+    const field = fieldOfRequirementKey(r.key);
     if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }

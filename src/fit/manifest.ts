@@ -4,7 +4,8 @@
  * kept as skipped.
  */
 import { z } from 'zod';
-import type { NodeSelectorRequirement, ResourceAmounts } from '../catalog/match';
+import type { ResourceAmounts } from '../catalog/match';
+import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { InputOptions } from '../input/input-file';
 import { zodProblems } from '../input/issues';
 import { FieldPath, InputError, Problem } from '../input/problems';

@@ -3,7 +3,8 @@
  * its node selection left, within the pool's limits, and the pool's minValues.
  */
 import type { InstanceType } from '../catalog/catalog';
-import { fits, largestAllocatable, Matcher, NORMALIZED_LABELS, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
+import { fits, largestAllocatable, Matcher, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
+import { normalizeKey } from '../catalog/requirements';
 import type { Cluster, Pool } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
@@ -46,7 +47,7 @@ export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): Pool
   const minValues = new Map<string, number>();
   if (settings.minValuesPolicy !== 'BestEffort') {
     for (const { requirement: r } of pool.requirements) {
-      const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
+      const key = normalizeKey(r.key);
       if (r.minValues !== undefined && matcher.isInstanceTypeLabel(key)) minValues.set(key, Math.max(minValues.get(key) ?? 0, r.minValues));
     }
   }
