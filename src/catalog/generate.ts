@@ -4,15 +4,17 @@
  * generated on-demand price list. Pure: text in, data out; `npm run upgrade`
  * (src/upgrade/plan.ts) reads and writes the files.
  */
+import { Quantity } from '../quantity/quantity';
+import { catalogUnitOf, inCatalogUnits, type ResourceUnit } from '../quantity/resource-units';
+
+export type { ResourceUnit } from '../quantity/resource-units';
+
 /** Where the instance-types page lives in aws/karpenter-provider-aws. */
 export const INSTANCE_TYPES_PATH = 'website/content/en/docs/reference/instance-types.md';
 /** Where the on-demand price list lives in aws/karpenter-provider-aws. */
 export const PRICING_PATH = 'pkg/providers/pricing/zz_generated.pricing_aws.go';
 /** The layout version of `instance-types.json`; bump it when the layout changes. */
 export const CATALOG_FORMAT = 1;
-
-/** The unit of an allocatable amount in the catalog. */
-export type ResourceUnit = 'millicores' | 'MiB' | 'count';
 
 /**
  * One instance type, compact: its name; its label values aligned with
@@ -93,7 +95,7 @@ export function buildCatalog(input: BuildCatalogInput): CatalogData {
     assumptions: page.assumptions,
     labelKeys,
     resourceKeys,
-    resourceUnits: resourceKeys.map(unitOf),
+    resourceUnits: resourceKeys.map(catalogUnitOf),
     types: page.types.map((t): CatalogRow => [
       t.name,
       labelKeys.map((k) => t.labels.get(k) ?? null),
@@ -124,17 +126,16 @@ export function renderCatalog(data: CatalogData): string {
   return `${head},\n  "types": [\n${rows}\n  ]\n}\n`;
 }
 
-/** The unit a resource is stored in: cpu in millicores, bytes in MiB, everything else counted. */
-function unitOf(resource: string): ResourceUnit {
-  if (resource === 'cpu') return 'millicores';
-  if (resource === 'memory' || resource === 'ephemeral-storage' || resource.startsWith('hugepages-')) return 'MiB';
-  return 'count';
-}
-
-function toUnit(unit: ResourceUnit, quantity: string): number | undefined {
-  if (unit === 'millicores') return millicores(quantity);
-  if (unit === 'MiB') return mebibytes(quantity);
-  return count(quantity);
+/**
+ * An allocatable amount in the catalog's unit, rounded down so an allocatable never
+ * promises more than the node has; a count must be whole ("8", not "1.5" or "500m").
+ */
+function toUnit(resource: string, text: string): number | undefined {
+  const q = Quantity.parse(text);
+  if (typeof q === 'string') return undefined;
+  const amount = inCatalogUnits(resource, q, 'down');
+  if (catalogUnitOf(resource) === 'count' && amount !== inCatalogUnits(resource, q, 'up')) return undefined;
+  return amount;
 }
 
 function sortedUnion(lists: Iterable<string>[]): string[] {
@@ -223,8 +224,8 @@ function addRow(type: ParsedType, section: 'labels' | 'resources', key: string, 
   } else if (section === 'labels') {
     type.labels.set(key, value);
   } else {
-    const unit = unitOf(key);
-    const amount = toUnit(unit, value);
+    const unit = catalogUnitOf(key);
+    const amount = toUnit(key, value);
     if (amount !== undefined) type.resources.set(key, amount);
     else problems.push(`${where}: resource "${key}" has quantity "${value}", expected ${unit === 'count' ? 'a whole number' : 'a Kubernetes quantity'}`);
   }
@@ -293,77 +294,4 @@ function readPriceLine(line: string, n: number, prices: Map<string, number>, pro
     if (prices.has(name)) problems.push(`zz_generated.pricing_aws.go:${n}: ${name} has two prices`);
     prices.set(name, Number(price));
   }
-}
-
-// --- quantities ---------------------------------------------------------------
-// Kubernetes quantities ("940m", "1392Mi", "17Gi", "8") converted exactly (BigInt, no float rounding).
-// https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go
-
-/** The grammar of a quantity: sign, decimal number, then a binary suffix, a decimal suffix or an exponent. */
-const QUANTITY = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$/;
-
-const BINARY_SUFFIX: ReadonlyMap<string, number> = new Map([['Ki', 10], ['Mi', 20], ['Gi', 30], ['Ti', 40], ['Pi', 50], ['Ei', 60]]);
-const DECIMAL_SUFFIX: ReadonlyMap<string, number> = new Map([
-  ['n', -9], ['u', -6], ['m', -3], ['k', 3], ['M', 6], ['G', 9], ['T', 12], ['P', 15], ['E', 18],
-]);
-// Beyond this a quantity is not a plausible resource amount (and 10n ** huge would stall).
-const MAX_EXPONENT = 60;
-
-/** A quantity as `sign * digits * 10^pow10 * 2^pow2`. */
-interface Exact {
-  readonly negative: boolean;
-  readonly digits: bigint;
-  readonly pow10: number;
-  readonly pow2: number;
-}
-
-function parseExact(text: string): Exact | undefined {
-  const m = QUANTITY.exec(text);
-  if (!m) return undefined;
-  const [, sign, number, suffix = ''] = m;
-  const [whole, fraction = ''] = number.split('.');
-  const pow2 = BINARY_SUFFIX.get(suffix) ?? 0;
-  const exponent = DECIMAL_SUFFIX.get(suffix) ?? (/^[eE]/.test(suffix) ? Number(suffix.slice(1)) : 0);
-  const pow10 = exponent - fraction.length;
-  if (Math.abs(pow10) > MAX_EXPONENT) return undefined;
-  return { negative: sign === '-', digits: BigInt(`${whole}${fraction}` || '0'), pow10, pow2 };
-}
-
-/** A quantity in some unit: rounded down to an integer, and whether nothing was lost. */
-interface Converted {
-  readonly value: number;
-  readonly exact: boolean;
-}
-
-function convert(text: string, unitPow10: number, unitPow2: number): Converted | undefined {
-  const q = parseExact(text);
-  if (!q) return undefined;
-  const p10 = q.pow10 - unitPow10;
-  const p2 = q.pow2 - unitPow2;
-  const numerator = q.digits * 10n ** BigInt(Math.max(p10, 0)) * 2n ** BigInt(Math.max(p2, 0));
-  const denominator = 10n ** BigInt(Math.max(-p10, 0)) * 2n ** BigInt(Math.max(-p2, 0));
-  const quotient = numerator / denominator;
-  const exact = quotient * denominator === numerator;
-  if (!q.negative) return { value: Number(quotient), exact };
-  // Round toward minus infinity for negative amounts too.
-  return { value: -Number(quotient + (exact ? 0n : 1n)), exact };
-}
-
-/**
- * Millicores of a cpu quantity ("940m" → 940, "2" → 2000), rounded down so an
- * allocatable never promises more than the node has; undefined if not a quantity.
- */
-function millicores(text: string): number | undefined {
-  return convert(text, -3, 0)?.value;
-}
-
-/** MiB of a memory or storage quantity ("1392Mi" → 1392, "17Gi" → 17408), rounded down. */
-function mebibytes(text: string): number | undefined {
-  return convert(text, 0, 20)?.value;
-}
-
-/** A whole count ("8" → 8), for pods and extended resources; undefined for "1.5" or "500m". */
-function count(text: string): number | undefined {
-  const c = convert(text, 0, 0);
-  return c?.exact ? c.value : undefined;
 }

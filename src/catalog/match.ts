@@ -16,36 +16,11 @@
  */
 import { distance } from 'fastest-levenshtein';
 import { distinctLabelValues, karpenterCatalog, type InstanceType } from './catalog';
+import {
+  goAtoi, groupByKey, KarpenterRequirement, KeyGroup, NodeSelectorRequirement, normalizeKey, operatorOf, Operator, typeSatisfies,
+} from './requirements';
 
-// --- what a requirement is -----------------------------------------------------
-
-/** A node selector operator of a NodePool requirement. */
-export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
-
-/**
- * A NodePool requirement as the CRD writes it (the model's `Requirement` has this shape).
- * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
- */
-export interface NodeSelectorRequirement {
-  readonly key: string;
-  readonly operator: Operator;
-  /** @default [] */
-  readonly values?: readonly string[];
-  /** @default - no minimum */
-  readonly minValues?: number;
-}
-
-/**
- * Deprecated label keys Karpenter rewrites to their current names before matching.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1/labels.go (NormalizedLabels)
- */
-export const NORMALIZED_LABELS: ReadonlyMap<string, string> = new Map([
-  ['failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/zone'],
-  ['beta.kubernetes.io/arch', 'kubernetes.io/arch'],
-  ['beta.kubernetes.io/os', 'kubernetes.io/os'],
-  ['beta.kubernetes.io/instance-type', 'node.kubernetes.io/instance-type'],
-  ['failure-domain.beta.kubernetes.io/region', 'topology.kubernetes.io/region'],
-]);
+// --- catalog labels ------------------------------------------------------------
 
 /**
  * Labels every AWS instance type carries a requirement for, so a type that lacks
@@ -81,181 +56,6 @@ export const UNIFORM_LABELS: ReadonlyMap<string, readonly string[]> = new Map([
   ['karpenter.k8s.aws/instance-tenancy', ['default', 'dedicated']],
   ['node.kubernetes.io/windows-build', []],
 ]);
-
-/**
- * A requirement as Karpenter holds it after parsing: a value set or its
- * complement, with optional inclusive integer bounds.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Requirement)
- */
-interface KarpenterRequirement {
-  readonly key: string;
-  readonly complement: boolean;
-  readonly values: ReadonlySet<string>;
-  readonly gte?: bigint;
-  readonly lte?: bigint;
-  readonly minValues?: number;
-}
-
-const MAX_INT = 2n ** 63n - 1n;
-const MIN_INT = -(2n ** 63n);
-const NO_VALUES: ReadonlySet<string> = new Set();
-
-/**
- * Parses a requirement the way NewRequirementWithFlexibility does: the key
- * normalized; `Gt n` becomes `>= n+1` (and `Gt MaxInt` becomes `DoesNotExist`,
- * dropping minValues), `Lt n` becomes `<= n-1` (wrapping at MinInt as Go's int does).
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (NewRequirementWithFlexibility)
- */
-function parseRequirement(r: NodeSelectorRequirement): KarpenterRequirement {
-  const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
-  const values = r.values ?? [];
-  const base = { key, minValues: r.minValues };
-  const bound = () => goAtoiIgnoringErrors(values[0] ?? '');
-  switch (r.operator) {
-    case 'In': return { ...base, complement: false, values: new Set(values) };
-    case 'NotIn': return { ...base, complement: true, values: new Set(values) };
-    case 'Exists': return { ...base, complement: true, values: NO_VALUES };
-    case 'DoesNotExist': return { ...base, complement: false, values: NO_VALUES };
-    case 'Gt': {
-      const n = bound();
-      if (n === MAX_INT) return { key, complement: false, values: NO_VALUES };
-      return { ...base, complement: true, values: NO_VALUES, gte: n + 1n };
-    }
-    case 'Lt': {
-      const n = bound();
-      return { ...base, complement: true, values: NO_VALUES, lte: n === MIN_INT ? MAX_INT : n - 1n };
-    }
-    case 'Gte': return { ...base, complement: true, values: NO_VALUES, gte: bound() };
-    case 'Lte': return { ...base, complement: true, values: NO_VALUES, lte: bound() };
-  }
-}
-
-/**
- * Two requirements on one key as one: values intersected (a complement
- * subtracts), bounds tightened, the larger minValues kept; crossing bounds, or a
- * value set left empty, mean `DoesNotExist`.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Intersection)
- */
-function intersect(a: KarpenterRequirement, b: KarpenterRequirement): KarpenterRequirement {
-  const complement = a.complement && b.complement;
-  const gte = a.gte === undefined ? b.gte : b.gte === undefined ? a.gte : (a.gte > b.gte ? a.gte : b.gte);
-  const lte = a.lte === undefined ? b.lte : b.lte === undefined ? a.lte : (a.lte < b.lte ? a.lte : b.lte);
-  const minValues = a.minValues === undefined ? b.minValues : b.minValues === undefined ? a.minValues : Math.max(a.minValues, b.minValues);
-  if (gte !== undefined && lte !== undefined && gte > lte) return { key: a.key, complement: false, values: NO_VALUES, minValues };
-  let values: string[];
-  if (a.complement && b.complement) values = [...a.values, ...b.values];
-  else if (a.complement) values = [...b.values].filter((v) => !a.values.has(v));
-  else if (b.complement) values = [...a.values].filter((v) => !b.values.has(v));
-  else values = [...a.values].filter((v) => b.values.has(v));
-  values = values.filter((v) => withinBounds(v, gte, lte));
-  // Bounds only constrain a complement; a concrete set has been filtered by them already.
-  const result = { key: a.key, complement, values: new Set(values), minValues };
-  return complement ? { ...result, gte, lte } : result;
-}
-
-/** @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Operator) */
-function operatorOf(r: KarpenterRequirement): 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' {
-  if (r.complement) return r.values.size > 0 ? 'NotIn' : 'Exists';
-  return r.values.size > 0 ? 'In' : 'DoesNotExist';
-}
-
-/**
- * Whether an instance type whose requirement on the key is `In typeValues`
- * (`DoesNotExist` when empty) is compatible with `r`: their values overlap, or
- * neither side wants the label (`NotIn`/`DoesNotExist` against `DoesNotExist`).
- * So `In`, `Exists` and the bounds need the label; `NotIn` and `DoesNotExist` hold without it.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Intersects)
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (HasIntersection)
- */
-function typeSatisfies(typeValues: readonly string[], r: KarpenterRequirement): boolean {
-  if (hasIntersection(typeValues, r)) return true;
-  const incoming = operatorOf(r);
-  return typeValues.length === 0 && (incoming === 'NotIn' || incoming === 'DoesNotExist');
-}
-
-function hasIntersection(typeValues: readonly string[], r: KarpenterRequirement): boolean {
-  if (r.gte !== undefined && r.lte !== undefined && r.gte > r.lte) return false;
-  return typeValues.some((v) => r.values.has(v) !== r.complement && withinBounds(v, r.gte, r.lte));
-}
-
-/**
- * Whether a label value lies within integer bounds; with bounds set, a value
- * that is not an integer (by Go's strconv.Atoi: optional sign, digits, int64) never does.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (withinBounds)
- */
-function withinBounds(value: string, gte: bigint | undefined, lte: bigint | undefined): boolean {
-  if (gte === undefined && lte === undefined) return true;
-  const n = goAtoi(value);
-  if (n === undefined) return false;
-  return (gte === undefined || n >= gte) && (lte === undefined || n <= lte);
-}
-
-// --- requirement lists against each other -----------------------------------------
-
-/**
- * The operator each key of a requirement list adds up to, keys normalized and the
- * requirements on one key intersected: `In`, `NotIn`, `Exists` (bounds included) or
- * `DoesNotExist` (a set left empty).
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Add)
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Operator)
- */
-export function keyOperators(requirements: readonly NodeSelectorRequirement[]): Map<string, 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'> {
-  return new Map([...groupByKey(requirements)].map(([key, g]) => [key, operatorOf(g.requirement)]));
-}
-
-/**
- * The keys on which two requirement lists cannot both hold, as Requirements.Intersects
- * decides: for each key both lists constrain (each list's requirements on it
- * intersected first), the two must share a value within their bounds, unless neither
- * needs the label (each side `NotIn` or `DoesNotExist`). A key only one list has never
- * conflicts. Keys normalized, in the order `incoming` first names them.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Intersects)
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (HasIntersection)
- */
-export function conflictingKeys(existing: readonly NodeSelectorRequirement[], incoming: readonly NodeSelectorRequirement[]): string[] {
-  const mine = groupByKey(existing);
-  const negative = (r: KarpenterRequirement) => operatorOf(r) === 'NotIn' || operatorOf(r) === 'DoesNotExist';
-  const out: string[] = [];
-  for (const [key, theirs] of groupByKey(incoming)) {
-    const own = mine.get(key);
-    if (!own || requirementsIntersect(own.requirement, theirs.requirement)) continue;
-    if (negative(own.requirement) && negative(theirs.requirement)) continue;
-    out.push(key);
-  }
-  return out;
-}
-
-/** @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (HasIntersection) */
-function requirementsIntersect(a: KarpenterRequirement, b: KarpenterRequirement): boolean {
-  const gte = a.gte === undefined ? b.gte : b.gte === undefined ? a.gte : (a.gte > b.gte ? a.gte : b.gte);
-  const lte = a.lte === undefined ? b.lte : b.lte === undefined ? a.lte : (a.lte < b.lte ? a.lte : b.lte);
-  if (gte !== undefined && lte !== undefined && gte > lte) return false;
-  if (a.complement && b.complement) return true;
-  const [concrete, other] = a.complement ? [b, a] : [a, b];
-  return [...concrete.values].some((v) => other.values.has(v) !== other.complement && withinBounds(v, gte, lte));
-}
-
-const integers = new Map<string, bigint | undefined>();
-
-/** Go's strconv.Atoi on a 64-bit platform, or undefined where it returns an error. */
-function goAtoi(text: string): bigint | undefined {
-  if (integers.has(text)) return integers.get(text);
-  const n = /^[+-]?[0-9]+$/.test(text) ? BigInt(text) : undefined;
-  const result = n !== undefined && n >= MIN_INT && n <= MAX_INT ? n : undefined;
-  if (integers.size < 100_000) integers.set(text, result);
-  return result;
-}
-
-/**
- * What NewRequirementWithFlexibility gets from `value, _ := strconv.Atoi(...)`:
- * 0 for text that is not an integer, the int64 limit for one out of range.
- * The CRD only lets non-negative integers through, so these cases are academic.
- */
-function goAtoiIgnoringErrors(text: string): bigint {
-  if (!/^[+-]?[0-9]+$/.test(text)) return 0n;
-  const n = BigInt(text);
-  return n > MAX_INT ? MAX_INT : n < MIN_INT ? MIN_INT : n;
-}
 
 // --- results -------------------------------------------------------------------
 
@@ -349,10 +149,6 @@ interface KnownValues {
   readonly set: ReadonlySet<string>;
 }
 
-interface KeyGroup {
-  readonly requirement: KarpenterRequirement;
-  readonly indexes: readonly number[];
-}
 
 class CachingMatcher implements Matcher {
   private readonly instanceTypeLabels: ReadonlySet<string>;
@@ -388,7 +184,7 @@ class CachingMatcher implements Matcher {
   }
 
   isInstanceTypeLabel(key: string): boolean {
-    return this.instanceTypeLabels.has(NORMALIZED_LABELS.get(key) ?? key);
+    return this.instanceTypeLabels.has(normalizeKey(key));
   }
 
   /** The types every group admits; groups on other keys (zone, custom labels) admit all. */
@@ -454,7 +250,7 @@ class CachingMatcher implements Matcher {
   private unknownValues(requirements: readonly NodeSelectorRequirement[]): MatchDiagnostic[] {
     const out: MatchDiagnostic[] = [];
     requirements.forEach((r, i) => {
-      const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
+      const key = normalizeKey(r.key);
       if ((r.operator !== 'In' && r.operator !== 'NotIn') || !this.isInstanceTypeLabel(key)) return;
       const known = this.known(key).set;
       (r.values ?? []).forEach((value, valueIndex) => {
@@ -509,7 +305,7 @@ class CachingMatcher implements Matcher {
   }
 
   private whyNothing(r: NodeSelectorRequirement): string {
-    const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
+    const key = normalizeKey(r.key);
     const known = this.known(key).sorted;
     switch (r.operator) {
       case 'In': return `no instance type has ${key} in ${list(r.values ?? [])}`;
@@ -528,7 +324,7 @@ class CachingMatcher implements Matcher {
     const described = culprits.map((i) => describe(requirements[i])).join(' and ');
     if (culprits.length !== 2) return `${described} together admit no instance type`;
     const [i, j] = culprits;
-    const [ki, kj] = [i, j].map((k) => NORMALIZED_LABELS.get(requirements[k].key) ?? requirements[k].key);
+    const [ki, kj] = [i, j].map((k) => normalizeKey(requirements[k].key));
     if (ki === kj) return `${described} together admit no instance type: no ${ki} satisfies both`;
     // Explain from the side that admits fewer types, in terms of the other side's key.
     const [side, otherKey] = popcount(alone[i]) <= popcount(alone[j]) ? [i, kj] : [j, ki];
@@ -591,23 +387,6 @@ function valuesOf(t: InstanceType, key: string): readonly string[] {
   if (uniform) return uniform;
   const v = t.labels.get(key);
   return v === undefined ? [] : [v];
-}
-
-/**
- * The requirements grouped by normalized key, each group intersected in list
- * order, as Requirements.Add does.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Add)
- */
-function groupByKey(requirements: readonly NodeSelectorRequirement[], only?: readonly number[]): Map<string, KeyGroup> {
-  const groups = new Map<string, KeyGroup>();
-  for (const i of only ?? requirements.map((_, k) => k)) {
-    const parsed = parseRequirement(requirements[i]);
-    const existing = groups.get(parsed.key);
-    groups.set(parsed.key, existing
-      ? { requirement: intersect(parsed, existing.requirement), indexes: [...existing.indexes, i] }
-      : { requirement: parsed, indexes: [i] });
-  }
-  return groups;
 }
 
 /** `key Op [a, b]` the way Karpenter prints a requirement (at most five values). */

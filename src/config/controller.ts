@@ -2,6 +2,7 @@ import { unknownChartKeys } from '../release/chart-keys';
 import { unknownKeyMessage } from '../input/issues';
 import { FieldPath } from '../input/problems';
 import { KarpenterFile } from './schema';
+import { parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
 import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from '../release/settings-rules';
 
 /**
@@ -106,40 +107,38 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
   return problems;
 }
 
-/** Go's time.ParseDuration syntax, e.g. `1m30s`, `1.5h`, `300ms`. */
-const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
-const NANOS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-/** Nanoseconds of a Go duration. */
-function nanos(duration: string): number {
-  let total = 0;
-  for (const m of duration.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * NANOS[m[2]];
-  return total;
-}
-
 /**
- * Why the controller would not take a setting's value, or undefined. Karpenter silently
- * falls back to its default on a value it cannot parse, so each is checked here.
+ * Why the controller would not take a setting's value, or undefined. The value is read
+ * with Go's own grammar (src/release/go-values.ts): a value Go cannot parse makes
+ * Karpenter's env parser fall back to the default, silently (CONTROLLER_OPTIONS in
+ * src/upgrade/settings-generator.ts records it from the Go code); a value below a
+ * minimum is refused by Karpenter's option validation, and the controller does not start.
+ * Nothing else is refused here.
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/env/env.go
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/operator/options/options_validation.go
  * @see https://karpenter.sh/docs/reference/settings/
  */
 export function settingValueProblem(key: string, rule: SettingRule, value: string | number | boolean): string | undefined {
   const given = JSON.stringify(value);
   const fallback = `Karpenter would silently use its default, ${JSON.stringify(rule.controllerDefault)}`;
+  const refused = 'Karpenter\'s option validation refuses it';
   switch (rule.type) {
     case 'boolean':
+      // The chart tests it with `if`: a string such as "false" would read as true.
       return typeof value === 'boolean' ? undefined : `setting ${key} is true or false, got ${given}`;
     case 'duration': {
-      if (typeof value !== 'string' || !GO_DURATION.test(value)) return `setting ${key} is a duration such as "10s", "1m" or "1h30m", got ${given}: ${fallback}`;
-      if (typeof rule.minimum === 'string' && nanos(value) < nanos(rule.minimum)) return `setting ${key} must be at least ${rule.minimum}, got ${given}`;
+      const nanos = typeof value === 'number' || typeof value === 'string' ? parseGoDuration(String(value)) : 'is not a Go duration';
+      if (typeof nanos === 'string') return `setting ${key} ${nanos}, got ${given}: ${fallback}`;
+      const minimum = typeof rule.minimum === 'string' ? parseGoDuration(rule.minimum) : undefined;
+      if (typeof minimum === 'bigint' && nanos < minimum) return `setting ${key} must be at least ${rule.minimum}, got ${given}: ${refused}`;
       return undefined;
     }
     case 'integer':
     case 'number': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : NaN;
-      if (Number.isNaN(n) || (rule.type === 'integer' && !Number.isInteger(n))) return `setting ${key} is ${rule.type === 'integer' ? 'a whole number' : 'a number'}, got ${given}: ${fallback}`;
-      if (typeof rule.minimum === 'number' && n < rule.minimum) return `setting ${key} must be at least ${rule.minimum}, got ${given}`;
-      if (rule.exclusiveMaximum !== undefined && n >= rule.exclusiveMaximum) return `setting ${key} must be below ${rule.exclusiveMaximum}, got ${given}`;
+      const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '';
+      const parsed = rule.type === 'integer' ? parseGoInt(text) : parseGoFloat(text);
+      if (typeof parsed === 'string') return `setting ${key} ${rule.type === 'integer' ? 'is a whole number' : 'is a number'}, got ${given}: ${fallback}`;
+      if (typeof rule.minimum === 'number' && Number(parsed) < rule.minimum) return `setting ${key} must be at least ${rule.minimum}, got ${given}: ${refused}`;
       return undefined;
     }
     case 'enum':

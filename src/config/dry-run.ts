@@ -1,7 +1,8 @@
 import { catalogMatcher, largestAllocatable, Matcher, MatchResult, priceRange, typesThatFit } from '../catalog/match';
 import type { AdmittedTypes, PoolSettings } from './platform';
 import { FieldPath, renderPath } from '../input/problems';
-import { cpuMillis, memoryMiB } from './quantity';
+import { Quantity } from '../quantity/quantity';
+import { inCatalogUnits } from '../quantity/resource-units';
 import type { SourcedRequirement } from './platform';
 
 /** A finding of the dry run, at a pool field. */
@@ -73,7 +74,9 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
 /** The smoke test must fit one admitted type, and in a GPU pool request a GPU (or it proves nothing about them). */
 function smokeTestProblems(name: string, s: PoolSettings, result: MatchResult): DryRunProblem[] {
   const t = s.smokeTest;
-  const requests: Record<string, number> = { cpu: cpuMillis(t.cpu), memory: memoryMiB(t.memory), pods: 1, ...t.resources };
+  const requests: Record<string, number> = {
+    cpu: inCatalogUnits('cpu', Quantity.of(t.cpu), 'up'), memory: inCatalogUnits('memory', Quantity.of(t.memory), 'up'), pods: 1, ...t.resources,
+  };
   const problems: DryRunProblem[] = [];
   if (typesThatFit(result.admitted, requests).length === 0) {
     const largest = largestAllocatable(result.admitted);

@@ -1,5 +1,6 @@
 import { PoolFields, TenancyAction } from './schema';
 import type { FieldPath } from '../input/problems';
+import type { Operator } from '../catalog/requirements';
 import { TerraformOutputs } from './terraform';
 
 /** The level of the inheritance chain that set a pool field (contract section 5.3). */
@@ -18,7 +19,7 @@ export interface FieldProvenance {
 /** A NodePool requirement, as the CRD writes it. */
 export interface Requirement {
   readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Gte' | 'Lt' | 'Lte';
+  readonly operator: Operator;
   readonly values?: readonly string[];
   readonly minValues?: number;
 }

@@ -7,23 +7,13 @@ import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, Te
 import { dryRun } from './dry-run';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
-import { poolRequirements } from './requirements';
+import { Quantity, UNITS } from '../quantity/quantity';
+import { fieldOfRequirementKey, poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
-/** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
-const FIELD_OF_KEY: ReadonlyMap<string, keyof PoolFields> = new Map(Object.entries({
-  'kubernetes.io/arch': 'arch',
-  'karpenter.sh/capacity-type': 'capacityTypes',
-  'node.kubernetes.io/instance-type': 'instanceTypes',
-  'karpenter.k8s.aws/instance-family': 'instanceFamilies',
-  'karpenter.k8s.aws/instance-category': 'instanceCategories',
-  'karpenter.k8s.aws/instance-generation': 'instanceGeneration',
-  'karpenter.k8s.aws/instance-cpu': 'instanceCpu',
-  'karpenter.k8s.aws/instance-memory': 'instanceMemoryMiB',
-  'topology.kubernetes.io/zone': 'zones',
-}) as [string, keyof PoolFields][]);
+
 
 
 
@@ -222,7 +212,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
     add(['kubelet', 'evictionSoftGracePeriod', signal], `needs a matching kubelet.evictionSoft.${signal}`);
   }
   s.requirements.forEach((r, i) => {
-    const field = FIELD_OF_KEY.get(r.key);
+    const field = fieldOfRequirementKey(r.key);
     if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }
@@ -277,10 +267,7 @@ const EBS_SIZES_GIB: Readonly<Record<PoolSettings['volume']['type'], readonly [n
   gp3: [1, 16384], gp2: [1, 16384], io1: [4, 16384], io2: [4, 65536], st1: [125, 16384], sc1: [125, 16384], standard: [1, 1024],
 };
 
-/** Size in GiB of a volume size such as `20Gi`, `100G`, `1Ti`. */
+/** Size in GiB of a volume size the schema accepted, such as `20Gi`, `100G`, `1Ti` (`100G` is 93.13… GiB). */
 function gibibytes(size: string): number {
-  const m = /^([0-9]+)(Gi|G|Ti|T)$/.exec(size);
-  if (!m) return 0;
-  const n = Number(m[1]);
-  return { Gi: n, G: n / 1.073741824, Ti: n * 1024, T: (n * 1000) / 1.073741824 }[m[2] as 'Gi' | 'G' | 'Ti' | 'T'];
+  return Quantity.of(size).toNumber(UNITS.GiB);
 }

@@ -1,6 +1,34 @@
 import type { PoolSettings, SourcedRequirement } from './platform';
+import { normalizeKey } from '../catalog/requirements';
 
 type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: number; readonly lte?: number };
+type ListField = 'arch' | 'capacityTypes' | 'instanceTypes' | 'instanceFamilies' | 'instanceCategories' | 'zones';
+type BoundsField = 'instanceGeneration' | 'instanceCpu' | 'instanceMemoryMiB';
+
+/**
+ * The one table of pool fields that set a requirement, in the order the NodePool lists
+ * them: the label each sets, and whether it is a list (`In`) or integer bounds
+ * (`Gt`/`Gte`/`Lt`/`Lte`). Both the NodePool's requirements and the check that a
+ * `requirements` entry does not repeat a field read it.
+ */
+export const REQUIREMENT_FIELDS: readonly ({ readonly field: ListField; readonly key: string; readonly kind: 'list' } | { readonly field: BoundsField; readonly key: string; readonly kind: 'bounds' })[] = [
+  { field: 'arch', key: 'kubernetes.io/arch', kind: 'list' },
+  { field: 'capacityTypes', key: 'karpenter.sh/capacity-type', kind: 'list' },
+  { field: 'instanceTypes', key: 'node.kubernetes.io/instance-type', kind: 'list' },
+  { field: 'instanceFamilies', key: 'karpenter.k8s.aws/instance-family', kind: 'list' },
+  { field: 'instanceCategories', key: 'karpenter.k8s.aws/instance-category', kind: 'list' },
+  { field: 'instanceGeneration', key: 'karpenter.k8s.aws/instance-generation', kind: 'bounds' },
+  { field: 'instanceCpu', key: 'karpenter.k8s.aws/instance-cpu', kind: 'bounds' },
+  { field: 'instanceMemoryMiB', key: 'karpenter.k8s.aws/instance-memory', kind: 'bounds' },
+  { field: 'zones', key: 'topology.kubernetes.io/zone', kind: 'list' },
+];
+
+const FIELD_OF_KEY: ReadonlyMap<string, ListField | BoundsField> = new Map(REQUIREMENT_FIELDS.map((f) => [f.key, f.field]));
+
+/** The pool field that sets the requirement on `key` (an aliased key read as Karpenter reads it), if any. */
+export function fieldOfRequirementKey(key: string): ListField | BoundsField | undefined {
+  return FIELD_OF_KEY.get(normalizeKey(key));
+}
 
 /**
  * The requirements of a pool's NodePool, in order: the ones its fields imply (arch and
@@ -9,28 +37,19 @@ type Bounds = { readonly gt?: number; readonly gte?: number; readonly lt?: numbe
  * about it (100 at most, none admitting an instance type) points at that field.
  */
 export function poolRequirements(s: PoolSettings): SourcedRequirement[] {
-  const out: SourcedRequirement[] = [
-    { requirement: { key: 'kubernetes.io/arch', operator: 'In', values: s.arch }, field: ['arch'] },
-    { requirement: { key: 'karpenter.sh/capacity-type', operator: 'In', values: s.capacityTypes }, field: ['capacityTypes'] },
-  ];
-  const inList = (key: string, field: 'instanceTypes' | 'instanceFamilies' | 'instanceCategories' | 'zones') => {
-    const values = s[field];
-    if (values) out.push({ requirement: { key, operator: 'In', values }, field: [field] });
-  };
-  const bounded = (key: string, field: 'instanceGeneration' | 'instanceCpu' | 'instanceMemoryMiB') => {
-    const b: Bounds | undefined = s[field];
-    if (!b) return;
-    for (const [op, bound, v] of [['Gt', 'gt', b.gt], ['Gte', 'gte', b.gte], ['Lt', 'lt', b.lt], ['Lte', 'lte', b.lte]] as const) {
-      if (v !== undefined) out.push({ requirement: { key, operator: op, values: [String(v)] }, field: [field, bound] });
+  const out: SourcedRequirement[] = [];
+  for (const f of REQUIREMENT_FIELDS) {
+    if (f.kind === 'list') {
+      const values = s[f.field];
+      if (values) out.push({ requirement: { key: f.key, operator: 'In', values }, field: [f.field] });
+      continue;
     }
-  };
-  inList('node.kubernetes.io/instance-type', 'instanceTypes');
-  inList('karpenter.k8s.aws/instance-family', 'instanceFamilies');
-  inList('karpenter.k8s.aws/instance-category', 'instanceCategories');
-  bounded('karpenter.k8s.aws/instance-generation', 'instanceGeneration');
-  bounded('karpenter.k8s.aws/instance-cpu', 'instanceCpu');
-  bounded('karpenter.k8s.aws/instance-memory', 'instanceMemoryMiB');
-  inList('topology.kubernetes.io/zone', 'zones');
+    const b: Bounds | undefined = s[f.field];
+    if (!b) continue;
+    for (const [op, bound, v] of [['Gt', 'gt', b.gt], ['Gte', 'gte', b.gte], ['Lt', 'lt', b.lt], ['Lte', 'lte', b.lte]] as const) {
+      if (v !== undefined) out.push({ requirement: { key: f.key, operator: op, values: [String(v)] }, field: [f.field, bound] });
+    }
+  }
   s.requirements.forEach((requirement, i) => out.push({ requirement, field: ['requirements', i] }));
   return out;
 }

@@ -3,12 +3,13 @@ import { cronProblem } from './cron';
 import { suggest } from '../input/issues';
 import { ALIAS_RELEASES } from './kubernetes';
 import { listOrMapOf, userMap } from '../input/user-map';
+import { QUANTITY_PATTERN } from '../quantity/quantity';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.
 
-/** Kubernetes resource quantity, e.g. `500m`, `64Gi`, `10`. */
-export const QUANTITY = /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
+/** Kubernetes resource quantity, e.g. `500m`, `64Gi`, `10`: the quantity module's one pattern. */
+export const QUANTITY = QUANTITY_PATTERN;
 const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
 const DURATION = /^([0-9]+(s|m|h))+$/;
 const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
@@ -116,7 +117,7 @@ export function aliasFamily(alias: string): AmiFamily | undefined {
 
 const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
 const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
-const EVICTION_THRESHOLD = /^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$/;
+const EVICTION_THRESHOLD = new RegExp(`^((\\d{1,2}(\\.\\d{1,2})?|100(\\.0{1,2})?)%||${QUANTITY_PATTERN.source.slice(1, -1)})$`);
 
 /** How a schema validates a map whose keys the user writes: {@link userMap}, or a plain record for the editor schema. */
 type MapOf = <K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V) => z.ZodType<Record<string, z.output<V>>, Record<string, z.input<V>>>;

@@ -3,8 +3,9 @@ import { priceRange } from '../catalog/match';
 import { catalogMatcher } from '../catalog/match';
 import type { Platform, Pool } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
-import { quantityValue } from '../config/quantity';
 import { poolPlan } from '../model/plan';
+import { Quantity } from '../quantity/quantity';
+import { inCatalogUnits } from '../quantity/resource-units';
 
 /** The admitted instance types of one family, with the smallest and largest size. */
 export interface FamilySizes {
@@ -64,12 +65,19 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
   };
 }
 
-/** The capacity Karpenter counts against a limit, per node of a type (limits apply to node capacity, not allocatable). */
+/**
+ * The capacity Karpenter counts against a limit, per node of a type, in the catalog's unit
+ * of the resource (limits apply to node capacity, not allocatable): cpu in millicores from
+ * the vCPUs, memory in MiB from the memory size, GPUs and accelerators counted, one per
+ * node for `nodes`; anything else (pods, ephemeral-storage, hugepages) the catalog's
+ * allocatable, which is at most the capacity, so the bound stays an upper bound.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (filterByRemainingResources)
+ */
 function capacity(type: InstanceType, resource: string): number | undefined {
   const label = (key: string) => Number(type.labels.get(key) ?? 0);
   switch (resource) {
-    case 'cpu': return label('karpenter.k8s.aws/instance-cpu');
-    case 'memory': return label('karpenter.k8s.aws/instance-memory') * 2 ** 20;
+    case 'cpu': return label('karpenter.k8s.aws/instance-cpu') * 1000;
+    case 'memory': return label('karpenter.k8s.aws/instance-memory');
     case 'nodes': return 1;
     case 'nvidia.com/gpu':
     case 'amd.com/gpu': return label('karpenter.k8s.aws/instance-gpu-count');
@@ -81,7 +89,9 @@ function capacity(type: InstanceType, resource: string): number | undefined {
 /**
  * The tightest cost bound the limits give. Nodes of the pool together stay within every limit,
  * so for a limit L on a resource every admitted type has, their total price is at most
- * L × the highest price per unit of it among the admitted types.
+ * L × the highest price per unit of it among the admitted types. The limit and the capacity
+ * are both in the catalog's unit of the resource (a limit of `100Gi` ephemeral-storage is
+ * 102400 MiB, against a node's MiB).
  * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
  */
 function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
@@ -89,12 +99,12 @@ function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: numbe
   if (priced.length === 0) return undefined;
   let best: { cost: number; by: string } | undefined;
   for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
-    const amount = quantityValue(limit);
+    const amount = inCatalogUnits(resource, Quantity.of(limit), 'exact');
     const perUnit = priced.map((t) => {
       const cap = capacity(t, resource);
       return cap ? (t.price ?? 0) / cap : Infinity;
     });
-    if (amount === undefined || perUnit.some((p) => !Number.isFinite(p))) continue;
+    if (perUnit.some((p) => !Number.isFinite(p))) continue;
     const cost = amount * Math.max(...perUnit);
     if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}` };
   }

@@ -5,7 +5,8 @@
  */
 import type { InstanceType } from '../catalog/catalog';
 import type { Pool } from '../config/platform';
-import { inCatalogUnits, parseQuantity } from './quantity';
+import { Quantity, UNITS } from '../quantity/quantity';
+import { VM_MEMORY_OVERHEAD_DEFAULT } from './resources';
 
 const MIB = 2 ** 20;
 const GIB = 2 ** 30;
@@ -13,7 +14,7 @@ const GIB = 2 ** 30;
 /** The kubelet settings that change a node's allocatable. */
 type Kubelet = NonNullable<Pool['settings']['kubelet']>;
 
-const adjusted = new WeakMap<Pool, Map<InstanceType, InstanceType>>();
+const adjusted = new WeakMap<Pool, Map<string, InstanceType>>();
 
 /**
  * The instance type with the allocatable a node of this pool has:
@@ -30,15 +31,16 @@ const adjusted = new WeakMap<Pool, Map<InstanceType, InstanceType>>();
  * A pool with none of these set gets the catalog's allocatable unchanged.
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (NewInstanceType, ephemeralStorage, kubeReservedResources, evictionThreshold, pods)
  */
-export function nodeAllocatable(t: InstanceType, pool: Pool): InstanceType {
+export function nodeAllocatable(t: InstanceType, pool: Pool, vmMemoryOverhead: number = VM_MEMORY_OVERHEAD_DEFAULT): InstanceType {
   let byType = adjusted.get(pool);
   if (!byType) adjusted.set(pool, byType = new Map());
-  let node = byType.get(t);
-  if (!node) byType.set(t, node = adjust(t, pool));
+  const key = `${t.name}/${vmMemoryOverhead}`;
+  let node = byType.get(key);
+  if (!node) byType.set(key, node = adjust(t, pool, vmMemoryOverhead));
   return node;
 }
 
-function adjust(t: InstanceType, pool: Pool): InstanceType {
+function adjust(t: InstanceType, pool: Pool, vmMemoryOverhead: number): InstanceType {
   const s = pool.settings;
   const kubelet: Kubelet = s.kubelet ?? {};
   const allocatable = new Map(t.allocatable);
@@ -47,7 +49,7 @@ function adjust(t: InstanceType, pool: Pool): InstanceType {
   const nvme = t.labels.get('karpenter.k8s.aws/instance-local-nvme');
   const storage = s.instanceStorePolicy === 'RAID0' && nvme !== undefined ? Number(nvme) * 1e9 : bytes(s.volume.size);
   const ephemeral = storage - (bytesOf(kubelet.kubeReserved?.['ephemeral-storage']) ?? GIB) - (bytesOf(kubelet.systemReserved?.['ephemeral-storage']) ?? 0)
-    - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%');
+    - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%', '10%');
   allocatable.set('ephemeral-storage', ephemeral / MIB);
 
   const cpu = allocatable.get('cpu');
@@ -63,8 +65,8 @@ function adjust(t: InstanceType, pool: Pool): InstanceType {
     // Karpenter's default kube-reserved memory follows the ENI-limited pod count the catalog lists.
     const defaultReserved = 11 * (pods ?? 0) + 255;
     const reserved = mib(kubelet.kubeReserved?.memory) ?? defaultReserved;
-    const capacity = memoryCapacityBytes(t);
-    const eviction = threshold(capacity, kubelet.evictionHard?.['memory.available'] ?? '100Mi') / MIB;
+    const capacity = memoryCapacityBytes(t, vmMemoryOverhead);
+    const eviction = threshold(capacity, kubelet.evictionHard?.['memory.available'] ?? '100Mi', '100Mi') / MIB;
     allocatable.set('memory', memory + defaultReserved - reserved - (mib(kubelet.systemReserved?.memory) ?? 0) + 100 - eviction);
   }
 
@@ -88,21 +90,25 @@ function kubeReservedCpu(millis: number): number {
   return reserved;
 }
 
-/** Memory capacity in bytes: the size, less 64 MiB on Graviton, less the default VM overhead of 7.5%. */
-function memoryCapacityBytes(t: InstanceType): number {
+/** Memory capacity in bytes: the size, less 64 MiB on Graviton, less the VM overhead (vmMemoryOverheadPercent). */
+function memoryCapacityBytes(t: InstanceType, vmMemoryOverhead: number): number {
   const size = Number(t.labels.get('karpenter.k8s.aws/instance-memory') ?? 0) - (t.labels.get('kubernetes.io/arch') === 'arm64' ? 64 : 0);
-  return (size - Math.ceil(size * 0.075)) * MIB;
+  return (size - Math.ceil(size * vmMemoryOverhead)) * MIB;
 }
 
-/** An eviction threshold in bytes: a percentage of the capacity (rounded up), or a quantity. */
-function threshold(capacity: number, signal: string): number {
-  if (signal.endsWith('%')) return Math.ceil((capacity / 100) * Number(signal.slice(0, -1)));
-  return bytes(signal);
+/**
+ * An eviction threshold in bytes: a percentage of the capacity (rounded up), or a quantity.
+ * The CRD's pattern also lets an empty threshold through; it is read as the default.
+ */
+function threshold(capacity: number, signal: string, fallback: string): number {
+  const given = signal === '' ? fallback : signal;
+  if (given.endsWith('%')) return Math.ceil((capacity / 100) * Number(given.slice(0, -1)));
+  return bytes(given);
 }
 
+/** Bytes of a quantity the schema accepted (rounded up: a reservation never shrinks). */
 function bytes(quantity: string): number {
-  const q = parseQuantity(quantity);
-  return typeof q === 'string' ? 0 : inCatalogUnits('bytes', q);
+  return Number(Quantity.of(quantity).toBytes('up'));
 }
 
 function bytesOf(quantity: string | undefined): number | undefined {
@@ -110,11 +116,9 @@ function bytesOf(quantity: string | undefined): number | undefined {
 }
 
 function mib(quantity: string | undefined): number | undefined {
-  return quantity === undefined ? undefined : bytes(quantity) / MIB;
+  return quantity === undefined ? undefined : Quantity.of(quantity).toNumber(UNITS.MiB);
 }
 
 function millicores(quantity: string | undefined): number | undefined {
-  if (quantity === undefined) return undefined;
-  const q = parseQuantity(quantity);
-  return typeof q === 'string' ? 0 : inCatalogUnits('cpu', q);
+  return quantity === undefined ? undefined : Number(Quantity.of(quantity).toMilli('up'));
 }

@@ -4,13 +4,15 @@
  * kept as skipped.
  */
 import { z } from 'zod';
-import type { NodeSelectorRequirement, ResourceAmounts } from '../catalog/match';
+import type { ResourceAmounts } from '../catalog/match';
+import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { InputOptions } from '../input/input-file';
 import { zodProblems } from '../input/issues';
 import { FieldPath, InputError, Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { isPlainMap, userMap } from '../input/user-map';
-import { inCatalogUnits, parseQuantity } from './quantity';
+import { Quantity } from '../quantity/quantity';
+import { inCatalogUnits } from '../quantity/resource-units';
 import { ContainerResources, podRequests } from './requests';
 import { daemonSetTolerations, Toleration } from './tolerations';
 
@@ -114,16 +116,16 @@ export function manifestOf(documents: readonly SourceFile[]): { manifest: Manife
 
 // --- what is read, and checked as the API server would --------------------------------
 
-type Exact = Exclude<ReturnType<typeof parseQuantity>, string>;
-
-const quantity = z.unknown().transform((input, ctx): Exact => {
+const quantity = z.unknown().transform((input, ctx): Quantity => {
   if (typeof input !== 'string' && typeof input !== 'number') {
     ctx.issues.push({ code: 'custom', input, message: `expected a quantity such as 500m, 2 or 1Gi, got ${describe(input)}` });
     return z.NEVER;
   }
-  const parsed = parseQuantity(input);
-  if (typeof parsed === 'string') {
-    ctx.issues.push({ code: 'custom', input, message: parsed });
+  const parsed = Quantity.parse(input);
+  const problem = typeof parsed === 'string' ? parsed
+    : parsed.negative ? `${JSON.stringify(String(input))} is negative: requests and limits are at least 0` : undefined;
+  if (problem !== undefined || typeof parsed === 'string') {
+    ctx.issues.push({ code: 'custom', input, message: problem ?? '' });
     return z.NEVER;
   }
   return parsed;
@@ -257,9 +259,9 @@ function readPod(source: SourceFile, data: unknown, at: FieldPath, daemonSet: bo
 }
 
 /** A resource list in the catalog's units. */
-function amounts(list: Readonly<Record<string, Exact>> | null | undefined): Record<string, number> {
+function amounts(list: Readonly<Record<string, Quantity>> | null | undefined): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [resource, q] of Object.entries(list ?? {})) out[resource] = inCatalogUnits(resource, q);
+  for (const [resource, q] of Object.entries(list ?? {})) out[resource] = inCatalogUnits(resource, q, resource === 'cpu' ? 'up' : 'exact');
   return out;
 }
 

@@ -5,8 +5,9 @@
  */
 import { distinctLabelValues, InstanceType } from '../catalog/catalog';
 import {
-  conflictingKeys, describe, keyOperators, Matcher, NodeSelectorRequirement, NORMALIZED_LABELS, UNIFORM_LABELS,
+  describe, Matcher, UNIFORM_LABELS,
 } from '../catalog/match';
+import { conflictingKeys, keyOperators, NodeSelectorRequirement, normalizeKey } from '../catalog/requirements';
 import type { Pool } from '../config/platform';
 import { nodePoolModel, Taint } from '../model/node-pool';
 
@@ -204,5 +205,5 @@ function typoHint(key: string, poolKeys: readonly string[]): string {
 }
 
 function normalized(key: string): string {
-  return NORMALIZED_LABELS.get(key) ?? key;
+  return normalizeKey(key);
 }

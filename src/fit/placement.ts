@@ -123,7 +123,7 @@ function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) =>
 export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
   const template = poolTemplate(pool, matcher);
   const bounds = poolBounds(pool, cluster, matcher);
-  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool));
+  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
   const untolerated = untoleratedTaints(template.taints, pod.tolerations);

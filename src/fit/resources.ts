@@ -3,12 +3,20 @@
  * its node selection left, within the pool's limits, and the pool's minValues.
  */
 import type { InstanceType } from '../catalog/catalog';
-import { fits, largestAllocatable, Matcher, NORMALIZED_LABELS, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
+import { fits, largestAllocatable, Matcher, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
+import { normalizeKey } from '../catalog/requirements';
 import type { Cluster, Pool } from '../config/platform';
-import { formatAmount, inCatalogUnits, parseQuantity } from './quantity';
+import { Quantity } from '../quantity/quantity';
+import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
+import { parseGoFloat } from '../release/go-values';
+import { SETTINGS_RULES } from '../release/settings-rules';
 
-/** The default of the controller setting vmMemoryOverheadPercent. */
-const VM_MEMORY_OVERHEAD = 0.075;
+/**
+ * The release's default of the controller setting vmMemoryOverheadPercent (0.075 in
+ * 1.14.1), read from its settings rules so that it follows an upgrade.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/operator/options/options.go (VM_MEMORY_OVERHEAD_PERCENT)
+ */
+export const VM_MEMORY_OVERHEAD_DEFAULT = Number(SETTINGS_RULES.vmMemoryOverheadPercent.controllerDefault);
 
 /** What bounds a pool's nodes besides its requirements. */
 export interface PoolBounds {
@@ -28,24 +36,26 @@ export interface PoolBounds {
 export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): PoolBounds {
   const limits: Record<string, number> = {};
   for (const [resource, value] of Object.entries(pool.settings.limits ?? {})) {
-    const q = parseQuantity(value);
-    if (resource !== 'nodes' && typeof q !== 'string') limits[resource] = inCatalogUnits(resource, q);
+    // A limit rounds down: a node over it by a fraction of a unit is still over it.
+    if (resource !== 'nodes') limits[resource] = inCatalogUnits(resource, Quantity.of(value), 'down');
   }
   const nodes = pool.settings.limits?.nodes;
   const settings = cluster.karpenter.controller.settings;
-  const overhead = Number(settings.vmMemoryOverheadPercent ?? VM_MEMORY_OVERHEAD);
+  // The loader let only what Go's ParseFloat reads through.
+  const configured = settings.vmMemoryOverheadPercent;
+  const overhead = configured === undefined ? VM_MEMORY_OVERHEAD_DEFAULT : Number(parseGoFloat(String(configured)));
   const minValues = new Map<string, number>();
   if (settings.minValuesPolicy !== 'BestEffort') {
     for (const { requirement: r } of pool.requirements) {
-      const key = NORMALIZED_LABELS.get(r.key) ?? r.key;
+      const key = normalizeKey(r.key);
       if (r.minValues !== undefined && matcher.isInstanceTypeLabel(key)) minValues.set(key, Math.max(minValues.get(key) ?? 0, r.minValues));
     }
   }
   return {
     limits,
     limitsText: Object.entries(pool.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(', '),
-    noNodes: nodes !== undefined && Number(nodes) === 0,
-    vmMemoryOverhead: Number.isFinite(overhead) ? overhead : VM_MEMORY_OVERHEAD,
+    noNodes: nodes !== undefined && Quantity.of(nodes).nanos === 0n,
+    vmMemoryOverhead: overhead,
     minValues,
   };
 }

@@ -1,5 +1,6 @@
 import type { Pool } from '../config/platform';
-import { cpuMillis, memoryMiB } from '../config/quantity';
+import { Quantity } from '../quantity/quantity';
+import { inCatalogUnits } from '../quantity/resource-units';
 import { taints } from './node-pool';
 
 /** A toleration that matches exactly one taint. */
@@ -39,8 +40,8 @@ export function smokeTestModel(pool: Pool): SmokeTestModel {
     name: pool.name,
     replicas: t.replicas,
     image: t.image,
-    cpuMillis: cpuMillis(t.cpu),
-    memoryMiB: memoryMiB(t.memory),
+    cpuMillis: inCatalogUnits('cpu', Quantity.of(t.cpu), 'up'),
+    memoryMiB: inCatalogUnits('memory', Quantity.of(t.memory), 'up'),
     extended: t.resources,
     nodeSelector: { 'karpenter.sh/nodepool': pool.name },
     tolerations: taints(pool).map((taint) => (taint.value !== undefined

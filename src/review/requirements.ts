@@ -13,9 +13,14 @@
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeclaim/disruption/drift.go (areRequirementsDrifted)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go (Compatible, Intersects)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (NewRequirementWithFlexibility, HasIntersection)
+ * @see src/catalog/requirements.ts (the semantics, shared with the dry run)
  */
 
-/** A NodePool requirement as the CRD writes it. */
+import {
+  admitsValue, containsStates, LabelStates, labelStates, NodeSelectorRequirement, normalizeKey, Operator,
+} from '../catalog/requirements';
+
+/** A NodePool requirement as the CRD writes it (read from YAML: the operator may be one the CRD refuses). */
 export interface RequirementSpec {
   readonly key: string;
   readonly operator: string;
@@ -61,8 +66,8 @@ export function compareRequirements(before: readonly RequirementSpec[], after: r
 function change(key: string, was: readonly RequirementSpec[], now: readonly RequirementSpec[]): RequirementChange {
   const before = allowed(was);
   const after = allowed(now);
-  const wider = contains(after, before);
-  const drifts = wider ? undefined : `nodes whose ${key} ${describeAllowed(before, after)}`;
+  const wider = containsStates(after, before);
+  const drifts = wider ? undefined : `nodes whose ${key} ${describeLabelStates(before, after)}`;
   const effect = wider ? (sameList(was.map(withoutMinValues), now.map(withoutMinValues)) ? 'min-values' : 'wider') : 'narrower';
   const name = key === CAPACITY_TYPE ? 'capacity type' : `requirement ${key}`;
   if (was.length === 0) return { key, text: `${name} added: ${now.map(show).join(', ')}`, effect, drifts };
@@ -91,115 +96,38 @@ function show(r: RequirementSpec): string {
   return `${r.operator}${values}${r.minValues !== undefined ? ` (minValues ${r.minValues})` : ''}`;
 }
 
-/**
- * What a node's label may be under a key's requirements (all of them at once, as
- * Karpenter intersects requirements on one key): whether the label may be absent,
- * and which values it may have — a set, or everything but a set, within integer bounds.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go (Requirement, Intersection, Operator)
- */
-interface Allowed {
-  readonly absent: boolean;
-  readonly complement: boolean;
-  readonly values: ReadonlySet<string>;
-  readonly gte?: bigint;
-  readonly lte?: bigint;
+/** The label states a key's requirements admit, by the shared semantics (src/catalog/requirements.ts). */
+function allowed(reqs: readonly RequirementSpec[]): LabelStates {
+  // An operator the CRD would refuse: assume it admits nothing, so any change of it counts as narrowing.
+  if (!reqs.every((r) => OPERATORS.has(r.operator))) return NOTHING;
+  return labelStates(reqs as readonly NodeSelectorRequirement[]);
 }
 
-/** No requirement on a key: any value, or none. */
-const ANYTHING: Allowed = { absent: true, complement: true, values: new Set() };
-
-function allowed(reqs: readonly RequirementSpec[]): Allowed {
-  return reqs.map(one).reduce(intersect, ANYTHING);
-}
-
-/**
- * One requirement as `NewRequirementWithFlexibility` parses it (`Gt n` is `>= n+1`,
- * `Lt n` is `<= n-1`). Only `NotIn` and `DoesNotExist` accept a node without the label
- * (`Compatible`: any other operator needs the key).
- */
-function one(r: RequirementSpec): Allowed {
-  const values = new Set(r.values ?? []);
-  const n = integer((r.values ?? [])[0] ?? '');
-  switch (r.operator) {
-    case 'In': return { absent: false, complement: false, values };
-    case 'NotIn': return { absent: true, complement: true, values };
-    case 'Exists': return { absent: false, complement: true, values: new Set() };
-    case 'DoesNotExist': return { absent: true, complement: false, values: new Set() };
-    case 'Gt': return { absent: false, complement: true, values: new Set(), gte: n === undefined ? undefined : n + 1n };
-    case 'Gte': return { absent: false, complement: true, values: new Set(), gte: n };
-    case 'Lt': return { absent: false, complement: true, values: new Set(), lte: n === undefined ? undefined : n - 1n };
-    case 'Lte': return { absent: false, complement: true, values: new Set(), lte: n };
-    // An operator the CRD would refuse: assume it admits nothing, so any change of it counts as narrowing.
-    default: return { absent: false, complement: false, values: new Set() };
-  }
-}
-
-function intersect(a: Allowed, b: Allowed): Allowed {
-  const gte = max(a.gte, b.gte);
-  const lte = min(a.lte, b.lte);
-  const absent = a.absent && b.absent;
-  if (a.complement && b.complement) return { absent, complement: true, values: new Set([...a.values, ...b.values]), gte, lte };
-  const [finite, other] = a.complement ? [b, a] : [a, b];
-  const values = [...finite.values].filter((v) => has(other, v) && within(v, gte, lte));
-  return { absent, complement: false, values: new Set(values) };
-}
-
-/** Whether every label state `inner` admits, `outer` admits too. */
-function contains(outer: Allowed, inner: Allowed): boolean {
-  if (inner.absent && !outer.absent) return false;
-  if (!inner.complement) return [...inner.values].every((v) => has(outer, v));
-  // inner admits infinitely many values: so must outer, and no fewer.
-  if (!outer.complement) return false;
-  if ([...outer.values].some((v) => has(inner, v))) return false;
-  const lowerOk = outer.gte === undefined || (inner.gte !== undefined && inner.gte >= outer.gte);
-  const upperOk = outer.lte === undefined || (inner.lte !== undefined && inner.lte <= outer.lte);
-  return lowerOk && upperOk;
-}
+const OPERATORS: ReadonlySet<string> = new Set<Operator>(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Gte', 'Lt', 'Lte']);
+const NOTHING: LabelStates = { absent: false, complement: false, values: new Set() };
 
 /** Which label states `before` admits that `after` does not, in words: `is spot`, `is not one of c7i, m7i`. */
-function describeAllowed(before: Allowed, after: Allowed): string {
+function describeLabelStates(before: LabelStates, after: LabelStates): string {
   const parts: string[] = [];
   if (!before.complement) {
-    const lost = [...before.values].filter((v) => !has(after, v));
+    const lost = [...before.values].filter((v) => !admitsValue(after, v));
     if (lost.length) parts.push(`is ${lost.join(' or ')}`);
   } else if (!after.complement) {
     parts.push(after.values.size ? `is not one of ${[...after.values].join(', ')}` : 'is set');
   } else {
-    const lost = [...after.values].filter((v) => has(before, v));
+    const lost = [...after.values].filter((v) => admitsValue(before, v));
     if (lost.length) parts.push(`is ${lost.join(' or ')}`);
     const bounds = [after.gte !== undefined ? `>= ${after.gte}` : '', after.lte !== undefined ? `<= ${after.lte}` : ''].filter(Boolean).join(' and ');
-    if (bounds && !contains({ ...after, values: new Set(), absent: true }, { ...before, values: new Set(), absent: true })) parts.push(`is not ${bounds}`);
+    if (bounds && !containsStates({ ...after, values: new Set(), absent: true }, { ...before, values: new Set(), absent: true })) parts.push(`is not ${bounds}`);
   }
   if (before.absent && !after.absent && !(before.complement && !after.complement)) parts.push('is not set');
   return parts.join(' or ') || 'no longer matches';
 }
 
-function has(a: Allowed, v: string): boolean {
-  return a.values.has(v) !== a.complement && within(v, a.gte, a.lte);
-}
-
-/** A value within integer bounds; with bounds, a value that is not an integer never is (Go's strconv.Atoi). */
-function within(v: string, gte: bigint | undefined, lte: bigint | undefined): boolean {
-  if (gte === undefined && lte === undefined) return true;
-  const n = integer(v);
-  return n !== undefined && (gte === undefined || n >= gte) && (lte === undefined || n <= lte);
-}
-
-function integer(text: string): bigint | undefined {
-  return /^[+-]?[0-9]+$/.test(text) ? BigInt(text) : undefined;
-}
-
-function max(a?: bigint, b?: bigint): bigint | undefined {
-  return a === undefined ? b : b === undefined ? a : a > b ? a : b;
-}
-
-function min(a?: bigint, b?: bigint): bigint | undefined {
-  return a === undefined ? b : b === undefined ? a : a < b ? a : b;
-}
-
 function byKey(reqs: readonly RequirementSpec[]): Map<string, RequirementSpec[]> {
   const out = new Map<string, RequirementSpec[]>();
-  for (const r of reqs) out.set(r.key, [...(out.get(r.key) ?? []), r]);
+  // Karpenter reads an aliased key as its well-known label (beta.kubernetes.io/arch is kubernetes.io/arch).
+  for (const r of reqs) out.set(normalizeKey(r.key), [...(out.get(normalizeKey(r.key)) ?? []), { ...r, key: normalizeKey(r.key) }]);
   return out;
 }
 

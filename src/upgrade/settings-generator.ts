@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isMap, isScalar, parseDocument } from 'yaml';
+import { GO_DURATION, GO_FLOAT, GO_INTEGER, parseGoBool, parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
 
 /** How the controller parses a setting's environment variable. */
 export type SettingType = 'duration' | 'boolean' | 'integer' | 'number' | 'string' | 'enum';
@@ -430,9 +431,6 @@ function settingOf(value: string, blocks: readonly string[]): string | undefined
 
 // ---------------------------------------------------------------- one setting
 
-const GO_DURATION = /^-?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/;
-const INTEGER = /^[-+]?\d+$/;
-const FLOAT = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const GO_TYPES: Readonly<Record<ControllerOption['goType'], SettingType>> = {
   string: 'string', bool: 'boolean', int: 'integer', float64: 'number', duration: 'duration',
 };
@@ -518,8 +516,8 @@ function goEvidence(go: ControllerOption | undefined): Evidence | undefined {
 /** The types a docs default literal can be. */
 function typesOfLiteral(text: string): SettingType[] {
   if (text === 'true' || text === 'false') return ['boolean'];
-  if (INTEGER.test(text)) return ['integer', 'number'];
-  if (FLOAT.test(text)) return ['number'];
+  if (GO_INTEGER.test(text)) return ['integer', 'number'];
+  if (GO_FLOAT.test(text)) return ['number'];
   if (GO_DURATION.test(text)) return ['duration'];
   return ['string'];
 }
@@ -583,13 +581,13 @@ interface Limits {
 function invalid(type: SettingType, text: string, enumValues: readonly string[] | undefined, limits: Limits): string | undefined {
   switch (type) {
     case 'boolean':
-      return /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(text) ? undefined : 'is not a Go boolean';
+      return parseGoBool(text) !== undefined ? undefined : 'is not a Go boolean';
     case 'integer':
-      return INTEGER.test(text) ? outOfLimits(Number(text), limits, Number) : 'is not an integer';
+      return typeof parseGoInt(text) === 'bigint' ? outOfLimits(Number(text), limits, Number) : 'is not an integer';
     case 'number':
-      return FLOAT.test(text) ? outOfLimits(Number(text), limits, Number) : 'is not a number';
+      return typeof parseGoFloat(text) === 'number' ? outOfLimits(Number(parseGoFloat(text)), limits, (t) => Number(parseGoFloat(t))) : 'is not a number';
     case 'duration':
-      return GO_DURATION.test(text) || text === '0' ? outOfLimits(durationSeconds(text), limits, durationSeconds) : 'is not a Go duration';
+      return typeof parseGoDuration(text) === 'bigint' ? outOfLimits(durationSeconds(text), limits, durationSeconds) : 'is not a Go duration';
     case 'enum':
       return enumValues?.includes(text) ? undefined : `is not one of ${enumValues?.join(', ')}`;
     case 'string':
@@ -603,19 +601,14 @@ function outOfLimits(value: number, limits: Limits, parse: (text: string) => num
   return undefined;
 }
 
-const UNIT_SECONDS: Readonly<Record<string, number>> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-
-/** A Go duration in seconds. @see https://pkg.go.dev/time#ParseDuration */
+/** A Go duration in seconds (the text parses: {@link parseGoDuration}). */
 function durationSeconds(text: string): number {
-  const sign = text.startsWith('-') ? -1 : 1;
-  let total = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * UNIT_SECONDS[m[2]];
-  return sign * total;
+  return Number(parseGoDuration(text)) / 1e9;
 }
 
 /** A default or minimum as the rule stores it: booleans and numbers as such, the rest as text. */
 function typed(type: SettingType, text: string): SettingValue {
-  if (type === 'boolean') return /^(1|t|T|TRUE|true|True)$/.test(text);
+  if (type === 'boolean') return parseGoBool(text) === true;
   if (type === 'integer' || type === 'number') return Number(text);
   return text;
 }

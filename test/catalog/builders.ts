@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceType } from '../../src/catalog/catalog';
-import type { NodeSelectorRequirement, Operator } from '../../src/catalog/match';
+import type { NodeSelectorRequirement, Operator } from '../../src/catalog/requirements';
 
 export const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const ARCH = 'kubernetes.io/arch';

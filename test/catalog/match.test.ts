@@ -1,7 +1,8 @@
 import type { InstanceType } from '../../src/catalog/catalog';
 import {
-  conflictingKeys, createMatcher, describe as describeRequirement, fits, keyOperators, largestAllocatable, type NodeSelectorRequirement, priceRange, typesThatFit,
+  createMatcher, describe as describeRequirement, fits, largestAllocatable, priceRange, typesThatFit,
 } from '../../src/catalog/match';
+import { conflictingKeys, keyOperators, type NodeSelectorRequirement } from '../../src/catalog/requirements';
 import type { Requirement } from '../../src/model/node-pool';
 import { ARCH, aType, CPU, FAMILY, GPU_COUNT, INSTANCE_TYPE, names, req, withMin } from './builders';
 

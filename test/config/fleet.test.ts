@@ -45,7 +45,7 @@ describe('clusters.<id>.karpenter', () => {
 
   it('fails at the top-level line, once, when the top-level karpenter is wrong for every cluster', () => {
     expect(problemsOf(twoClusters({}, { karpenter: { version: '1.14.1', controller: { settings: { batchMaxDuration: 'soon' } } } }))).toEqual([
-      expect.stringMatching(/karpenter\.controller\.settings\.batchMaxDuration: setting batchMaxDuration is a duration such as "10s", "1m" or "1h30m", got "soon": Karpenter would silently use its default, "10s"$/),
+      expect.stringMatching(/karpenter\.controller\.settings\.batchMaxDuration: setting batchMaxDuration is not a Go duration such as "10s", "1m30s", "1\.5h" or "0" \(units ns, us, ms, s, m, h; no d\), got "soon": Karpenter would silently use its default, "10s"$/),
     ]);
   });
 
@@ -175,15 +175,28 @@ describe('controller settings and feature gates', () => {
   const withGates = (featureGates: Record<string, unknown>) => ({ config: aConfig({ karpenter: { controller: { featureGates } } }) });
 
   it.each([
-    [{ amiRefreshInterval: '30s' }, /settings\.amiRefreshInterval: setting amiRefreshInterval must be at least 1m, got "30s"$/],
+    [{ amiRefreshInterval: '30s' }, /settings\.amiRefreshInterval: setting amiRefreshInterval must be at least 1m, got "30s": Karpenter's option validation refuses it$/],
+    [{ batchMaxDuration: '1d' }, /settings\.batchMaxDuration: setting batchMaxDuration is not a Go duration .*no d\), got "1d": Karpenter would silently use its default, "10s"$/],
+    [{ batchMaxDuration: '1' }, /settings\.batchMaxDuration: setting batchMaxDuration is not a Go duration .*, got "1": Karpenter would silently use its default/],
+    [{ batchMaxDuration: '' }, /settings\.batchMaxDuration: setting batchMaxDuration is not a Go duration .*, got "": Karpenter would silently use its default/],
     [{ preferencePolicy: 'Prefer' }, /settings\.preferencePolicy: setting preferencePolicy: unknown value "Prefer" \(allowed: Ignore, Respect\)$/],
-    [{ vmMemoryOverheadPercent: 1.5 }, /settings\.vmMemoryOverheadPercent: setting vmMemoryOverheadPercent must be below 1, got 1\.5$/],
-    [{ reservedENIs: -1 }, /settings\.reservedENIs: setting reservedENIs must be at least 0, got -1$/],
+    [{ vmMemoryOverheadPercent: -0.1 }, /settings\.vmMemoryOverheadPercent: setting vmMemoryOverheadPercent must be at least 0, got -0\.1: Karpenter's option validation refuses it$/],
+    [{ vmMemoryOverheadPercent: 'lots' }, /settings\.vmMemoryOverheadPercent: setting vmMemoryOverheadPercent is a number, got "lots": Karpenter would silently use its default, 0\.075$/],
+    [{ reservedENIs: -1 }, /settings\.reservedENIs: setting reservedENIs must be at least 0, got -1: Karpenter's option validation refuses it$/],
     [{ reservedENIs: 'two' }, /settings\.reservedENIs: setting reservedENIs is a whole number, got "two": Karpenter would silently use its default, 0$/],
     [{ isolatedVPC: 'yes' }, /settings\.isolatedVPC: setting isolatedVPC is true or false, got "yes"$/],
     [{ clusterCABundle: '{{ .Release.Name }}' }, /settings\.clusterCABundle: setting clusterCABundle must not contain "\{\{": the chart evaluates it as a Helm template$/],
   ])('fails when a setting has a value the controller would not take: %j', (settings, problem) => {
     expect(problemsOf(withSettings(settings))).toEqual([expect.stringMatching(problem)]);
+  });
+
+  it.each([
+    [{ batchMaxDuration: '0' }], [{ batchMaxDuration: '.5s' }], [{ batchIdleDuration: '1h1m' }], [{ batchIdleDuration: '1.5h' }], [{ batchIdleDuration: '-1m' }],
+    [{ amiRefreshInterval: '1m' }], [{ amiRefreshInterval: '.5h' }], [{ reservedENIs: '+2' }], [{ vmMemoryOverheadPercent: '1e-1' }],
+    // Karpenter's option validation refuses a negative share only: 1.5 starts the controller.
+    [{ vmMemoryOverheadPercent: 1.5 }],
+  ])('takes a value Go parses and Karpenter\'s validation lets through (fails when the loader is stricter than Karpenter): %j', (settings) => {
+    expect(load(withSettings(settings)).warnings).toEqual([]);
   });
 
   it('fails when a feature gate is not a boolean', () => {

@@ -401,6 +401,11 @@ describe('requirements', () => {
       problem: /platform\.yaml:\d+:\d+: teams\.web\.requirements\[0\]\.key: kubernetes\.io\/arch is already set by the field arch: change it there instead/,
     },
     {
+      when: 'a requirement sets beta.kubernetes.io/arch, the alias Karpenter reads as kubernetes.io/arch, which the field arch sets',
+      config: withRequirement({ key: 'beta.kubernetes.io/arch', operator: 'In', values: ['arm64'] }),
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.requirements\[0\]\.key: beta\.kubernetes\.io\/arch is already set by the field arch: change it there instead/,
+    },
+    {
       when: 'a requirement sets karpenter.sh/capacity-type, which the field capacityTypes sets',
       config: withRequirement({ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }),
       problem: /platform\.yaml:\d+:\d+: teams\.web\.requirements\[0\]\.key: karpenter\.sh\/capacity-type is already set by the field capacityTypes/,

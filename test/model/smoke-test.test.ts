@@ -1,4 +1,8 @@
-import { cpuMillis, memoryMiB } from '../../src/config/quantity';
+import { Quantity } from '../../src/quantity/quantity';
+import { inCatalogUnits } from '../../src/quantity/resource-units';
+
+const cpuMillis = (q: string | number) => inCatalogUnits('cpu', Quantity.of(q), 'up');
+const memoryMiB = (q: string) => inCatalogUnits('memory', Quantity.of(q), 'up');
 import { smokeTestModel, Toleration } from '../../src/model/smoke-test';
 import { nodePoolModel, Taint } from '../../src/model/node-pool';
 import { aPool } from '../pool-builders';
