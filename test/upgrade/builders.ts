@@ -7,6 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UPGRADE_FILES, VENDORED_RELEASE } from '../../src/upgrade/plan';
+import { CHART_VERSION } from '../../src/release/chart-values-keys';
 export { snapshot } from '../support/snapshot';
 
 export const REPO = join(__dirname, '../..');
@@ -49,6 +50,7 @@ export function aNextRelease(): string {
     const indent = /^( *)expireAfter:$/m.exec(text)?.[1] ?? '';
     writeFileSync(crd, text.replace(`\n${indent}expireAfter:\n`,
       `\n${indent}nodeDrainPolicy:\n${indent}  description: How nodes drain.\n${indent}  type: string\n${indent}expireAfter:\n`));
+    replaceIn(dir, 'charts/karpenter/Chart.yaml', `\nversion: ${CHART_VERSION}\n`, '\nversion: 1.15.0\n');
     replaceIn(dir, 'charts/karpenter/values.yaml', '\nrevisionHistoryLimit: 10\n', '\n');
     replaceIn(dir, 'charts/karpenter/values.yaml', '\nsettings:\n', '\nsettings:\n  # -- How long a node may take to drain.\n  drainTimeout: 15m\n');
     replaceIn(dir, 'charts/karpenter/templates/deployment.yaml', '          {{- with .Values.controller.env }}\n',

@@ -88,6 +88,39 @@ describe('npm run upgrade', () => {
     expect(snapshot(viaFlat)).toEqual(snapshot(viaCheckout));
   });
 
+  it('fails when the folder holds another release than VERSION (its Chart.yaml version), and changes nothing', async () => {
+    const root = aRepository();
+    const before = snapshot(root);
+    const release = aRelease();
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', release]);
+    expect(code).toBe(1);
+    expect(err).toMatch(new RegExp(`^error: --from .* holds Karpenter ${CHART_VERSION.replace(/\./g, '\\.')} \\(charts/karpenter/Chart\\.yaml: version: ${CHART_VERSION.replace(/\./g, '\\.')}\\), not 1\\.15\\.0: `));
+    expect(err).toMatch(/\nnothing was changed$/);
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('fails when a flat folder\'s packaged chart is another release than VERSION', async () => {
+    const flat = aRelease(() => undefined);
+    rmSync(flat, { recursive: true });
+    mkdirSync(flat, { recursive: true });
+    const checkout = aRelease();
+    const copy = (src: string, to: string) => { mkdirSync(dirname(join(flat, to)), { recursive: true }); cpSync(join(checkout, src), join(flat, to)); };
+    copy('pkg/apis/crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodepools.yaml');
+    copy('pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml');
+    copy('charts/karpenter/values.yaml', 'chart-values.yaml');
+    copy('website/content/en/docs/reference/settings.md', 'settings.md');
+    copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
+    copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
+    copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
+    execFileSync('tar', ['-czf', join(flat, `karpenter-chart-${CHART_VERSION}.tgz`), '-C', join(checkout, 'charts'), 'karpenter']);
+    const root = aRepository();
+    const before = snapshot(root);
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', flat]);
+    expect(code).toBe(1);
+    expect(err).toMatch(/holds Karpenter [\d.]+ \(karpenter-chart-\*\.tgz: karpenter\/Chart\.yaml: version: [\d.]+\), not 1\.15\.0/);
+    expect(snapshot(root)).toEqual(before);
+  });
+
   it('fails when the folder is not a checkout of the release, naming every missing file, and changes nothing', async () => {
     const root = aRepository();
     const before = snapshot(root);
@@ -120,7 +153,11 @@ describe('npm run upgrade', () => {
   ])('fails on %s, naming the file, and changes nothing', async (_what, edit, message) => {
     const root = aRepository();
     const before = snapshot(root);
-    const { code, err } = await upgrade(root, ['1.15.0', '--from', aRelease(edit)]);
+    const release = aRelease((dir) => {
+      replaceIn(dir, 'charts/karpenter/Chart.yaml', `\nversion: ${CHART_VERSION}\n`, '\nversion: 1.15.0\n');
+      edit(dir);
+    });
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', release]);
     expect(code).toBe(1);
     expect(err).toMatch(message);
     expect(err).toMatch(/^nothing was changed$/m);
