@@ -420,7 +420,7 @@ function budgets(pool: Resource): string {
   const all = (obj(obj(pool.body.spec).disruption).budgets as Budget[] | undefined) ?? [{ nodes: '10%' }];
   const list = all.filter((b) => !b.reasons || b.reasons.includes('Drifted'));
   if (list.length === 0) return 'no budget limits drift';
-  return list.map((b) => (b.schedule ? `${b.nodes} at a time during "${b.schedule}" for ${b.duration}` : `${b.nodes} at a time`)).join(', ');
+  return list.map((b) => (b.schedule ? `${b.nodes} at a time during "${b.schedule}" (UTC) for ${b.duration}` : `${b.nodes} at a time`)).join(', ');
 }
 
 function countKinds(rs: readonly Resource[]): string[] {
