@@ -9,7 +9,7 @@ import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
-import { TerraformOutputs } from './terraform';
+import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
 /** Requirement keys that a dedicated pool field sets; writing them in `requirements` too is a conflict. */
@@ -88,6 +88,13 @@ export function resolvePools(
       if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
         const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
         if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));
+      }
+      const region = tf ? regionOf(tf) : undefined;
+      if (region !== undefined) {
+        (settings.zones ?? []).forEach((zone, i) => {
+          const why = zoneProblem(zone, region);
+          if (why) problems.push(ctx.problem(['zones', i], `cluster ${clusterId}: ${why}`));
+        });
       }
       if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
         warnings.push(ctx.problem(['capacityTypes'],

@@ -19,7 +19,7 @@ function fleet() {
         staging: {
           terraformOutputs: 'terraform/staging.json',
           teams: { web: { expireAfter: '24h', pools: { batch: { weight: 7 } } } },
-          overrides: { zones: ['us-east-1a'] },
+          overrides: { zones: ['ap-northeast-2a'] },
         },
       },
       defaults: { limits: { cpu: '8', memory: '64Gi' } },
@@ -42,7 +42,7 @@ describe('explaining a pool', () => {
     expect(field('capacityTypes')).toMatchObject({ value: ['on-demand'], from: 'pool' });
     expect(field('expireAfter')).toMatchObject({ value: '24h', from: 'cluster-team', at: at('24h') });
     expect(field('weight')).toMatchObject({ value: 7, from: 'cluster-pool', at: at('weight: 7') });
-    expect(field('zones')).toMatchObject({ value: ['us-east-1a'], from: 'overrides' });
+    expect(field('zones')).toMatchObject({ value: ['ap-northeast-2a'], from: 'overrides' });
     expect(field('dedicated')).toEqual({ path: 'dedicated', value: true, from: 'built-in' });
     expect(field('volume.encrypted')).toEqual({ path: 'volume.encrypted', value: true, from: 'built-in' });
   });
