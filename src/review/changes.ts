@@ -220,32 +220,32 @@ function addition(r: Resource, rename?: string): Change {
   return change('other', 'no effect on nodes');
 }
 
-/** A resource on both sides: one change per class its fields fall in. */
+/**
+ * A resource on both sides: one change, under the loudest class its fields fall in, listing
+ * every changed field (loudest first) with its own class and why. Drift of a class no
+ * NodePool uses replaces no node, so those fields count as `other`.
+ */
 function modification(before: Resource, after: Resource, context: Context): Change[] {
-  const byRisk = new Map<Risk, FieldChange[]>();
-  for (const field of fieldChanges(before, after)) byRisk.set(field.risk, [...(byRisk.get(field.risk) ?? []), field]);
-  const out: Change[] = [];
-  for (const risk of RISKS) {
-    const fields = byRisk.get(risk);
-    if (!fields) continue;
-    if (risk !== 'replaces-nodes') {
-      out.push({ risk, resource: after, action: 'changed', fields, why: summary(risk, after) });
-      continue;
-    }
-    const pools = after.kind === 'NodePool' ? [after] : context.poolsUsing(after);
-    const every = fields.some((f) => f.scope === 'every');
+  const order = (list: FieldChange[]) => list.map((f, i) => [f, i] as const)
+    .sort(([a, i], [b, j]) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || i - j).map(([f]) => f);
+  let fields = order(fieldChanges(before, after));
+  if (fields.length === 0) return [];
+  const drifts = fields.some((f) => f.risk === 'replaces-nodes');
+  const pools = !drifts ? [] : after.kind === 'NodePool' ? [after] : context.poolsUsing(after);
+  const unused = drifts && pools.length === 0;
+  if (unused) fields = order(fields.map((f) => (f.risk === 'replaces-nodes' ? { ...f, risk: 'other' as Risk } : f)));
+  const risk = fields[0].risk;
+  if (risk === 'replaces-nodes') {
+    const every = fields.some((f) => f.risk === risk && f.scope === 'every');
     const which = after.kind === 'NodePool' ? 'of the pool' : `of NodePool ${pools.map((p) => p.name).join(', ')}`;
-    if (pools.length === 0) {
-      out.push({ risk: 'other', resource: after, action: 'changed', fields, why: 'no NodePool uses it: no node is replaced' });
-      continue;
-    }
-    out.push({
+    return [{
       risk, resource: after, action: 'changed', fields,
       why: every ? `Karpenter replaces every node ${which} (drift)` : `Karpenter may replace some nodes ${which}: those that no longer match (drift)`,
       pacedBy: pools.map((p) => `NodePool ${p.name}: ${budgets(p)}`).join('; '),
-    });
+    }];
   }
-  return out;
+  const why = unused && risk === 'other' ? 'no NodePool uses it: no node is replaced' : summary(risk, after);
+  return [{ risk, resource: after, action: 'changed', fields, why }];
 }
 
 function summary(risk: Risk, r: Resource): string {
