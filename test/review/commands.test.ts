@@ -429,7 +429,6 @@ describe('diff: set-aware field changes, each with why it does or does not repla
       '      paced by NodePool web: 10% at a time, 0 at a time during "0 9 * * mon-fri" (UTC) for 8h',
       '      expireAfter: 720h -> 168h — in the NodePool hash (spec.template): every node of the pool drifts and is replaced (nodes launched from now on expire after the new value)',
       '      terminationGracePeriod added: 48h — in the NodePool hash (spec.template): every node of the pool drifts and is replaced (nodes launched from now on get the new grace period)',
-      '  📈 NodePool web changed: no node is replaced: changes how much Karpenter launches, or when it consolidates',
       '      budget 0 during "0 9 * * mon-fri" (UTC) for 8h for Drifted, Underutilized added — budgets pace disruption and are not hashed: no node drifts',
       '      limit cpu: 10 -> 20 — not in spec.template: no node drifts',
     ]);
