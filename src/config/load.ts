@@ -3,6 +3,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { InputOptions, repositoryOf } from '../input/input-file';
 import { suggest, zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
+import { release, releaseProblem } from '../release/release';
 import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
@@ -77,7 +78,8 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false);
+    const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts });
     if (tf.outputs) {
       clusters.push({
         id,
