@@ -3,10 +3,10 @@
  * generated files and vendored release in a temporary folder, and release folders in the
  * upstream repository's layout made from the vendored release (the one in use).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { UPGRADE_FILES, VENDORED_RELEASE } from '../../src/upgrade/plan';
+import { RELEASE_CRDS, UPGRADE_FILES, VENDORED_INDEX, VENDORED_RELEASE } from '../../src/upgrade/plan';
 import { CHART_VERSION } from '../../src/release/chart-values-keys';
 export { snapshot } from '../support/snapshot';
 
@@ -16,7 +16,8 @@ export const CDK8S_BIN = join(REPO, 'node_modules/cdk8s-cli/bin/cdk8s');
 /** A temporary repository holding what an upgrade reads and writes, as this one has it now. */
 export function aRepository(): string {
   const root = mkdtempSync(join(tmpdir(), 'kg-upgrade-repo-'));
-  for (const path of [...Object.values(UPGRADE_FILES), VENDORED_RELEASE]) {
+  const releases = readdirSync(join(REPO, 'src/release')).filter((n) => /^v\d/.test(n)).map((n) => `src/release/${n}`);
+  for (const path of [...Object.values(UPGRADE_FILES), VENDORED_RELEASE, VENDORED_INDEX, RELEASE_CRDS, ...releases]) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     cpSync(join(REPO, path), join(root, path), { recursive: true });
   }

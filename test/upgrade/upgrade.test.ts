@@ -59,6 +59,12 @@ describe('npm run upgrade', () => {
     expect(read(`${VENDORED_RELEASE}/README.md`)).toMatch(/^# Karpenter 1\.15\.0,/);
     expect(read(`${VENDORED_RELEASE}/charts/karpenter/values.yaml`)).toMatch(/drainTimeout: 15m/);
     expect(existsSync(join(root, '.karpenter-gitops/upgrade-txn'))).toBe(false);
+    // The release it replaces stays, as the previous one: its facts and its CRDs.
+    expect(read('src/release/v1.15.0/release.generated.ts')).toMatch(/version: '1\.15\.0'/);
+    expect(read(`src/release/v${CHART_VERSION}/release.generated.ts`)).toMatch(new RegExp(`version: '${CHART_VERSION.replace(/\./g, '\\.')}'`));
+    expect(read('src/release/vendored.generated.ts')).toMatch(new RegExp(`from './v${CHART_VERSION.replace(/\./g, '\\.')}/release\\.generated';\\nimport \\{ RELEASE as V1_15_0 \\} from './v1\\.15\\.0/release\\.generated'`));
+    expect(read('test/fixtures/karpenter-crds/v1.15.0/karpenter.sh_nodepools.yaml')).toMatch(/nodeDrainPolicy/);
+    expect(existsSync(join(root, `test/fixtures/karpenter-crds/v${CHART_VERSION}/karpenter.sh_nodepools.yaml`))).toBe(true);
 
     // Run again: nothing left to do.
     const again = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
