@@ -14,6 +14,9 @@ data "aws_eks_cluster" "this" {
   name = var.cluster_name
 }
 
+# The cluster's region: the generator checks that every pool's zones are in it (output region).
+data "aws_region" "current" {}
+
 locals {
   # "oidc.eks.<region>.amazonaws.com/id/<id>" - the prefix of the IRSA condition keys.
   irsa_oidc_issuer = var.enable_irsa && var.irsa_oidc_provider_arn != null ? element(split(":oidc-provider/", var.irsa_oidc_provider_arn), 1) : null

@@ -47,3 +47,8 @@ output "cluster_version" {
   description = "Kubernetes minor version of the control plane (e.g. \"1.34\"), as the EKS module's cluster_version output gives it; the generator checks AMI pins and Karpenter's compatibility matrix against it. Re-export the outputs after every control-plane upgrade (optional)."
   value       = data.aws_eks_cluster.this.version
 }
+
+output "region" {
+  description = "AWS region of the cluster (e.g. \"eu-west-1\"); the generator checks that every pool's zones are zones of it. Without it the region is read from cluster_endpoint (optional)."
+  value       = data.aws_region.current.region
+}

@@ -15,6 +15,13 @@ export interface DryRunProblem {
 /** Spot pools with fewer instance types to choose from than this get a warning. */
 export const SPOT_DIVERSITY = 10;
 
+/**
+ * Fewer instance types than this and Karpenter does not replace a single spot node by a
+ * cheaper spot node (SpotToSpotConsolidation), to avoid a race to the bottom.
+ * @see https://karpenter.sh/docs/concepts/disruption/#consolidation (spot-to-spot: "a minimum of 15 instance types")
+ */
+export const SPOT_TO_SPOT_MIN_TYPES = 15;
+
 /** The extended resources that are accelerators (a GPU pool's smoke test requests one). */
 export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'aws.amazon.com/neuroncore', 'habana.ai/gaudi'];
 
@@ -109,11 +116,18 @@ function capacityWarnings(name: string, s: PoolSettings, result: MatchResult): D
       message: `pool ${name} has no cpu or memory limit: Karpenter may launch nodes without bound (${result.admitted.length} instance types, up to ${maxPrice(result)} each); set limits: { cpu: ..., memory: ... }`,
     });
   }
-  if (s.capacityTypes.includes('spot') && result.admitted.length < SPOT_DIVERSITY) {
+  const n = result.admitted.length;
+  if (s.capacityTypes.includes('spot') && n < SPOT_DIVERSITY) {
     problems.push({
       field: ['capacityTypes'], severity: 'warning',
-      message: `pool ${name} uses spot with only ${result.admitted.length} instance type(s) to choose from: spot capacity of few types runs out and is interrupted more often; `
-        + `allow at least ${SPOT_DIVERSITY} (widen instanceTypes, instanceFamilies or instanceCategories)`,
+      message: `pool ${name} uses spot with only ${n} instance type(s) to choose from: spot capacity of few types runs out and is interrupted more often, `
+        + `and single-node spot-to-spot consolidation needs ${SPOT_TO_SPOT_MIN_TYPES}; allow at least ${SPOT_DIVERSITY} (widen instanceTypes, instanceFamilies or instanceCategories)`,
+    });
+  } else if (s.capacityTypes.includes('spot') && n < SPOT_TO_SPOT_MIN_TYPES) {
+    problems.push({
+      field: ['capacityTypes'], severity: 'warning',
+      message: `pool ${name} uses spot with ${n} instance types: single-node spot-to-spot consolidation needs at least ${SPOT_TO_SPOT_MIN_TYPES} `
+        + `(SpotToSpotConsolidation), so Karpenter never replaces one spot node by a cheaper one; widen instanceTypes, instanceFamilies or instanceCategories to ${SPOT_TO_SPOT_MIN_TYPES} or more`,
     });
   }
   return problems;

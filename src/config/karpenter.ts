@@ -1,6 +1,8 @@
 import { CHART_VERSION } from '../release/chart-values-keys';
 import { checkControllerValues } from './controller';
 import { compareRelease } from '../release/versions';
+import { release, releaseProblem, vendoredVersions } from '../release/release';
+import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules';
 import { KarpenterConfig } from './platform';
 import { FieldPath, Problem } from '../input/problems';
 import { Layer, mergeLayers } from './resolve';
@@ -42,13 +44,25 @@ export function resolveKarpenter(
     },
     helmValues: k.helmValues ?? {},
   };
-  if (k.version !== CHART_VERSION) {
-    const older = compareRelease(k.version, CHART_VERSION) < 0;
-    warnings.push(source.problem(at(['version']), older
-      ? `cluster ${clusterId} runs Karpenter ${k.version}, older than the ${CHART_VERSION} the generator was upgraded to (CRD classes, chart keys, settings rules): `
-        + 'fine while a staged upgrade moves one cluster at a time; move this one too once the first is healthy (README, "Upgrading Karpenter")'
-      : `cluster ${clusterId} runs Karpenter ${k.version}, but the generator's CRD classes, chart keys and settings rules are those of ${CHART_VERSION}: `
-        + `run npm run upgrade -- ${k.version} first (README, "Upgrading Karpenter")`));
+  const unsupported = releaseProblem(k.version);
+  const facts = release(k.version);
+  if (unsupported) {
+    problems.push(source.problem(at(['version']), `cluster ${clusterId}: ${unsupported}`));
+  } else if (compareRelease(k.version, CHART_VERSION) > 0) {
+    warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}, but the generator's CRD classes, chart keys and settings rules are those of ${CHART_VERSION}: `
+      + `run npm run upgrade -- ${k.version} first (README, "Upgrading Karpenter")`));
+  } else if (facts && facts.version !== k.version) {
+    warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}, which is not vendored (vendored: ${vendoredVersions().join(', ')}): `
+      + `its pools are checked against ${facts.version}, the newest vendored release before it; vendor it with npm run upgrade -- ${k.version} to check against its own`));
+  }
+  if (facts && !unsupported) {
+    // Gates unknown to every release are reported above as unknown; these are newer than this cluster's release.
+    for (const key of Object.keys(controller.featureGates ?? {})) {
+      if (!facts.featureGates.includes(key) && Object.hasOwn(FEATURE_GATE_DEFAULTS, key)) {
+        problems.push(source.problem(at(['controller', 'featureGates', key]), `cluster ${clusterId} runs Karpenter ${k.version}, which has no feature gate ${key} `
+          + `(its gates: ${facts.featureGates.join(', ')}): upgrade this cluster's Karpenter first, or remove it`, 'key'));
+      }
+    }
   }
   if (tf) problems.push(...identityProblems(source, karpenter, tf, at, clusterId));
   return { karpenter, problems, warnings };

@@ -1,7 +1,9 @@
-import { dirname, relative, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { InputOptions, repositoryOf } from '../input/input-file';
-import { zodProblems } from '../input/issues';
+import { suggest, zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
+import { release, releaseProblem } from '../release/release';
 import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
@@ -76,7 +78,8 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false);
+    const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts });
     if (tf.outputs) {
       clusters.push({
         id,
@@ -261,9 +264,22 @@ function readClusterTerraform(source: SourceFile, configPath: string, id: string
     const how = repo.isRepository
       ? `write it from the repository root with: terraform -chdir=terraform output -json > ${relative(repo.dir, tfPath)}`
       : `write it with: terraform output -json > ${tfDisplay}`;
-    return { problems: [source.problem(['clusters', id, 'terraformOutputs'], `file not found: ${tfDisplay} (${how})`)], warnings: [] };
+    const near = nearestFile(dirname(tfPath), basename(tfPath));
+    const advice = near !== undefined ? `did you mean ${near}? (terraformOutputs: ${path.replace(/[^/\\]*$/, near)})` : how;
+    return { problems: [source.problem(['clusters', id, 'terraformOutputs'], `file not found: ${tfDisplay} (${advice})`)], warnings: [] };
   }
   return tf;
+}
+
+/** The file of `dir` whose name is closest to `name` (a misspelt `stagin.json`), when one is close. */
+function nearestFile(dir: string, name: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+  } catch {
+    return undefined;
+  }
+  return suggest(name, names);
 }
 
 /** `clusters.<id>.terraformOutputs` of a config that failed validation, where they are strings. */

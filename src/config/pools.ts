@@ -10,7 +10,8 @@ import { provenance } from './provenance';
 import { Quantity, UNITS } from '../quantity/quantity';
 import { fieldOfRequirementKey, poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
-import { TerraformOutputs } from './terraform';
+import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
+import type { ReleaseFacts } from '../release/types';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
 
@@ -26,6 +27,7 @@ const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespac
 export function resolvePools(
   source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
   tf: TerraformOutputs | undefined, kubernetesVersion: string | undefined, problems: Problem[], warnings: Problem[], withProvenance = false,
+  karpenter?: { readonly version: string; readonly facts?: ReleaseFacts },
 ): Pool[] {
   const teamIds = Object.keys(file.teams);
   const pools: Pool[] = [];
@@ -78,6 +80,19 @@ export function resolvePools(
       if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
         const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
         if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));
+      }
+      const facts = karpenter?.facts;
+      if (facts && !facts.consolidationPolicies.includes(settings.disruption.consolidationPolicy)) {
+        problems.push(ctx.problem(['disruption', 'consolidationPolicy'], `cluster ${clusterId} runs Karpenter ${karpenter?.version}, whose NodePool CRD does not accept `
+          + `consolidationPolicy ${settings.disruption.consolidationPolicy} (allowed: ${facts.consolidationPolicies.join(', ')}): `
+          + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or set clusters.${clusterId}.overrides.disruption.consolidationPolicy`));
+      }
+      const region = tf ? regionOf(tf) : undefined;
+      if (region !== undefined) {
+        (settings.zones ?? []).forEach((zone, i) => {
+          const why = zoneProblem(zone, region);
+          if (why) problems.push(ctx.problem(['zones', i], `cluster ${clusterId}: ${why}`));
+        });
       }
       if (tf && !tf.interruptionQueueName && settings.capacityTypes.includes('spot')) {
         warnings.push(ctx.problem(['capacityTypes'],

@@ -9,7 +9,7 @@ export const TERRAFORM_OUTPUTS = {
   required: ['cluster_name', 'karpenter_node_role_name'],
   optional: [
     'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
-    'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version',
+    'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version', 'region',
   ],
 } as const;
 
@@ -31,6 +31,8 @@ export interface TerraformOutputs {
   readonly podIdentityServiceAccount?: string;
   /** The control plane's Kubernetes minor version (`1.34`). @default - `clusters.<id>.kubernetesVersion`, or unknown */
   readonly kubernetesVersion?: string;
+  /** The cluster's AWS region (`eu-west-1`). @default - the region in the host of `cluster_endpoint`, or unknown */
+  readonly region?: string;
 }
 
 /** What reading one Terraform outputs file found. */
@@ -47,6 +49,35 @@ const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::[0-9]{12}:role\/(.+\/)?([\w+=,.@-]{1,64})$/;
 const ARN = /^arn:aws[a-z-]*:([a-z0-9-]+):[^:]*:[^:]*:(.+)$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/**
+ * The cluster's region: the `region` output, else the region in the host of `cluster_endpoint`
+ * (`https://XXXX.gr7.eu-west-1.eks.amazonaws.com`); undefined when neither says.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html
+ */
+export function regionOf(tf: TerraformOutputs): string | undefined {
+  if (tf.region !== undefined) return tf.region;
+  const host = tf.clusterEndpoint !== undefined ? /^https:\/\/([^/:]+)/.exec(tf.clusterEndpoint)?.[1] : undefined;
+  return host ? /\.([a-z]{2}(?:-[a-z]+)+-\d+)\.eks\.amazonaws\.com(\.cn)?$/.exec(host)?.[1] : undefined;
+}
+
+/**
+ * Why a zone is not a zone of `region`, or undefined: zone names are the region and a letter
+ * (`eu-west-1a`) or a Local Zone of it (`us-west-2-lax-1a`); a zone ID (`euw1-az1`) belongs in
+ * the label topology.k8s.aws/zone-id, not in `zones`.
+ * @see https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-availability-zones.html
+ */
+export function zoneProblem(zone: string, region: string): string | undefined {
+  if (/^[a-z]{2,5}\d+-(az|lz)\d+$/.test(zone) || /^[a-z]{2,5}\d+-[a-z]+\d*-(az|lz)\d+$/.test(zone)) {
+    return `"${zone}" is a zone ID; zones takes zone names (topology.kubernetes.io/zone) of ${region}, such as ${region}a: `
+      + 'write the zone name, or require the ID with requirements: [{ key: topology.k8s.aws/zone-id, operator: In, values: [...] }]';
+  }
+  if (zone.startsWith(region) && /^[a-z]$|^-[a-z0-9-]+[a-z]$/.test(zone.slice(region.length))) return undefined;
+  const other = /^([a-z]{2}(?:-[a-z]+)+-\d+)/.exec(zone)?.[1];
+  return `"${zone}" is not a zone of the cluster's region ${region}${other && other !== region ? ` (it is in ${other})` : ''}: `
+    + `Karpenter would never find capacity there; use zones of ${region}, such as ${region}a`;
+}
 
 /**
  * Reads a Terraform outputs file. Both shapes are accepted: the one
@@ -128,6 +159,7 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     podIdentityNamespace: read('karpenter_pod_identity_namespace', false),
     podIdentityServiceAccount: read('karpenter_pod_identity_service_account', false),
     kubernetesVersion: read('cluster_version', false),
+    region: read('region', false),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
   const at = (name: string, message: string) => source.problem(values.get(name)?.at ?? [], message);
@@ -160,6 +192,8 @@ function checkOutput(name: string, value: string): string | undefined {
       if (minor) return `expected the Kubernetes minor version such as "1.34" (the EKS module's cluster_version), got "${value}": use "${minor}"`;
       return /^1\.\d{1,2}$/.test(value) ? undefined : `expected the Kubernetes minor version such as "1.34" (the EKS module's cluster_version), got "${value}"`;
     }
+    case 'region':
+      return REGION.test(value) ? undefined : `expected an AWS region such as "eu-west-1", got "${value}"`;
     case 'karpenter_pod_identity_namespace':
     case 'karpenter_pod_identity_service_account':
       return /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value) && value.length <= 253 ? undefined : `"${value}" is not a Kubernetes name`;

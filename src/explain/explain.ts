@@ -131,7 +131,8 @@ function round(n: number): number {
 /** The explanation for a terminal. */
 export function renderExplanation(e: PoolExplanation): string {
   const lines = [`pool ${e.pool} of cluster ${e.cluster} (team ${e.team})`, '', 'fields (value, the level that set it, where):'];
-  const rows = e.fields.map((f) => [f.path, JSON.stringify(f.value), f.from, f.at ?? '']);
+  // Karpenter reads budget schedules in UTC: say so wherever one is shown.
+  const rows = e.fields.map((f) => [f.path, `${JSON.stringify(f.value)}${/schedule/.test(f.path) || /"schedule"/.test(JSON.stringify(f.value) ?? '') ? ' (UTC)' : ''}`, f.from, f.at ?? '']);
   const widths = [0, 1, 2].map((i) => Math.min(60, Math.max(...rows.map((r) => r[i].length))));
   for (const r of rows) lines.push(`  ${r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c)).join('  ').trimEnd()}`);
   lines.push('', `instance types: ${e.instanceTypes.length} admitted${e.instanceTypes.length ? ', by family (smallest to largest size):' : ''}`);

@@ -120,19 +120,20 @@ export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown
         out.push(source.problem(path, issue.message === 'Invalid input' ? `${describe(valueAt(data, path))} is not allowed here` : issue.message));
         break;
       default:
-        out.push(source.problem(path, messageOf(issue, valueAt(data, path))));
+        out.push(source.problem(path, messageOf(issue, valueAt(data, path), source.sourceText(path))));
     }
   }
   return out;
 }
 
-function messageOf(issue: z.core.$ZodIssue, given: unknown): string {
+/** `written` is the value's source text (`1.30` where the parser read the number 1.3): advice quotes what the user wrote. */
+function messageOf(issue: z.core.$ZodIssue, given: unknown, written?: string): string {
   // Messages we wrote in the schema are kept; zod's own ("Invalid ...", "Too small ...") are reworded.
   const own = isOwn(issue);
   switch (issue.code) {
     case 'invalid_type':
       if (given === undefined) return `required field is missing (expected ${issue.expected})`;
-      if (issue.expected === 'string' && typeof given === 'number') return `expected a string, got number ${given} (quote it: "${given}")`;
+      if (issue.expected === 'string' && typeof given === 'number') return `expected a string, got number ${written ?? String(given)} (quote it: "${written ?? String(given)}")`;
       if (issue.expected === 'int') return `expected a whole number, got ${describe(given)}`;
       return `expected ${ZOD_TYPE_WORDS[issue.expected] ?? article(issue.expected)}, got ${describe(given)}`;
     case 'invalid_value':

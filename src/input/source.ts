@@ -115,6 +115,22 @@ export class SourceFile {
     return { file: this.displayPath, line, col, path: renderPath(path), message };
   }
 
+  /**
+   * The text a scalar was written as (`1.30` for a value the parser read as the number 1.3),
+   * so advice can quote what the user wrote; undefined when the path is not a scalar of the file.
+   */
+  public sourceText(path: FieldPath): string | undefined {
+    let node: unknown = this.doc?.contents;
+    for (const seg of path) {
+      if (isAlias(node)) node = this.aliases.get(node);
+      if (isMap(node)) node = this.pairs(node).get(String(seg))?.value;
+      else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
+      else return undefined;
+    }
+    if (isAlias(node)) node = this.aliases.get(node);
+    return isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+  }
+
   private position(path: FieldPath, at: 'key' | 'value'): [number, number] {
     if (!this.doc) return [0, 0];
     let node: unknown = this.doc.contents;

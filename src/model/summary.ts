@@ -113,7 +113,7 @@ function admitted(pool: Pool): string {
 
 function disruption(pool: Pool): string {
   const d = pool.settings.disruption;
-  const budgets = d.budgets.map((b) => (b.schedule ? `${b.nodes} during \`${b.schedule}\` for ${b.duration}` : b.nodes)
+  const budgets = d.budgets.map((b) => (b.schedule ? `${b.nodes} during \`${b.schedule}\` (UTC) for ${b.duration}` : b.nodes)
     + (b.reasons ? ` (${b.reasons.join(', ')})` : ''));
   return `${d.consolidationPolicy} after ${d.consolidateAfter}; budgets ${budgets.join(', ')}; expires ${pool.settings.expireAfter}`;
 }

@@ -1,5 +1,5 @@
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
-import { FieldChange, Risk, RISKS } from './risk';
+import { atLeast, FieldChange, Risk, RISKS } from './risk';
 import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
 import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
@@ -56,7 +56,7 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
     if (b) changes.push(...modification(b, a, context));
   }
   changes.push(...ownerChanges(context));
-  return { changes: sortByCluster(changes), clusters: clusterChanges(base, head, before, after) };
+  return { changes: sortByCluster(withKubernetesUpgrades(changes, context)), clusters: clusterChanges(base, head, before, after) };
 }
 
 /** What each side holds and how to look further into it, read lazily. */
@@ -220,30 +220,97 @@ function addition(r: Resource, rename?: string): Change {
   return change('other', 'no effect on nodes');
 }
 
-/** A resource on both sides: one change per class its fields fall in. */
+/**
+ * A resource on both sides: one change, under the loudest class its fields fall in, listing
+ * every changed field (loudest first) with its own class and why. Drift of a class no
+ * NodePool uses replaces no node, so those fields count as `other`.
+ */
 function modification(before: Resource, after: Resource, context: Context): Change[] {
-  const byRisk = new Map<Risk, FieldChange[]>();
-  for (const field of fieldChanges(before, after)) byRisk.set(field.risk, [...(byRisk.get(field.risk) ?? []), field]);
-  const out: Change[] = [];
-  for (const risk of RISKS) {
-    const fields = byRisk.get(risk);
-    if (!fields) continue;
-    if (risk !== 'replaces-nodes') {
-      out.push({ risk, resource: after, action: 'changed', fields, why: summary(risk, after) });
-      continue;
-    }
-    const pools = after.kind === 'NodePool' ? [after] : context.poolsUsing(after);
-    const every = fields.some((f) => f.scope === 'every');
+  const order = (list: FieldChange[]) => list.map((f, i) => [f, i] as const)
+    .sort(([a, i], [b, j]) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || i - j).map(([f]) => f);
+  let fields = order(fieldChanges(before, after));
+  if (fields.length === 0) return [];
+  const drifts = fields.some((f) => f.risk === 'replaces-nodes');
+  const pools = !drifts ? [] : after.kind === 'NodePool' ? [after] : context.poolsUsing(after);
+  const unused = drifts && pools.length === 0;
+  if (unused) fields = order(fields.map((f) => (f.risk === 'replaces-nodes' ? { ...f, risk: 'other' as Risk } : f)));
+  const risk = fields[0].risk;
+  if (risk === 'replaces-nodes') {
+    const every = fields.some((f) => f.risk === risk && f.scope === 'every');
     const which = after.kind === 'NodePool' ? 'of the pool' : `of NodePool ${pools.map((p) => p.name).join(', ')}`;
-    if (pools.length === 0) {
-      out.push({ risk: 'other', resource: after, action: 'changed', fields, why: 'no NodePool uses it: no node is replaced' });
-      continue;
-    }
-    out.push({
+    return [{
       risk, resource: after, action: 'changed', fields,
       why: every ? `Karpenter replaces every node ${which} (drift)` : `Karpenter may replace some nodes ${which}: those that no longer match (drift)`,
       pacedBy: pools.map((p) => `NodePool ${p.name}: ${budgets(p)}`).join('; '),
-    });
+    }];
+  }
+  const why = unused && risk === 'other' ? 'no NodePool uses it: no node is replaced' : summary(risk, after);
+  return [{ risk, resource: after, action: 'changed', fields, why }];
+}
+
+/** Where the review reads each cluster's Kubernetes version at both refs (SUMMARY.md carries it: `...; Kubernetes 1.34.`). */
+export const SUMMARY_FILE = 'dist/SUMMARY.md';
+
+/** Each cluster's Kubernetes minor version, as a tree's SUMMARY.md states it. */
+export function kubernetesVersions(tree: GeneratedTree): Map<string, string> {
+  const out = new Map<string, string>();
+  let cluster: string | undefined;
+  for (const line of (tree.files.get(SUMMARY_FILE) ?? '').split('\n')) {
+    const heading = /^## Cluster `([^`]+)`/.exec(line);
+    if (heading) cluster = heading[1];
+    const version = /^Karpenter .*; Kubernetes (\d+\.\d+)\.$/.exec(line)?.[1];
+    if (cluster !== undefined && version !== undefined) out.set(cluster, version);
+  }
+  return out;
+}
+
+/**
+ * A cluster whose Kubernetes version changes: every AMI alias of it resolves through the SSM
+ * parameter of its Kubernetes version, so once the control plane runs the new version every
+ * node of a pool whose EC2NodeClass selects by alias drifts (AMIDrift). Pinned AMI ids do not
+ * re-resolve. Each such pool gets the field, merged into its own entry when it has one.
+ * @see https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms (alias resolution through SSM)
+ * @see https://karpenter.sh/docs/concepts/disruption/#drift
+ */
+function withKubernetesUpgrades(changes: Change[], context: Context): Change[] {
+  const was = kubernetesVersions(context.base);
+  const now = kubernetesVersions(context.head);
+  const out = [...changes];
+  for (const [cluster, to] of now) {
+    const from = was.get(cluster);
+    if (from === undefined || from === to) continue;
+    const files = [...context.head.files.keys()].filter((f) => clusterFolder(f) === cluster && f.endsWith('.yaml'));
+    const all = files.filter((f) => /EC2NodeClass|NodePool/.test(context.head.files.get(f) ?? '')).flatMap((f) => context.head.resourcesIn(f));
+    const aliases = new Map<string, string[]>();
+    for (const c of all) {
+      if (c.kind !== 'EC2NodeClass') continue;
+      const terms = obj(c.body.spec).amiSelectorTerms;
+      const list = (Array.isArray(terms) ? terms : []).map((t) => obj(t).alias).filter((a): a is string => typeof a === 'string');
+      if (list.length) aliases.set(c.name, list);
+    }
+    for (const pool of all) {
+      // A pool this change adds has its own entry, and no node yet to replace.
+      if (pool.kind !== 'NodePool' || (context.after.has(pool.key) && !context.before.has(pool.key))) continue;
+      const nodeClass = nodeClassOf(pool);
+      const alias = nodeClass !== undefined ? aliases.get(nodeClass) : undefined;
+      if (!alias) continue;
+      const field: FieldChange = {
+        risk: 'replaces-nodes', scope: 'every',
+        text: `Kubernetes ${from} -> ${to}: AMI alias ${alias.join(', ')} (EC2NodeClass ${nodeClass}) re-resolves for ${to}`,
+        why: `an alias resolves through the SSM parameter of the cluster's Kubernetes version: once the control plane runs ${to}, every node of the pool drifts (AMIDrift) and is replaced; `
+          + `order: 1. pin AMIs that exist for both ${from} and ${to} (synth checks the pins against ${to}) and let Argo CD sync them, 2. upgrade the control plane, 3. Karpenter replaces the nodes, paced by the budgets`,
+      };
+      const i = out.findIndex((c) => c.resource.key === pool.key && c.action === 'changed');
+      const existing = i >= 0 ? out[i] : undefined;
+      const why = `Karpenter replaces every node of the pool once the control plane runs Kubernetes ${to} (AMI drift)`;
+      const merged: Change = existing
+        ? { ...existing, risk: atLeast(existing.risk, 'replaces-nodes') ? existing.risk : 'replaces-nodes', fields: [field, ...existing.fields].sort((a, b) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk)),
+          why: atLeast(existing.risk, 'replaces-nodes') ? existing.why : why,
+          pacedBy: existing.pacedBy ?? `NodePool ${pool.name}: ${budgets(pool)}` }
+        : { risk: 'replaces-nodes', resource: pool, action: 'changed', fields: [field], why, pacedBy: `NodePool ${pool.name}: ${budgets(pool)}` };
+      if (i >= 0) out[i] = merged;
+      else out.push(merged);
+    }
   }
   return out;
 }
@@ -420,7 +487,7 @@ function budgets(pool: Resource): string {
   const all = (obj(obj(pool.body.spec).disruption).budgets as Budget[] | undefined) ?? [{ nodes: '10%' }];
   const list = all.filter((b) => !b.reasons || b.reasons.includes('Drifted'));
   if (list.length === 0) return 'no budget limits drift';
-  return list.map((b) => (b.schedule ? `${b.nodes} at a time during "${b.schedule}" for ${b.duration}` : `${b.nodes} at a time`)).join(', ');
+  return list.map((b) => (b.schedule ? `${b.nodes} at a time during "${b.schedule}" (UTC) for ${b.duration}` : `${b.nodes} at a time`)).join(', ');
 }
 
 function countKinds(rs: readonly Resource[]): string[] {

@@ -282,7 +282,7 @@ function budgets(a: unknown, b: unknown, sink: Sink): void {
   const id = (x: Budget) => JSON.stringify([x.schedule ?? '', x.duration ?? '', [...(x.reasons ?? [])].sort()]);
   const render = (x: Budget, nodes = true) => [
     ...(nodes ? [`${x.nodes}`] : []),
-    ...(x.schedule ? [`during "${x.schedule}" for ${x.duration}`] : []),
+    ...(x.schedule ? [`during "${x.schedule}" (UTC) for ${x.duration}`] : []),
     ...(x.reasons?.length ? [`for ${[...x.reasons].sort().join(', ')}`] : []),
   ].join(' ');
   const group = (l: Budget[]) => {

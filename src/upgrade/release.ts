@@ -112,6 +112,11 @@ export function readReleaseDir(dir: string, version: string): Release {
       const what = flat ? 'a folder of the release files' : `a checkout of aws/karpenter-provider-aws at tag v${version}`;
       throw new ReleaseError(`--from ${dir} is not ${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     }
+    const own = chartYaml !== undefined ? /^version:\s*['"]?v?([^'"\s]+)/m.exec(chartYaml)?.[1] : undefined;
+    if (own !== undefined && own !== version) {
+      throw new ReleaseError(`--from ${dir} holds Karpenter ${own} (${shown}/Chart.yaml: version: ${own}), not ${version}: `
+        + `run npm run upgrade -- ${own} --from ${dir}, or give the folder of release ${version}`);
+    }
     return { version, origin: dir, files, ...(chartYaml !== undefined ? { chartYaml } : {}), templates };
   } finally {
     if (unpacked) rmSync(unpacked, { recursive: true, force: true });

@@ -101,8 +101,18 @@ describe('warnings of the dry run', () => {
 
   it('warns when a spot pool has few instance types to choose from, and says why that matters', () => {
     expect(warningsOf(withWeb({ capacityTypes: ['spot'], instanceTypes: ['m7i.large', 'm7i.xlarge'] }))).toEqual([expect.stringMatching(
-      /teams\.web\.capacityTypes: pool web uses spot with only 2 instance type\(s\) to choose from: spot capacity of few types runs out and is interrupted more often; allow at least 10/,
+      /teams\.web\.capacityTypes: pool web uses spot with only 2 instance type\(s\) to choose from: spot capacity of few types runs out and is interrupted more often, and single-node spot-to-spot consolidation needs 15; allow at least 10/,
     )]);
+  });
+
+  it('warns when a spot pool has fewer than 15 instance types: single-node spot-to-spot consolidation needs 15', () => {
+    const { platform, warnings } = load(withWeb({ capacityTypes: ['spot'], instanceFamilies: ['m7i'] }));
+    const count = platform.clusters[0].pools[0].instanceTypes.count;
+    expect(count).toBeGreaterThanOrEqual(10);
+    expect(count).toBeLessThan(15);
+    expect(warnings.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(
+      `teams\\.web\\.capacityTypes: pool web uses spot with ${count} instance types: single-node spot-to-spot consolidation needs at least 15 \\(SpotToSpotConsolidation\\)`,
+    ))]);
   });
 
   it('warns about a value no instance type has when others still match', () => {
@@ -112,7 +122,7 @@ describe('warnings of the dry run', () => {
   });
 
   it('leaves keys that are not instance-type labels to the cluster: zones and custom labels filter nothing', () => {
-    const { platform } = load(withWeb({ zones: ['mars-1a'], requirements: [{ key: 'example.com/rack', operator: 'In', values: ['r1'] }] }));
+    const { platform } = load(withWeb({ zones: ['ap-northeast-2z'], requirements: [{ key: 'example.com/rack', operator: 'In', values: ['r1'] }] }));
     expect(platform.clusters[0].pools[0].instanceTypes.count).toBeGreaterThan(500);
   });
 });

@@ -57,13 +57,18 @@ describe('clusters.<id>.karpenter', () => {
 });
 
 describe('a staged Karpenter upgrade', () => {
-  it('warns that a cluster on an older Karpenter is fine while the upgrade moves one cluster at a time, and one on a newer one needs npm run upgrade first', () => {
+  it('checks a cluster on the previous vendored release against it without a warning, and one on a newer release needs npm run upgrade first', () => {
     const v = CHART_VERSION.replace(/\./g, '\\.');
-    const warnings = warningsOf(twoClusters({ karpenter: { version: '99.0.0' } }, { karpenter: { version: '0.37.0' } }));
+    const warnings = warningsOf(twoClusters({ karpenter: { version: '99.0.0' } }, { karpenter: { version: '1.13.1' } }));
     expect(warnings).toEqual(expect.arrayContaining([
-      expect.stringMatching(new RegExp(`karpenter\\.version: cluster prod runs Karpenter 0\\.37\\.0, older than the ${v} the generator was upgraded to .*: fine while a staged upgrade moves one cluster at a time`)),
       expect.stringMatching(new RegExp(`clusters\\.staging\\.karpenter\\.version: cluster staging runs Karpenter 99\\.0\\.0, but the generator's .* are those of ${v}: run npm run upgrade -- 99\\.0\\.0 first`)),
     ]));
+    expect(warnings).not.toEqual(expect.arrayContaining([expect.stringMatching(/Karpenter 1\.13\.1/)]));
+  });
+
+  it('fails when a cluster runs Karpenter 0.37.0 (no karpenter.sh/v1 API), at the version', () => {
+    expect(problemsOf(twoClusters({}, { karpenter: { version: '0.37.0' } }))).toEqual(expect.arrayContaining([
+      expect.stringMatching(/karpenter\.version: cluster prod: Karpenter 0\.37\.0 serves no karpenter\.sh\/v1 API/)]));
   });
 });
 

@@ -76,7 +76,7 @@ describe('a cluster\'s Kubernetes version', () => {
 
   it('fails when the cluster\'s Karpenter is too old for it, naming the version it needs', () => {
     const input = fleet({ staging: '1.36' }, { ...defaultsAlias('al2023@v20260610'), teams: { web: {} } }, { karpenter: { version: '1.12.0' } });
-    expect(problemsOf(input)).toEqual([expect.stringMatching(
+    expect(problemsOf(input)).toEqual([expect.stringMatching(/clusters\.staging\.karpenter\.version: cluster staging: Karpenter 1\.12\.0 is older than the oldest vendored release/), expect.stringMatching(
       re(`staging\\.json:\\d+:\\d+: cluster_version\\.value: cluster staging runs Kubernetes 1\\.36, which needs Karpenter 1\\.13 or later \\(${MATRIX}\\), but runs Karpenter 1\\.12\\.0: upgrade Karpenter on this cluster first \\(karpenter\\.version, or clusters\\.staging\\.karpenter\\.version\\), then the control plane$`),
     )]);
   });

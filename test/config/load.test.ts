@@ -109,12 +109,12 @@ describe('inheritance', () => {
     const config = aConfig({
       clusters: {
         demo: { terraformOutputs: 'terraform/demo.json' },
-        prod: { terraformOutputs: 'terraform/prod.json', overrides: { zones: ['eu-west-1a'] } },
+        prod: { terraformOutputs: 'terraform/prod.json', overrides: { zones: ['ap-northeast-2a'] } },
       },
     });
     const { platform } = load({ config, terraform: { demo: aTerraform(), prod: aTerraform({ cluster_name: 'prod' }) } });
     expect(poolOf(platform, 'web', 'demo').settings.zones).toBeUndefined();
-    expect(poolOf(platform, 'web', 'prod').settings.zones).toEqual(['eu-west-1a']);
+    expect(poolOf(platform, 'web', 'prod').settings.zones).toEqual(['ap-northeast-2a']);
   });
 
   it('merges maps key by key through every level', () => {
@@ -140,12 +140,12 @@ describe('inheritance', () => {
 
   it('replaces lists whole, built-in defaults included', () => {
     const config = aConfig({
-      defaults: { zones: ['eu-west-1a', 'eu-west-1b'], disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '@daily', duration: '1h' }] } },
-      teams: { web: { arch: ['arm64'], zones: ['eu-west-1c'], disruption: { budgets: [{ nodes: '1' }] } } },
+      defaults: { zones: ['ap-northeast-2a', 'ap-northeast-2b'], disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '@daily', duration: '1h' }] } },
+      teams: { web: { arch: ['arm64'], zones: ['ap-northeast-2c'], disruption: { budgets: [{ nodes: '1' }] } } },
     });
     const { settings } = poolOf(load({ config }).platform, 'web');
     expect(settings.arch).toEqual(['arm64']);
-    expect(settings.zones).toEqual(['eu-west-1c']);
+    expect(settings.zones).toEqual(['ap-northeast-2c']);
     expect(settings.disruption.budgets).toEqual([{ nodes: '1' }]);
   });
 
@@ -217,7 +217,7 @@ describe('pools and teams per cluster', () => {
 
 describe('the returned platform', () => {
   it('is frozen all the way down', () => {
-    const config = aConfig({ teams: { web: { labels: { tier: 'web' }, zones: ['eu-west-1a'] } } });
+    const config = aConfig({ teams: { web: { labels: { tier: 'web' }, zones: ['ap-northeast-2a'] } } });
     const { platform } = load({ config });
     const pool = poolOf(platform, 'web');
     for (const value of [platform, platform.gitops, platform.clusters, clusterOf(platform, 'demo').terraform, pool, pool.settings,

@@ -5,7 +5,7 @@
 import { karpenterCatalog } from '../../src/catalog/catalog';
 import { run } from '../../src/cli';
 import { loadPlatform } from '../../src/config/load';
-import { explainPool, PoolExplanation } from '../../src/explain/explain';
+import { explainPool, PoolExplanation, renderExplanation } from '../../src/explain/explain';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 
 afterAll(removeProjects);
@@ -19,7 +19,7 @@ function fleet() {
         staging: {
           terraformOutputs: 'terraform/staging.json',
           teams: { web: { expireAfter: '24h', pools: { batch: { weight: 7 } } } },
-          overrides: { zones: ['us-east-1a'] },
+          overrides: { zones: ['ap-northeast-2a'] },
         },
       },
       defaults: { limits: { cpu: '8', memory: '64Gi' } },
@@ -42,7 +42,7 @@ describe('explaining a pool', () => {
     expect(field('capacityTypes')).toMatchObject({ value: ['on-demand'], from: 'pool' });
     expect(field('expireAfter')).toMatchObject({ value: '24h', from: 'cluster-team', at: at('24h') });
     expect(field('weight')).toMatchObject({ value: 7, from: 'cluster-pool', at: at('weight: 7') });
-    expect(field('zones')).toMatchObject({ value: ['us-east-1a'], from: 'overrides' });
+    expect(field('zones')).toMatchObject({ value: ['ap-northeast-2a'], from: 'overrides' });
     expect(field('dedicated')).toEqual({ path: 'dedicated', value: true, from: 'built-in' });
     expect(field('volume.encrypted')).toEqual({ path: 'volume.encrypted', value: true, from: 'built-in' });
   });
@@ -110,5 +110,16 @@ describe('npm run explain', () => {
     expect(await cli(['explain', 'staging/nope', '--config', project.configPath])).toMatchObject({ code: 1, err: 'error: cluster staging has no pool "nope" (pools: web, web-batch)' });
     expect((await cli(['explain', 'staging', '--config', project.configPath])).code).toBe(2);
     expect((await cli(['explain', 'staging/web', '--format', 'markdown', '--config', project.configPath])).code).toBe(2);
+  });
+});
+
+describe('explaining a pool with a scheduled budget', () => {
+  it('says the schedule is UTC', () => {
+    const project = writeProject({
+      config: aConfig({ teams: { web: { disruption: { budgets: [{ nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h' }] } } } }),
+    });
+    const { platform } = loadPlatform(project.configPath, { provenance: true });
+    const e = explainPool(platform, 'demo', 'web') as PoolExplanation;
+    expect(renderExplanation(e)).toMatch(/disruption\.budgets\S*\s+.*"schedule":"0 9 \* \* mon-fri".* \(UTC\)/);
   });
 });

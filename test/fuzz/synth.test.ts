@@ -64,7 +64,7 @@ const poolFields = fc.record({
   instanceCategories: fc.subarray(['c', 'm', 'r', 'g'], { minLength: 1 }),
   instanceGeneration: bounds,
   instanceCpu: bounds,
-  zones: fc.subarray(['us-east-1a', 'us-east-1b'], { minLength: 1 }),
+  zones: fc.subarray(['ap-northeast-2a', 'ap-northeast-2b'], { minLength: 1 }),
   requirements: fc.array(requirement, { maxLength: 6 }),
   limits: fc.dictionary(fc.constantFrom('cpu', 'memory', 'nvidia.com/gpu', 'nodes'), fc.oneof(fc.constantFrom('10', '500m', '64Gi', '1e3'), fc.nat(1000)), { maxKeys: 3 }),
   weight: fc.integer({ min: 1, max: 100 }),

@@ -22,3 +22,11 @@ describe('summaryMarkdown', () => {
     expect(sourceLine(synthesize(platform, { configFile: 'teams/platform.yaml' }).get('dist/SUMMARY.md') ?? '')).toMatch(/from \[`teams\/platform\.yaml`\]\(\.\.\/teams\/platform\.yaml\)/);
   });
 });
+
+describe('budget schedules in SUMMARY.md', () => {
+  it('says every schedule is UTC, as Karpenter reads it', () => {
+    const pool = aPool({ disruption: { ...aPool().settings.disruption, budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h' }] } }, { name: 'web', team: 'web' });
+    const markdown = summaryMarkdown(aPlatform([aCluster([pool])]), 'config/platform.yaml');
+    expect(markdown).toMatch(/budgets 10%, 0 during `0 9 \* \* mon-fri` \(UTC\) for 8h/);
+  });
+});

@@ -418,19 +418,18 @@ describe('diff: set-aware field changes, each with why it does or does not repla
     ]);
   });
 
-  it('says expireAfter and terminationGracePeriod drift every node, and budgets and limits none', async () => {
+  it('says expireAfter and terminationGracePeriod drift every node, and budgets and limits none, in one entry under the loudest class', async () => {
     const r = await change({
       expireAfter: '168h', terminationGracePeriod: '48h', limits: { cpu: '20' },
       disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h', reasons: ['Drifted', 'Underutilized'] }] },
     });
     expect(block(r.out, 'cluster prod')).toEqual([
-      'cluster prod: 1 replaces-nodes, 1 capacity',
+      'cluster prod: 1 replaces-nodes',
       '  ♻️ NodePool web changed: Karpenter replaces every node of the pool (drift)',
-      '      paced by NodePool web: 10% at a time, 0 at a time during "0 9 * * mon-fri" for 8h',
+      '      paced by NodePool web: 10% at a time, 0 at a time during "0 9 * * mon-fri" (UTC) for 8h',
       '      expireAfter: 720h -> 168h — in the NodePool hash (spec.template): every node of the pool drifts and is replaced (nodes launched from now on expire after the new value)',
       '      terminationGracePeriod added: 48h — in the NodePool hash (spec.template): every node of the pool drifts and is replaced (nodes launched from now on get the new grace period)',
-      '  📈 NodePool web changed: no node is replaced: changes how much Karpenter launches, or when it consolidates',
-      '      budget 0 during "0 9 * * mon-fri" for 8h for Drifted, Underutilized added — budgets pace disruption and are not hashed: no node drifts',
+      '      budget 0 during "0 9 * * mon-fri" (UTC) for 8h for Drifted, Underutilized added — budgets pace disruption and are not hashed: no node drifts',
       '      limit cpu: 10 -> 20 — not in spec.template: no node drifts',
     ]);
   });

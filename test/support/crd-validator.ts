@@ -104,6 +104,17 @@ export function validate(obj: unknown): string[] {
 }
 
 /**
+ * Validates a manifest as a cluster running Karpenter `release` would: against that release's
+ * NodePool and EC2NodeClass CRDs (`test/fixtures/karpenter-crds/v<release>/`, kept by each upgrade).
+ *
+ * @throws when the release's CRDs are not vendored
+ */
+export function validateFor(release: string, obj: unknown): string[] {
+  const label = objectLabel(obj);
+  return checkCreate(obj, release).map((problem) => `${label}: ${problem.path || '(root)'}: ${problem.message}`);
+}
+
+/**
  * The object as the API server would store it on CREATE: pruned, defaulted, status and a cluster-scoped namespace
  * dropped. `expect(defaulted(x)).toEqual(x)` means there is nothing for the server to fill in or drop, so Argo CD
  * sees no drift. The input is not modified.
@@ -125,8 +136,8 @@ export function knownKinds(): string[] {
 
 // ==== The CREATE pipeline
 
-function checkCreate(obj: unknown): Problem[] {
-  const found = lookUpCrd(obj);
+function checkCreate(obj: unknown, release?: string): Problem[] {
+  const found = lookUpCrd(obj, release);
   if ('problem' in found) return [found.problem];
   const { crd } = found;
   const problems: Problem[] = [];
@@ -165,11 +176,11 @@ function dropStatusOnCreate(crd: Crd, object: JsonObject, report: Report): void 
 
 type Lookup = { readonly crd: Crd; readonly object: JsonObject } | { readonly problem: Problem };
 
-function lookUpCrd(obj: unknown): Lookup {
+function lookUpCrd(obj: unknown, release?: string): Lookup {
   const object = cloneJson(obj, '(root)');
   if (!isJsonObject(object)) return { problem: { path: '', message: `must be an object, got ${show(object)}` } };
   const { apiVersion, kind } = object;
-  const crd = crds().get(`${String(apiVersion)} ${String(kind)}`);
+  const crd = crds(release).get(`${String(apiVersion)} ${String(kind)}`);
   if (crd === undefined) {
     return {
       problem: {
@@ -194,16 +205,25 @@ function objectLabel(obj: unknown): string {
 const CRD_DIRS = [path.join(__dirname, '..', 'fixtures', 'karpenter-release', 'pkg', 'apis', 'crds'), path.join(__dirname, '..', 'fixtures', 'crds')];
 
 let crdsByType: ReadonlyMap<string, Crd> | undefined;
+const crdsOfRelease = new Map<string, ReadonlyMap<string, Crd>>();
 
-/** The vendored CRDs by `apiVersion kind`, read once. */
-function crds(): ReadonlyMap<string, Crd> {
-  crdsByType ??= loadCrds();
-  return crdsByType;
+/** The vendored CRDs by `apiVersion kind`, read once; with `release`, Karpenter's are that release's. */
+function crds(release?: string): ReadonlyMap<string, Crd> {
+  if (release === undefined) {
+    crdsByType ??= loadCrds(CRD_DIRS);
+    return crdsByType;
+  }
+  let found = crdsOfRelease.get(release);
+  if (!found) {
+    found = loadCrds([path.join(__dirname, '..', 'fixtures', 'crds'), path.join(__dirname, '..', 'fixtures', 'karpenter-crds', `v${release}`)]);
+    crdsOfRelease.set(release, found);
+  }
+  return found;
 }
 
-function loadCrds(): ReadonlyMap<string, Crd> {
+function loadCrds(dirs: readonly string[]): ReadonlyMap<string, Crd> {
   const byType = new Map<string, Crd>();
-  const files = CRD_DIRS.flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort().map((file) => path.join(dir, file)));
+  const files = dirs.flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort().map((file) => path.join(dir, file)));
   for (const file of files) {
     for (const document of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const content: unknown = document.toJS();

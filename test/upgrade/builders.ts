@@ -3,10 +3,11 @@
  * generated files and vendored release in a temporary folder, and release folders in the
  * upstream repository's layout made from the vendored release (the one in use).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { UPGRADE_FILES, VENDORED_RELEASE } from '../../src/upgrade/plan';
+import { RELEASE_CRDS, UPGRADE_FILES, VENDORED_INDEX, VENDORED_RELEASE } from '../../src/upgrade/plan';
+import { CHART_VERSION } from '../../src/release/chart-values-keys';
 export { snapshot } from '../support/snapshot';
 
 export const REPO = join(__dirname, '../..');
@@ -15,7 +16,8 @@ export const CDK8S_BIN = join(REPO, 'node_modules/cdk8s-cli/bin/cdk8s');
 /** A temporary repository holding what an upgrade reads and writes, as this one has it now. */
 export function aRepository(): string {
   const root = mkdtempSync(join(tmpdir(), 'kg-upgrade-repo-'));
-  for (const path of [...Object.values(UPGRADE_FILES), VENDORED_RELEASE]) {
+  const releases = readdirSync(join(REPO, 'src/release')).filter((n) => /^v\d/.test(n)).map((n) => `src/release/${n}`);
+  for (const path of [...Object.values(UPGRADE_FILES), VENDORED_RELEASE, VENDORED_INDEX, RELEASE_CRDS, ...releases]) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     cpSync(join(REPO, path), join(root, path), { recursive: true });
   }
@@ -49,6 +51,7 @@ export function aNextRelease(): string {
     const indent = /^( *)expireAfter:$/m.exec(text)?.[1] ?? '';
     writeFileSync(crd, text.replace(`\n${indent}expireAfter:\n`,
       `\n${indent}nodeDrainPolicy:\n${indent}  description: How nodes drain.\n${indent}  type: string\n${indent}expireAfter:\n`));
+    replaceIn(dir, 'charts/karpenter/Chart.yaml', `\nversion: ${CHART_VERSION}\n`, '\nversion: 1.15.0\n');
     replaceIn(dir, 'charts/karpenter/values.yaml', '\nrevisionHistoryLimit: 10\n', '\n');
     replaceIn(dir, 'charts/karpenter/values.yaml', '\nsettings:\n', '\nsettings:\n  # -- How long a node may take to drain.\n  drainTimeout: 15m\n');
     replaceIn(dir, 'charts/karpenter/templates/deployment.yaml', '          {{- with .Values.controller.env }}\n',

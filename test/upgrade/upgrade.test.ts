@@ -59,6 +59,12 @@ describe('npm run upgrade', () => {
     expect(read(`${VENDORED_RELEASE}/README.md`)).toMatch(/^# Karpenter 1\.15\.0,/);
     expect(read(`${VENDORED_RELEASE}/charts/karpenter/values.yaml`)).toMatch(/drainTimeout: 15m/);
     expect(existsSync(join(root, '.karpenter-gitops/upgrade-txn'))).toBe(false);
+    // The release it replaces stays, as the previous one: its facts and its CRDs.
+    expect(read('src/release/v1.15.0/release.generated.ts')).toMatch(/version: '1\.15\.0'/);
+    expect(read(`src/release/v${CHART_VERSION}/release.generated.ts`)).toMatch(new RegExp(`version: '${CHART_VERSION.replace(/\./g, '\\.')}'`));
+    expect(read('src/release/vendored.generated.ts')).toMatch(new RegExp(`from './v${CHART_VERSION.replace(/\./g, '\\.')}/release\\.generated';\\nimport \\{ RELEASE as V1_15_0 \\} from './v1\\.15\\.0/release\\.generated'`));
+    expect(read('test/fixtures/karpenter-crds/v1.15.0/karpenter.sh_nodepools.yaml')).toMatch(/nodeDrainPolicy/);
+    expect(existsSync(join(root, `test/fixtures/karpenter-crds/v${CHART_VERSION}/karpenter.sh_nodepools.yaml`))).toBe(true);
 
     // Run again: nothing left to do.
     const again = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
@@ -86,6 +92,39 @@ describe('npm run upgrade', () => {
     expect(fromFlat.out).toMatch(/^ {2}\+ settings\.drainTimeout \(DRAIN_TIMEOUT, duration, chart default "15m"\)$/m);
     await upgrade(viaCheckout, ['1.15.0', '--from', checkout]);
     expect(snapshot(viaFlat)).toEqual(snapshot(viaCheckout));
+  });
+
+  it('fails when the folder holds another release than VERSION (its Chart.yaml version), and changes nothing', async () => {
+    const root = aRepository();
+    const before = snapshot(root);
+    const release = aRelease();
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', release]);
+    expect(code).toBe(1);
+    expect(err).toMatch(new RegExp(`^error: --from .* holds Karpenter ${CHART_VERSION.replace(/\./g, '\\.')} \\(charts/karpenter/Chart\\.yaml: version: ${CHART_VERSION.replace(/\./g, '\\.')}\\), not 1\\.15\\.0: `));
+    expect(err).toMatch(/\nnothing was changed$/);
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('fails when a flat folder\'s packaged chart is another release than VERSION', async () => {
+    const flat = aRelease(() => undefined);
+    rmSync(flat, { recursive: true });
+    mkdirSync(flat, { recursive: true });
+    const checkout = aRelease();
+    const copy = (src: string, to: string) => { mkdirSync(dirname(join(flat, to)), { recursive: true }); cpSync(join(checkout, src), join(flat, to)); };
+    copy('pkg/apis/crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodepools.yaml');
+    copy('pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml');
+    copy('charts/karpenter/values.yaml', 'chart-values.yaml');
+    copy('website/content/en/docs/reference/settings.md', 'settings.md');
+    copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
+    copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
+    copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
+    execFileSync('tar', ['-czf', join(flat, `karpenter-chart-${CHART_VERSION}.tgz`), '-C', join(checkout, 'charts'), 'karpenter']);
+    const root = aRepository();
+    const before = snapshot(root);
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', flat]);
+    expect(code).toBe(1);
+    expect(err).toMatch(/holds Karpenter [\d.]+ \(karpenter-chart-\*\.tgz: karpenter\/Chart\.yaml: version: [\d.]+\), not 1\.15\.0/);
+    expect(snapshot(root)).toEqual(before);
   });
 
   it('fails when the folder is not a checkout of the release, naming every missing file, and changes nothing', async () => {
@@ -120,7 +159,11 @@ describe('npm run upgrade', () => {
   ])('fails on %s, naming the file, and changes nothing', async (_what, edit, message) => {
     const root = aRepository();
     const before = snapshot(root);
-    const { code, err } = await upgrade(root, ['1.15.0', '--from', aRelease(edit)]);
+    const release = aRelease((dir) => {
+      replaceIn(dir, 'charts/karpenter/Chart.yaml', `\nversion: ${CHART_VERSION}\n`, '\nversion: 1.15.0\n');
+      edit(dir);
+    });
+    const { code, err } = await upgrade(root, ['1.15.0', '--from', release]);
     expect(code).toBe(1);
     expect(err).toMatch(message);
     expect(err).toMatch(/^nothing was changed$/m);
