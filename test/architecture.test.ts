@@ -118,8 +118,8 @@ describe('the rooms of src/', () => {
     expect(outside('catalog', (to) => !['config', 'model'].includes(to))).toEqual([]);
   });
 
-  it('release/ imports nothing but release/', () => {
-    expect(outside('release', (to) => !isRoom(to) || to === 'release')).toEqual([]);
+  it('release/ imports nothing but release/ and the leaf quantity/', () => {
+    expect(outside('release', (to) => !isRoom(to) || ['release', 'quantity'].includes(to))).toEqual([]);
   });
 
   it('config/ and model/ are plain data: no cdk8s, no constructs, no imports/', () => {
@@ -127,8 +127,12 @@ describe('the rooms of src/', () => {
     expect(outside('model', (to) => !CDK8S(to))).toEqual([]);
   });
 
-  it('model/ builds on config/ and release/ only (the plan is derived, never rendered)', () => {
-    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'release'].includes(to))).toEqual([]);
+  it('model/ builds on config/, release/ and the leaf quantity/ only (the plan is derived, never rendered)', () => {
+    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'release', 'quantity', 'catalog'].includes(to))).toEqual([]);
+  });
+
+  it('quantity/ knows no other room of src/', () => {
+    expect(outside('quantity', (to) => !isRoom(to) || to === 'quantity')).toEqual([]);
   });
 
   it('no cycle between rooms, except the documented ones', () => {
