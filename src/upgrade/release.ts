@@ -79,7 +79,8 @@ export function readReleaseDir(dir: string, version: string): Release {
   let st;
   try {
     st = statSync(dir);
-  } catch {
+  } catch (err) {
+    if (codeOf(err) !== 'ENOENT') throw new ReleaseError(`--from ${dir}: cannot read it (${codeOf(err) ?? (err as Error).message})`);
     throw new ReleaseError(`--from ${dir}: no such folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
   }
   if (!st.isDirectory()) throw new ReleaseError(`--from ${dir}: not a folder (give a checkout of aws/karpenter-provider-aws at tag v${version})`);
@@ -185,8 +186,10 @@ function readText(path: string, display: string, required: boolean, problems: st
   let st;
   try {
     st = statSync(path);
-  } catch {
-    if (required) problems.push(`${display}: missing`);
+  } catch (err) {
+    // Only a file that is not there is missing; anything else (EACCES, ELOOP, EIO) is said as it is.
+    if (codeOf(err) !== 'ENOENT' && codeOf(err) !== 'ENOTDIR') problems.push(`${display}: cannot read it (${codeOf(err) ?? (err as Error).message})`);
+    else if (required) problems.push(`${display}: missing`);
     return undefined;
   }
   if (!st.isFile()) {
@@ -205,12 +208,26 @@ function readText(path: string, display: string, required: boolean, problems: st
   }
 }
 
-/** The template files of a chart's templates folder (none when there is no such folder). */
+/** The error code of a failed file operation (`ENOENT`, `EACCES`), if it has one. */
+function codeOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException).code;
+}
+
+/**
+ * The template files of a chart's templates folder (none when there is no such folder).
+ * A folder that is there but cannot be read is an error, not "no templates": the settings
+ * would otherwise be guessed without the deployment template.
+ */
 export function templateNames(dir: string): string[] {
   try {
     if (!lstatSync(dir).isDirectory()) return [];
-  } catch {
-    return [];
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return [];
+    throw new ReleaseError(`${dir}: cannot read it (${codeOf(err) ?? (err as Error).message})`);
   }
-  return readdirSync(dir).filter((name) => /\.(ya?ml|tpl|txt)$/.test(name)).sort();
+  try {
+    return readdirSync(dir).filter((name) => /\.(ya?ml|tpl|txt)$/.test(name)).sort();
+  } catch (err) {
+    throw new ReleaseError(`${dir}: cannot read it (${codeOf(err) ?? (err as Error).message})`);
+  }
 }

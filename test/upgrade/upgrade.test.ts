@@ -220,6 +220,15 @@ describe('npm run upgrade', () => {
     expect(snapshot(root)).toEqual(before);
   });
 
+  it('says why a release file cannot be read instead of calling it missing (only ENOENT is missing)', () => {
+    const dir = aNextRelease();
+    const settings = join(dir, 'website/content/en/docs/reference/settings.md');
+    rmSync(settings);
+    require('node:fs').symlinkSync(settings, settings); // a link to itself: ELOOP
+    expect(() => readReleaseDir(dir, '1.15.0')).toThrow(/website\/content\/en\/docs\/reference\/settings\.md: cannot read it \(ELOOP\)/);
+    expect(() => readReleaseDir(dir, '1.15.0')).not.toThrow(/settings\.md: missing/);
+  });
+
   it('refuses a generated file that is a symbolic link, and changes nothing', async () => {
     const root = aRepository();
     rmSync(join(root, 'src/release/compatibility.ts'));
