@@ -37,7 +37,7 @@ function fail(lines) {
 /** The Karpenter version the generator is built for (CHART_VERSION), for the restore hint. */
 function chartVersion() {
   try {
-    return /CHART_VERSION = '([^']+)'/.exec(readFileSync(join(root, 'src/release/chart-values-keys.ts'), 'utf8'))?.[1] ?? 'VERSION';
+    return /CHART_VERSION = '([^']+)'/.exec(readFileSync(join(root, 'src/release/chart-values-keys.generated.ts'), 'utf8'))?.[1] ?? 'VERSION';
   } catch {
     return 'VERSION';
   }

@@ -24,7 +24,7 @@ import type { FleetPlan } from './model/plan';
 import { generate } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
-import { CHART_VERSION } from './release/chart-values-keys';
+import { CHART_VERSION } from './release/chart-values-keys.generated';
 
 /** Where the CLI prints; tests pass their own. */
 export interface Io {

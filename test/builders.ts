@@ -6,7 +6,7 @@
  * lists and scalars replace, and `undefined` removes a key. So a test states only
  * what it is about: `aConfig({ teams: { web: { weight: 0 } } })`.
  */
-import { CHART_VERSION } from '../src/release/chart-values-keys';
+import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pkg from '../package.json';
 import { run } from '../src/cli';
-import { CHART_VERSION } from '../src/release/chart-values-keys';
+import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 import { copyExample } from './builders';

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pkg from '../package.json';
-import { CHART_VERSION } from '../src/release/chart-values-keys';
+import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 import { copyExample } from './builders';

@@ -3,7 +3,7 @@
  * a two-cluster config through the real loader and synth, every Argo CD object checked
  * against the Argo CD 3.5.1 CRDs, and the AppProject checked against what the real chart renders.
  */
-import { CHART_VERSION } from '../src/release/chart-values-keys';
+import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { parseAllDocuments } from 'yaml';
 import { loadPlatform } from '../src/config/load';
 import { CLUSTER_KINDS, NAMESPACED_KINDS } from '../src/model/applications';

@@ -1,5 +1,5 @@
 import { version } from '../../package.json';
-import { CHART_VERSION } from '../release/chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { CommandSpec, OptionSpec } from './args';
 
 /** The exit codes of every command (contract sections 3 and 5.4). */

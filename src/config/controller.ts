@@ -3,7 +3,8 @@ import { unknownKeyMessage } from '../input/issues';
 import { FieldPath } from '../input/problems';
 import { KarpenterFile } from './schema';
 import { parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
-import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey, SettingRule } from '../release/settings-rules';
+import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey } from '../release/settings-rules.generated';
+import type { SettingRule } from '../release/types';
 
 /**
  * Chart values the generator sets, and what sets them. `helmValues` may not set

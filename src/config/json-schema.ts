@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CHART_VALUES_KEYS, ChartKeyNode } from '../release/chart-values-keys';
+import { CHART_VALUES_KEYS } from '../release/chart-values-keys.generated';
+import type { ChartKeyNode } from '../release/types';
 import { ALIAS_RELEASES } from './kubernetes';
 import { GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { BUDGET_NODES, platformSchemaFor, QUANTITY, RESERVED_CLUSTER_IDS } from './schema';

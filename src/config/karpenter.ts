@@ -1,8 +1,8 @@
-import { CHART_VERSION } from '../release/chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { checkControllerValues } from './controller';
 import { compareRelease } from '../release/versions';
 import { release, releaseProblem, vendoredVersions } from '../release/release';
-import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules';
+import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules.generated';
 import { KarpenterConfig } from './platform';
 import { FieldPath, Problem } from '../input/problems';
 import { Layer, mergeLayers } from './resolve';

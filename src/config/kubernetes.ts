@@ -1,6 +1,6 @@
 import { compareMinor, compareRelease } from '../release/versions';
 import { KUBERNETES_AMIS, LAST_AL2_KUBERNETES, LAST_AL2_RELEASE } from '../release/ami-releases';
-import { KUBERNETES_COMPATIBILITY } from '../release/compatibility';
+import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
 
 /** A finding about a cluster's Kubernetes version or an AMI pin. */
 export interface VersionFinding {

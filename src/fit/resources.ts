@@ -9,7 +9,7 @@ import type { Cluster, Pool } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
 import { parseGoFloat } from '../release/go-values';
-import { SETTINGS_RULES } from '../release/settings-rules';
+import { SETTINGS_RULES } from '../release/settings-rules.generated';
 
 /**
  * The release's default of the controller setting vmMemoryOverheadPercent (0.075 in

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
-import { CHART_VERSION } from '../release/chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { loadPlatform, MAX_TERRAFORM_BYTES } from '../config/load';
 import { InputError, Problem } from '../input/problems';
 import { clusterIdProblem } from '../config/schema';

@@ -1,5 +1,5 @@
 import type { Cluster } from '../config/platform';
-import { SETTINGS_RULES, SettingKey } from '../release/settings-rules';
+import { SETTINGS_RULES, SettingKey } from '../release/settings-rules.generated';
 
 type Quantities = Readonly<Record<string, string | number>>;
 type Scalar = string | number | boolean;

@@ -1,4 +1,5 @@
-import { CHART_VALUES_KEYS, type ChartKeyNode } from './chart-values-keys';
+import { CHART_VALUES_KEYS } from './chart-values-keys.generated';
+import type { ChartKeyNode } from './types';
 
 /** A key in user-supplied chart values that the chart does not define. */
 export interface UnknownChartKey {

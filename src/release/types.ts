@@ -20,3 +20,51 @@ export interface ReleaseFacts {
   /** The sha256 of each file the facts were generated from, by its path in the release. */
   readonly sources: Readonly<Record<string, string>>;
 }
+
+/** How the controller parses a setting's environment variable. */
+export type SettingType = 'duration' | 'boolean' | 'integer' | 'number' | 'string' | 'enum';
+
+/** A setting value as YAML carries it. */
+export type SettingValue = string | number | boolean;
+
+/**
+ * What one chart `settings.*` key does in the controller; `settings-rules.generated.ts` holds
+ * one per key.
+ * @see https://karpenter.sh/docs/reference/settings/
+ */
+export interface SettingRule {
+  /** The controller environment variable the chart sets from it. */
+  readonly envVar: string;
+  /**
+   * The template wraps it in `{{- with .Values.settings.<key> }}`: a falsy
+   * value (`false`, `0`, `""`) renders nothing, and the controller uses
+   * `controllerDefault` instead.
+   */
+  readonly withGuarded: boolean;
+  /** How the controller parses the variable; an unparsable value silently becomes the controller default. */
+  readonly type: SettingType;
+  /** The values an `enum` setting accepts. @default - any value of the type */
+  readonly enum?: readonly string[];
+  /** The smallest value the controller accepts: a Go duration (`"1m"`) or a number. @default - no minimum */
+  readonly minimum?: string | number;
+  /** Values must be below this; Karpenter does not check it, the setting just makes no sense at or above it. @default - no maximum */
+  readonly exclusiveMaximum?: number;
+  /** The chart's default, as values.yaml writes it. */
+  readonly chartDefault: SettingValue;
+  /** The controller's own default, used when the variable is absent or does not parse. */
+  readonly controllerDefault: SettingValue;
+  /** The template passes the value through `tpl`: `{{ … }}` in it is evaluated by Helm. */
+  readonly tpl: boolean;
+  /** The first sentence of the settings docs' description. */
+  readonly description: string;
+}
+
+/**
+ * One key of the chart's values (`chart-values-keys.generated.ts` holds the tree). A leaf has
+ * neither field; a map with known keys has `children`; a free-form node (a default of `{}`, a
+ * list, or a Kubernetes pass-through object such as `affinity`) accepts any keys below it.
+ */
+export interface ChartKeyNode {
+  readonly freeForm?: true;
+  readonly children?: { readonly [key: string]: ChartKeyNode };
+}

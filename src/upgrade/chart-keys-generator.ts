@@ -1,5 +1,5 @@
 /**
- * Builds the key tree of the Karpenter Helm chart's `values.yaml` (src/release/chart-values-keys.ts),
+ * Builds the key tree of the Karpenter Helm chart's `values.yaml` (src/release/chart-values-keys.generated.ts),
  * so user-supplied chart values are checked against the chart without reading it at run
  * time. Pure: text in, data or TypeScript out.
  *
@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { ChartKeyNode } from '../release/chart-values-keys';
+import type { ChartKeyNode } from '../release/types';
 
 /** Keys that are Kubernetes pass-through objects: free-form wherever they appear. */
 const PASS_THROUGH_KEYS = new Set(['affinity', 'dnsConfig', 'nodeSelector', 'podSecurityContext', 'resources', 'securityContext', 'strategy']);
@@ -134,7 +134,7 @@ export function buildChartKeys(source: string, version: string): ChartKeys {
   return { version, sha256: createHash('sha256').update(source).digest('hex'), tree, notes };
 }
 
-/** The TypeScript of src/release/chart-values-keys.ts. */
+/** The TypeScript of src/release/chart-values-keys.generated.ts. */
 export function renderChartKeys(keys: ChartKeys): string {
   const quote = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key));
   const emit = (node: KeyNode, indent: string): string => {
@@ -157,15 +157,7 @@ export function renderChartKeys(keys: ChartKeys): string {
 /** The Karpenter Helm chart version whose values.yaml this key tree describes. */
 export const CHART_VERSION = '${keys.version}';
 
-/**
- * One key of the chart's values. A leaf has neither field; a map with known
- * keys has \`children\`; a free-form node (a default of \`{}\`, a list, or a
- * Kubernetes pass-through object such as \`affinity\`) accepts any keys below it.
- */
-export interface ChartKeyNode {
-  readonly freeForm?: true;
-  readonly children?: { readonly [key: string]: ChartKeyNode };
-}
+import type { ChartKeyNode } from './types';
 
 /** Every key of the karpenter ${keys.version} chart's values.yaml, as a tree rooted at the top level. */
 export const CHART_VALUES_KEYS: ChartKeyNode = ${emit(keys.tree, '').replace(/,$/, ';')}

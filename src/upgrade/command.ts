@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, tokenize, usageHint } from '../command-line/args';
 import { versionText } from '../command-line/commands';
 import { userDir } from '../command-line/paths';
-import { CHART_VERSION } from '../release/chart-values-keys';
+import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { FsOps, REAL_FS } from '../output/fs-ops';
 import { STATE_DIR, UPGRADE_TXN_DIR } from '../output/layout';
 import { acquireLock } from '../output/lock';

@@ -55,7 +55,7 @@ export function buildCompatibility(markdown: string, karpenterVersion: string): 
   };
 }
 
-/** The TypeScript of src/release/compatibility.ts. */
+/** The TypeScript of src/release/compatibility.generated.ts. */
 export function renderCompatibility(data: CompatibilityData): string {
   const rows = Object.entries(data.minimumKarpenter).map(([k, v]) => `    '${k}': '${v}',`).join('\n');
   return `// GENERATED FILE - DO NOT EDIT BY HAND.

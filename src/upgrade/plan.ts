@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { buildCatalog, CatalogData, renderCatalog } from '../catalog/generate';
-import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys';
-import { KUBERNETES_COMPATIBILITY } from '../release/compatibility';
-import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES } from '../release/settings-rules';
+import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.generated';
+import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
+import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES } from '../release/settings-rules.generated';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
@@ -29,9 +29,9 @@ function vendoredVersions(root: string): string[] {
 export const UPGRADE_FILES = {
   nodePoolImport: 'imports/karpenter.sh.ts',
   ec2NodeClassImport: 'imports/karpenter.k8s.aws.ts',
-  chartKeys: 'src/release/chart-values-keys.ts',
-  settingsRules: 'src/release/settings-rules.ts',
-  compatibility: 'src/release/compatibility.ts',
+  chartKeys: 'src/release/chart-values-keys.generated.ts',
+  settingsRules: 'src/release/settings-rules.generated.ts',
+  compatibility: 'src/release/compatibility.generated.ts',
   catalog: 'src/catalog/instance-types.json',
   cdk8sYaml: 'cdk8s.yaml',
 } as const;
@@ -225,8 +225,8 @@ function vendoredReadme(release: Release, files: ReadonlyMap<string, string>): s
 
 Written by \`npm run upgrade -- ${release.version}\`: the files of
 [aws/karpenter-provider-aws](https://github.com/aws/karpenter-provider-aws/tree/v${release.version}) at tag
-\`v${release.version}\` (Apache-2.0) that imports/, src/release/chart-values-keys.ts,
-src/release/settings-rules.ts, src/release/compatibility.ts and src/catalog/instance-types.json are
+\`v${release.version}\` (Apache-2.0) that imports/, src/release/chart-values-keys.generated.ts,
+src/release/settings-rules.generated.ts, src/release/compatibility.generated.ts and src/catalog/instance-types.json are
 generated from, at their upstream paths. Never edited by hand: the tests check that each
 generated file is exactly what these make, validate manifests against these CRDs and render
 this chart with Helm. Upstream, \`charts/karpenter/crds/\` are links to \`pkg/apis/crds/\`, and

@@ -17,41 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isMap, isScalar, parseDocument } from 'yaml';
+import type { SettingRule, SettingType, SettingValue } from '../release/types';
 import { GO_DURATION, GO_FLOAT, GO_INTEGER, parseGoBool, parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
-
-/** How the controller parses a setting's environment variable. */
-export type SettingType = 'duration' | 'boolean' | 'integer' | 'number' | 'string' | 'enum';
-
-/** A setting value as YAML carries it. */
-export type SettingValue = string | number | boolean;
-
-/** What one chart `settings.*` key does in the controller. */
-export interface SettingRule {
-  /** The controller environment variable the chart sets from it. */
-  readonly envVar: string;
-  /**
-   * The template wraps it in `{{- with .Values.settings.<key> }}`: a falsy
-   * value (`false`, `0`, `""`) renders nothing, and the controller uses
-   * {@link SettingRule.controllerDefault} instead.
-   */
-  readonly withGuarded: boolean;
-  /** How the controller parses the variable; an unparsable value silently becomes the controller default. */
-  readonly type: SettingType;
-  /** The values an `enum` setting accepts. @default - any value of the type */
-  readonly enum?: readonly string[];
-  /** The smallest value the controller accepts: a Go duration (`"1m"`) or a number. @default - no minimum */
-  readonly minimum?: string | number;
-  /** Values must be below this; Karpenter does not check it, the setting just makes no sense at or above it. @default - no maximum */
-  readonly exclusiveMaximum?: number;
-  /** The chart's default, as values.yaml writes it. */
-  readonly chartDefault: SettingValue;
-  /** The controller's own default, used when the variable is absent or does not parse. */
-  readonly controllerDefault: SettingValue;
-  /** The template passes the value through `tpl`: `{{ … }}` in it is evaluated by Helm. */
-  readonly tpl: boolean;
-  /** The first sentence of the settings docs' description. */
-  readonly description: string;
-}
 
 /** Everything {@link renderSettingsRules} writes. */
 export interface SettingsRulesData {
@@ -652,7 +619,7 @@ function featureGateRules(chart: Readonly<Record<string, SettingValue>>, docs: D
 // ---------------------------------------------------------------- output
 
 /**
- * The text of `src/release/settings-rules.ts` for `data`: a generated,
+ * The text of `src/release/settings-rules.generated.ts` for `data`: a generated,
  * self-contained module exporting `SETTINGS_RULES` and the feature gates.
  */
 export function renderSettingsRules(data: SettingsRulesData): string {
@@ -675,39 +642,7 @@ ${data.sources.map((s) => `//   ${s.path} (sha256 ${s.sha256})`).join('\n')}
 /** The Karpenter version these rules describe. */
 export const SETTINGS_RULES_VERSION = ${quote(v)};
 
-/** How the controller parses a setting's environment variable. */
-export type SettingType = 'duration' | 'boolean' | 'integer' | 'number' | 'string' | 'enum';
-
-/**
- * What one chart \`settings.*\` key does in the controller.
- * @see https://karpenter.sh/docs/reference/settings/
- */
-export interface SettingRule {
-  /** The controller environment variable the chart sets from it. */
-  readonly envVar: string;
-  /**
-   * The template wraps it in \`{{- with .Values.settings.<key> }}\`: a falsy
-   * value (\`false\`, \`0\`, \`""\`) renders nothing, and the controller uses
-   * \`controllerDefault\` instead.
-   */
-  readonly withGuarded: boolean;
-  /** How the controller parses the variable; an unparsable value silently becomes the controller default. */
-  readonly type: SettingType;
-  /** The values an \`enum\` setting accepts. @default - any value of the type */
-  readonly enum?: readonly string[];
-  /** The smallest value the controller accepts: a Go duration (\`"1m"\`) or a number. @default - no minimum */
-  readonly minimum?: string | number;
-  /** Values must be below this; Karpenter does not check it, the setting just makes no sense at or above it. @default - no maximum */
-  readonly exclusiveMaximum?: number;
-  /** The chart's default, as values.yaml writes it. */
-  readonly chartDefault: string | number | boolean;
-  /** The controller's own default, used when the variable is absent or does not parse. */
-  readonly controllerDefault: string | number | boolean;
-  /** The template passes the value through \`tpl\`: \`{{ … }}\` in it is evaluated by Helm. */
-  readonly tpl: boolean;
-  /** The first sentence of the settings docs' description. */
-  readonly description: string;
-}
+import type { SettingRule } from './types';
 
 /**
  * Every key under the chart's \`settings\` but \`featureGates\`, by chart key.

@@ -1,4 +1,4 @@
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogFromData, karpenterCatalog } from '../../src/catalog/catalog';

@@ -5,7 +5,7 @@
  */
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { inputErrorOf, load, problemsOf, warningsOf } from './helpers';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../../src/config/load';
 import { formatProblem } from '../../src/input/problems';
 

@@ -4,7 +4,7 @@
  * and the AMI pins each cluster's pools use checked against it.
  */
 import { KUBERNETES_AMIS } from '../../src/release/ami-releases';
-import { KUBERNETES_COMPATIBILITY } from '../../src/release/compatibility';
+import { KUBERNETES_COMPATIBILITY } from '../../src/release/compatibility.generated';
 import { amiAliasFinding } from '../../src/config/kubernetes';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { load, problemsOf, warningsOf } from './helpers';

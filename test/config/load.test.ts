@@ -4,7 +4,7 @@
  * per cluster, frozen output, and how problems are reported (all at once, one
  * line each).
  */
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
 import { formatProblem, InputError } from '../../src/input/problems';

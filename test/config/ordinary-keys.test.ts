@@ -2,7 +2,7 @@
  * `constructor`, `__proto__` and friends are ordinary keys everywhere a user names keys:
  * kept where they are valid, errors where they are not, never dropped and never a crash.
  */
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { parseAllDocuments } from 'yaml';
 import { synthesize } from '../../src/synth';
 import { aConfig, rawConfigWithTeams, removeProjects } from '../builders';

@@ -17,7 +17,7 @@ import { catalogMatcher } from '../../src/catalog/match';
 import type { PodConstraints } from '../../src/fit/manifest';
 import { placePod } from '../../src/fit/placement';
 import { aCluster, aKarpenter, aPool } from '../pool-builders';
-import { SETTINGS_RULES } from '../../src/release/settings-rules';
+import { SETTINGS_RULES } from '../../src/release/settings-rules.generated';
 import { poolBounds } from '../../src/fit/resources';
 import { aContainer, aPodSpec, podOf } from './builders';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { run } from '../../src/cli';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { configState, EXAMPLE_MANIFEST, sha256 } from '../../src/init/example';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'init');

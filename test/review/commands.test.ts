@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aFleetConfig, cli, Fleet, removeFleets, TEAMS } from './fleet';
 import { copyExample, Plain } from '../builders';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 
 /** A git repository holding the example config (test/fixtures/example) and its synthesized output, committed. */
 async function repo(): Promise<string> {

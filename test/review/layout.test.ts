@@ -14,7 +14,7 @@ import { markdownReport, terminalReport } from '../../src/review/report';
 import { GeneratedTree } from '../../src/review/tree';
 import { Plain } from '../builders';
 import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 
 afterAll(removeFleets);
 

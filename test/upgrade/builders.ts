@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RELEASE_CRDS, UPGRADE_FILES, VENDORED_INDEX, VENDORED_RELEASE } from '../../src/upgrade/plan';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 export { snapshot } from '../support/snapshot';
 
 export const REPO = join(__dirname, '../..');

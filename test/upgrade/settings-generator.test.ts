@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHART_VALUES_KEYS } from '../../src/release/chart-values-keys';
-import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RULES_VERSION, SettingRule } from '../../src/release/settings-rules';
-import { buildSettingsRules, CONTROLLER_OPTIONS, renderSettingsRules, SettingsRulesInput, SettingValue, SOURCE_PATHS } from '../../src/upgrade/settings-generator';
+import { CHART_VALUES_KEYS } from '../../src/release/chart-values-keys.generated';
+import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RULES_VERSION } from '../../src/release/settings-rules.generated';
+import type { SettingRule } from '../../src/release/types';
+import { buildSettingsRules, CONTROLLER_OPTIONS, renderSettingsRules, SettingsRulesInput, SOURCE_PATHS } from '../../src/upgrade/settings-generator';
+import type { SettingValue } from '../../src/release/types';
 import { containerEnv, findManifest, helmTemplate } from '../support/helm';
 
 const REPO = join(__dirname, '../..');
@@ -61,8 +63,8 @@ function problemsOf(input: SettingsRulesInput): string {
 }
 
 describe('buildSettingsRules', () => {
-  it('reproduces the committed src/release/settings-rules.ts from the vendored release', () => {
-    const committed = readFileSync(join(REPO, 'src/release/settings-rules.ts'), 'utf8');
+  it('reproduces the committed src/release/settings-rules.generated.ts from the vendored release', () => {
+    const committed = readFileSync(join(REPO, 'src/release/settings-rules.generated.ts'), 'utf8');
     expect(renderSettingsRules(buildSettingsRules(release()))).toBe(committed);
   });
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { CHART_VERSION } from '../../src/release/chart-values-keys';
+import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { FsOps, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
 import { upgradeCommand } from '../../src/upgrade/command';
@@ -26,8 +26,8 @@ describe('npm run upgrade', () => {
     const differ = [...plan.files].filter(([path, text]) => readFileSync(join(REPO, path), 'utf8') !== text).map(([path]) => path);
     expect(differ).toEqual([]);
     expect([...plan.files.keys()]).toEqual(expect.arrayContaining([
-      'imports/karpenter.sh.ts', 'imports/karpenter.k8s.aws.ts', 'src/release/chart-values-keys.ts', 'src/release/settings-rules.ts',
-      'src/release/compatibility.ts', 'src/catalog/instance-types.json', 'cdk8s.yaml',
+      'imports/karpenter.sh.ts', 'imports/karpenter.k8s.aws.ts', 'src/release/chart-values-keys.generated.ts', 'src/release/settings-rules.generated.ts',
+      'src/release/compatibility.generated.ts', 'src/catalog/instance-types.json', 'cdk8s.yaml',
     ]));
   });
 
@@ -48,10 +48,10 @@ describe('npm run upgrade', () => {
 
     const read = (path: string) => readFileSync(join(root, path), 'utf8');
     expect(read('imports/karpenter.sh.ts')).toMatch(/readonly nodeDrainPolicy\?: string;/);
-    expect(read('src/release/chart-values-keys.ts')).toMatch(/export const CHART_VERSION = '1\.15\.0';/);
-    expect(read('src/release/chart-values-keys.ts')).not.toMatch(/revisionHistoryLimit/);
-    expect(read('src/release/settings-rules.ts')).toMatch(/drainTimeout: \{\n\s+envVar: 'DRAIN_TIMEOUT',\n\s+withGuarded: true,\n\s+type: 'duration',/);
-    expect(read('src/release/compatibility.ts')).toMatch(/karpenterVersion: '1\.15\.0'/);
+    expect(read('src/release/chart-values-keys.generated.ts')).toMatch(/export const CHART_VERSION = '1\.15\.0';/);
+    expect(read('src/release/chart-values-keys.generated.ts')).not.toMatch(/revisionHistoryLimit/);
+    expect(read('src/release/settings-rules.generated.ts')).toMatch(/drainTimeout: \{\n\s+envVar: 'DRAIN_TIMEOUT',\n\s+withGuarded: true,\n\s+type: 'duration',/);
+    expect(read('src/release/compatibility.generated.ts')).toMatch(/karpenterVersion: '1\.15\.0'/);
     expect(read('src/catalog/instance-types.json')).toMatch(/"karpenterVersion": "1\.15\.0"/);
     expect(read('cdk8s.yaml')).toMatch(/karpenter-provider-aws\/v1\.15\.0\/pkg\/apis\/crds\/karpenter\.sh_nodepools\.yaml/);
     expect(read('cdk8s.yaml')).not.toMatch(/karpenter-provider-aws\/v(?!1\.15\.0)/);
@@ -201,7 +201,7 @@ describe('npm run upgrade', () => {
     const next = await upgrade(root, ['1.15.0', '--from', release]);
     expect(next.code).toBe(0);
     expect(next.out).toMatch(/^finished an upgrade that was interrupted$/m);
-    expect(readFileSync(join(root, 'src/release/chart-values-keys.ts'), 'utf8')).toMatch(/CHART_VERSION = '1\.15\.0'/);
+    expect(readFileSync(join(root, 'src/release/chart-values-keys.generated.ts'), 'utf8')).toMatch(/CHART_VERSION = '1\.15\.0'/);
     expect(existsSync(join(root, '.karpenter-gitops/upgrade-txn'))).toBe(false);
   });
 
@@ -231,12 +231,12 @@ describe('npm run upgrade', () => {
 
   it('refuses a generated file that is a symbolic link, and changes nothing', async () => {
     const root = aRepository();
-    rmSync(join(root, 'src/release/compatibility.ts'));
-    require('node:fs').symlinkSync('/etc/passwd', join(root, 'src/release/compatibility.ts'));
+    rmSync(join(root, 'src/release/compatibility.generated.ts'));
+    require('node:fs').symlinkSync('/etc/passwd', join(root, 'src/release/compatibility.generated.ts'));
     const before = snapshot(root);
     const { code, err } = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
     expect(code).toBe(1);
-    expect(err).toMatch(/^error: src\/release\/compatibility\.ts is a symbolic link: the upgrade replaces it only as a plain file or folder; restore it from git; nothing was changed$/m);
+    expect(err).toMatch(/^error: src\/release\/compatibility\.generated\.ts is a symbolic link: the upgrade replaces it only as a plain file or folder; restore it from git; nothing was changed$/m);
     expect(snapshot(root)).toEqual(before);
   });
 

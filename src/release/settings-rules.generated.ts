@@ -15,39 +15,7 @@
 /** The Karpenter version these rules describe. */
 export const SETTINGS_RULES_VERSION = '1.14.1';
 
-/** How the controller parses a setting's environment variable. */
-export type SettingType = 'duration' | 'boolean' | 'integer' | 'number' | 'string' | 'enum';
-
-/**
- * What one chart `settings.*` key does in the controller.
- * @see https://karpenter.sh/docs/reference/settings/
- */
-export interface SettingRule {
-  /** The controller environment variable the chart sets from it. */
-  readonly envVar: string;
-  /**
-   * The template wraps it in `{{- with .Values.settings.<key> }}`: a falsy
-   * value (`false`, `0`, `""`) renders nothing, and the controller uses
-   * `controllerDefault` instead.
-   */
-  readonly withGuarded: boolean;
-  /** How the controller parses the variable; an unparsable value silently becomes the controller default. */
-  readonly type: SettingType;
-  /** The values an `enum` setting accepts. @default - any value of the type */
-  readonly enum?: readonly string[];
-  /** The smallest value the controller accepts: a Go duration (`"1m"`) or a number. @default - no minimum */
-  readonly minimum?: string | number;
-  /** Values must be below this; Karpenter does not check it, the setting just makes no sense at or above it. @default - no maximum */
-  readonly exclusiveMaximum?: number;
-  /** The chart's default, as values.yaml writes it. */
-  readonly chartDefault: string | number | boolean;
-  /** The controller's own default, used when the variable is absent or does not parse. */
-  readonly controllerDefault: string | number | boolean;
-  /** The template passes the value through `tpl`: `{{ … }}` in it is evaluated by Helm. */
-  readonly tpl: boolean;
-  /** The first sentence of the settings docs' description. */
-  readonly description: string;
-}
+import type { SettingRule } from './types';
 
 /**
  * Every key under the chart's `settings` but `featureGates`, by chart key.

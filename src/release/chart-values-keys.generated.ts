@@ -10,15 +10,7 @@
 /** The Karpenter Helm chart version whose values.yaml this key tree describes. */
 export const CHART_VERSION = '1.14.1';
 
-/**
- * One key of the chart's values. A leaf has neither field; a map with known
- * keys has `children`; a free-form node (a default of `{}`, a list, or a
- * Kubernetes pass-through object such as `affinity`) accepts any keys below it.
- */
-export interface ChartKeyNode {
-  readonly freeForm?: true;
-  readonly children?: { readonly [key: string]: ChartKeyNode };
-}
+import type { ChartKeyNode } from './types';
 
 /** Every key of the karpenter 1.14.1 chart's values.yaml, as a tree rooted at the top level. */
 export const CHART_VALUES_KEYS: ChartKeyNode = {
