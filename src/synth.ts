@@ -12,6 +12,8 @@ import { ARGOCD_FILES, bootstrapApplication, clusterApplications, policiesDir, p
 import { chartValues } from './model/controller-values';
 import { summaryMarkdown } from './model/summary';
 import { tenancyPolicy } from './model/tenancy';
+import { driftGateModel, isGated, poolProject, poolProjectFile, staged } from './model/stages';
+import { DriftGateChart } from './charts/drift-gate-chart';
 import { GeneratedFile, renderFile, sortedByPath } from './output/render';
 
 /** Options of {@link synthesize} and {@link generate}. */
@@ -49,7 +51,7 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
   };
   for (const cluster of platform.clusters) {
     const dir = `dist/${cluster.id}`;
-    for (const app of clusterApplications(platform, cluster)) {
+    for (const app of clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a))) {
       add(`${dir}/apps/${app.file}.yaml`, (scope) => new ApplicationChart(scope, app.file, { app }));
     }
     const root = rootApplication(platform, cluster);
@@ -62,12 +64,22 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
     });
     const policy = tenancyPolicy(cluster);
     if (policy) add(`${policiesDir(cluster)}/team-pools.yaml`, (scope) => new PolicyChart(scope, 'team-pools', { policy }));
+    const gated = isGated(platform, cluster);
+    const teamPools = new Map<string, unknown[]>();
     for (const pool of cluster.pools) {
-      add(`${poolsDir(cluster, pool.team)}/${pool.name}.yaml`, (scope) => new NodePoolChart(scope, pool.name, { cluster, pool }));
+      const docs = chartManifests(new NodePoolChart(new App({ outdir: '.' }), pool.name, { cluster, pool }));
+      emit({ path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`, docs });
+      teamPools.set(pool.team, [...(teamPools.get(pool.team) ?? []), ...docs]);
       if (cluster.smokeTests) {
         add(`${dir}/smoke-tests/${pool.name}.yaml`, (scope) => new SmokeTestChart(scope, pool.name, { pool, namespace: SMOKE_TEST_NAMESPACE }));
       }
     }
+    for (const [team, docs] of gated ? teamPools : []) {
+      const gate = driftGateModel(platform, cluster, team, JSON.stringify(docs));
+      add(`${poolsDir(cluster, team)}/_drift-gate.yaml`, (scope) => new DriftGateChart(scope, 'drift-gate', { gate }));
+    }
+    const poolProjectOf = poolProject(platform, cluster);
+    if (poolProjectOf) add(`argocd/${poolProjectFile(cluster)}.yaml`, (scope) => new ProjectChart(scope, 'project', { project: poolProjectOf }));
     if (cluster.smokeTests) {
       add(`${dir}/smoke-tests/_namespace.yaml`, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: SMOKE_TEST_NAMESPACE }));
     }

@@ -4,6 +4,7 @@ import type { Cluster, Pool } from '../config/platform';
 import { TeamNodePool } from '../constructs/team-node-pool';
 import { nodeClassModel } from '../model/node-class';
 import { nodePoolModel } from '../model/node-pool';
+import { withWindowBudgets } from '../model/windows';
 
 /** Properties of a {@link NodePoolChart}. */
 export interface NodePoolChartProps {
@@ -19,7 +20,7 @@ export class NodePoolChart extends Chart {
     super(scope, id, { disableResourceNameHashes: true });
     new TeamNodePool(this, 'Pool', {
       nodeClass: nodeClassModel(props.pool, props.cluster),
-      nodePool: nodePoolModel(props.pool),
+      nodePool: withWindowBudgets(nodePoolModel(props.pool), props.cluster),
       team: props.pool.team,
     });
   }

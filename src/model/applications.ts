@@ -1,5 +1,6 @@
 import type { Cluster, Destination, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
+import type { SyncWindowModel } from './windows';
 
 /** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
 export const KARPENTER_CHART_REPO = 'public.ecr.aws/karpenter';
@@ -214,6 +215,8 @@ export function bootstrapApplication(platform: Platform): ApplicationModel {
   const { gitops } = platform;
   const files = [
     ...platform.clusters.map((c) => `${c.id}.yaml`),
+    // The AppProject of a cluster with a window (model/stages.ts poolProjectFile).
+    ...platform.clusters.filter((c) => c.window).map((c) => `${c.id}.project.yaml`),
     `${ARGOCD_FILES.helmRepository}.yaml`,
     ...(gitops.project === 'default' ? [] : [`${ARGOCD_FILES.project}.yaml`]),
   ];
@@ -272,6 +275,8 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
+  // The drift gate of a cluster a later stage waits for (docs/windows.md).
+  { group: 'batch', kind: 'Job' },
 ];
 
 /** An AppProject, derived from the platform. */
@@ -282,6 +287,8 @@ export interface ProjectModel {
   readonly destinations: readonly (Destination & { readonly namespace: string })[];
   readonly clusterResourceWhitelist: readonly GroupKind[];
   readonly namespaceResourceWhitelist: readonly GroupKind[];
+  /** Argo CD sync windows (docs/windows.md). @default - none */
+  readonly syncWindows?: readonly SyncWindowModel[];
 }
 
 /**

@@ -270,3 +270,9 @@ export function nextOpening(window: MaintenanceWindow, from: Date): Date | undef
   }
   return undefined;
 }
+
+/** A NodePool with its cluster's window budgets after the team's own (docs/windows.md). */
+export function withWindowBudgets<T extends { readonly budgets: readonly Budget[] }>(nodePool: T, cluster: { readonly window?: MaintenanceWindow }): T {
+  if (!cluster.window) return nodePool;
+  return { ...nodePool, budgets: [...nodePool.budgets, ...windowPlan(cluster.window).budgets] };
+}

@@ -1,0 +1,95 @@
+/**
+ * Windows and stages in a fleet (issue 24): `prod` with a Berlin weeknight window at stage 2,
+ * `dev` without a window at stage 1.
+ */
+import { parseAllDocuments } from 'yaml';
+import { synthesize } from './../src/synth';
+import { aTerraform, removeProjects } from './builders';
+import { load } from './config/helpers';
+import { aFleetConfig } from './review/fleet';
+import { validate } from './support/crd-validator';
+
+afterAll(removeProjects);
+
+const BERLIN = { timeZone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu'], start: '22:00', duration: '6h' };
+const fleet = (prod: Record<string, unknown> = { window: 'weeknights', stage: 2 }, dev: Record<string, unknown> = { stage: 1 }) => {
+  const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev, prod } });
+  return synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
+};
+type Obj = { kind: string; metadata: { name: string }; spec: Record<string, any> };
+const docs = (files: Map<string, string>, path: string): Obj[] => parseAllDocuments(files.get(path) ?? '').map((d) => d.toJS() as Obj);
+const one = (files: Map<string, string>, path: string, kind: string): Obj => docs(files, path).find((d) => d.kind === kind)!;
+
+describe('a fleet with a window and stages', () => {
+  const files = fleet();
+
+  it('gives prod\'s NodePools the window budgets after the team\'s, and they pass the NodePool CRD', () => {
+    const pool = one(files, 'dist/prod/nodepools/web/web.yaml', 'NodePool');
+    expect(pool.spec.disruption.budgets).toEqual([
+      { nodes: '10%' },
+      { nodes: '0', reasons: ['Drifted'], schedule: '0 2 * * tue,wed,thu', duration: '19h' },
+      { nodes: '0', reasons: ['Drifted'], schedule: '0 2 * * fri', duration: '91h' },
+    ]);
+    expect(validate(pool)).toEqual([]);
+  });
+
+  it('leaves dev\'s pools as they are', () => {
+    expect(one(files, 'dist/dev/nodepools/web/web.yaml', 'NodePool').spec.disruption.budgets).toEqual([{ nodes: '10%' }]);
+    expect(files.get('dist/dev/nodepools/web/web.yaml')).toBe(fleet({}, {}).get('dist/dev/nodepools/web/web.yaml'));
+  });
+
+  it('puts prod\'s pool Applications in prod-pools, an AppProject with the sync window, synced by the bootstrap', () => {
+    const project = one(files, 'argocd/prod.project.yaml', 'AppProject');
+    expect(project.metadata.name).toBe('prod-pools');
+    expect(project.spec.syncWindows).toEqual([{
+      kind: 'allow', schedule: '0 22 * * mon,tue,wed,thu', duration: '6h', timeZone: 'Europe/Berlin',
+      applications: ['prod-pools-web', 'prod-pools-ml'], manualSync: true,
+    }]);
+    expect(one(files, 'dist/prod/apps/pools-web.yaml', 'Application').spec.project).toBe('prod-pools');
+    expect(one(files, 'dist/prod/apps/karpenter.yaml', 'Application').spec.project).toBe('default');
+    expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('default');
+    expect(files.has('argocd/dev.project.yaml')).toBe(false);
+    expect(one(files, 'argocd/bootstrap.yaml', 'Application').spec.source.directory.include).toMatch(/prod\.project\.yaml/);
+  });
+
+  it('tracks the stage ref for stage 2 pools, gitops.targetRevision for stage 1 and for the roots', () => {
+    expect(one(files, 'dist/prod/apps/pools-web.yaml', 'Application').spec.source.targetRevision).toBe('karpenter-gitops/stage-2');
+    expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.source.targetRevision).toBe('HEAD');
+    expect(one(files, 'argocd/prod.yaml', 'Application').spec.source.targetRevision).toBe('HEAD');
+  });
+
+  it('gates dev\'s pools (stage 2 waits for them) and not prod\'s (no stage 3)', () => {
+    expect([...files.keys()].filter((f) => f.endsWith('_drift-gate.yaml'))).toEqual([
+      'dist/dev/nodepools/ml/_drift-gate.yaml', 'dist/dev/nodepools/web/_drift-gate.yaml',
+    ]);
+    expect([...fleet({ window: 'weeknights' }, {}).keys()].filter((f) => f.endsWith('_drift-gate.yaml'))).toEqual([]);
+  });
+
+  it('makes the gate a regular Job, restricted and read-only', () => {
+    const gate = docs(files, 'dist/dev/nodepools/web/_drift-gate.yaml');
+    const job = gate.find((d) => d.kind === 'Job')! as any;
+    expect(job.metadata.annotations['argocd.argoproj.io/hook']).toBeUndefined();
+    expect(job.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe('10');
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 21600 });
+    expect(job.spec.ttlSecondsAfterFinished).toBeUndefined();
+    const pod = job.spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.containers[0].securityContext).toEqual({
+      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.containers[0].image).toMatch(/^registry\.k8s\.io\/kubectl:v\d+\.\d+\.\d+$/);
+    expect(pod.containers[0].command[2]).toMatch(/karpenter\.sh\/nodepool in \(web\)/);
+    const role = gate.find((d) => d.kind === 'ClusterRole') as any;
+    expect(role.rules).toEqual([{ apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['get', 'list', 'watch'] }]);
+    expect(pod.serviceAccountName).toBe(gate.find((d) => d.kind === 'ServiceAccount')!.metadata.name);
+  });
+
+  it('names the gate by what it gates: a change to the team\'s pools makes a new Job', () => {
+    const name = (f: Map<string, string>) => one(f, 'dist/dev/nodepools/web/_drift-gate.yaml', 'Job').metadata.name;
+    const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1 }, prod: { stage: 2 } } });
+    (config.teams as any).web.expireAfter = '360h';
+    const changed = synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
+    expect(name(changed)).not.toBe(name(files));
+    expect(one(changed, 'dist/dev/nodepools/ml/_drift-gate.yaml', 'Job').metadata.name).toBe(one(files, 'dist/dev/nodepools/ml/_drift-gate.yaml', 'Job').metadata.name);
+  });
+});
