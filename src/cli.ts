@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { promotion } from './promote/promote';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -104,6 +105,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         failOn: text('fail-on') as Risk | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'promote': return promote(say, options.configPath, Number(argument), text('revision') ?? '', text('applications') ?? '-');
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
@@ -322,6 +324,27 @@ function explain(say: Reporter, { configPath }: Options, target: string, format:
  * and why not the others. Exit 0 even when nothing fits (a question, not a gate); 1 when
  * the manifest or the config has problems, all printed.
  */
+/** `promote STAGE --revision SHA --applications FILE` (docs/windows.md). */
+function promote(say: Reporter, configPath: string, stage: number, revision: string, file: string): number {
+  const { platform } = loadPlatform(configPath, say.loadOptions);
+  let applications: unknown;
+  try {
+    applications = JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(say.paths.resolve(file), 'utf8'));
+  } catch (err) {
+    say.error(`cannot read the Applications from ${file === '-' ? 'stdin' : file}: ${(err as Error).message} (give kubectl -n argocd get applications -o json)`);
+    return EXIT.failed;
+  }
+  const decision = promotion(platform, stage, revision, applications);
+  if (decision.ready) {
+    say.out(`stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`);
+    say.out(decision.command ?? '');
+    return EXIT.ok;
+  }
+  say.err(`not promoting ${revision} to stage ${stage}:`);
+  for (const b of decision.blockers) say.err(`  ${b}`);
+  return EXIT.failed;
+}
+
 function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json'): number {
   const problems: Problem[] = [];
   const read = <T>(f: () => T): T | undefined => {
