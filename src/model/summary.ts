@@ -2,6 +2,7 @@ import type { Cluster, Platform, Pool } from '../config/platform';
 import { clusterApplications, rootApplication } from './applications';
 import { amiFamily } from './node-class';
 import { tenancyPolicy } from './tenancy';
+import { windowSummary } from './windows-summary';
 
 /**
  * `dist/SUMMARY.md`: per cluster, a table of its pools and a diagram of the
@@ -27,6 +28,7 @@ export function summaryMarkdown(platform: Platform, configFile: string): string 
     lines.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const pool of cluster.pools) lines.push(row(pool));
     lines.push(...tenancy(cluster));
+    lines.push(...windowSummary(platform, cluster));
     lines.push('', waves(platform, cluster), '');
   }
   return lines.join('\n');
