@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { promotion } from './promote/promote';
+import { windowReviewLines } from './review/windows';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -288,7 +289,7 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
-  const { files } = await build(say, options);
+  const { files, platform } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
   const style = (risk: Risk, text: string) => {
@@ -298,6 +299,9 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   say.out(diffOptions.format === 'markdown'
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
+  // Windows and stages (docs/windows.md): when each window next opens, from now.
+  const windows = windowReviewLines(platform, new Date());
+  if (windows.length) say.out(['', diffOptions.format === 'markdown' ? '### Windows and stages' : 'Windows and stages:', '', ...windows.map((l) => `- ${l}`)].join('\n'));
   const gate = diffOptions.failOn;
   if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
     say.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);

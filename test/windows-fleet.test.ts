@@ -8,6 +8,7 @@ import { aTerraform, removeProjects } from './builders';
 import { load } from './config/helpers';
 import { aFleetConfig } from './review/fleet';
 import { validate } from './support/crd-validator';
+import { windowReviewLines } from '../src/review/windows';
 
 afterAll(removeProjects);
 
@@ -101,5 +102,16 @@ describe('dist/SUMMARY.md of a fleet with a window and stages', () => {
       + 'Drifted nodes are replaced only in mon 21:00-tue 02:00, tue 21:00-wed 02:00, wed 21:00-thu 02:00, thu 21:00-fri 02:00 UTC (1200 of 1440 minutes a week)');
     expect(summary).toMatch(/Stage 2: its pools track `karpenter-gitops\/stage-2`, promoted once `dev` \(stage 1\)/);
     expect(summary).toMatch(/Stage 1: its pools track `HEAD`; `prod` \(stage 2\) wait for its drift gates/);
+  });
+});
+
+describe('the review of a fleet with a window', () => {
+  it('says when each window next opens, from the reference time given', () => {
+    const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1 }, prod: { window: 'weeknights', stage: 2 } } });
+    const { platform } = load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } });
+    const lines = windowReviewLines(platform, new Date('2027-01-08T12:00:00Z'));
+    expect(lines[1]).toMatch(/^cluster prod: Window `weeknights`.*Its window next opens for drifted nodes at 2027-01-11T21:00Z, in 81h00m\.$/);
+    expect(lines[0]).toMatch(/^cluster dev: Stage 1/);
+    expect(windowReviewLines(platform, new Date('2027-01-11T22:00:00Z'))[1]).toMatch(/Its window is open now\.$/);
   });
 });
