@@ -115,3 +115,16 @@ describe('the review of a fleet with a window', () => {
     expect(windowReviewLines(platform, new Date('2027-01-11T22:00:00Z'))[1]).toMatch(/Its window is open now\.$/);
   });
 });
+
+describe('the AppProjects of a staged fleet', () => {
+  it('allow the drift gate\'s Job only where a cluster a later stage waits for deploys one', () => {
+    const config = aFleetConfig(['dev', 'prod'], { gitops: { project: 'karpenter' }, windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1, window: 'weeknights' }, prod: { window: 'weeknights', stage: 2 } } });
+    const files = synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
+    const jobs = (path: string) => one(files, path, 'AppProject').spec.namespaceResourceWhitelist.filter((k: { kind: string }) => k.kind === 'Job');
+    expect(jobs('argocd/project.yaml')).toEqual([{ group: 'batch', kind: 'Job' }]);
+    expect(jobs('argocd/dev.project.yaml')).toEqual([{ group: 'batch', kind: 'Job' }]);
+    expect(jobs('argocd/prod.project.yaml')).toEqual([]);
+    expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('dev-pools');
+    expect(one(files, 'dist/dev/apps/karpenter.yaml', 'Application').spec.project).toBe('karpenter');
+  });
+});

@@ -275,9 +275,10 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
-  // The drift gate of a cluster a later stage waits for (docs/windows.md).
-  { group: 'batch', kind: 'Job' },
 ];
+
+/** The drift gate's Job (docs/windows.md): allowed only where a cluster a later stage waits for deploys one. */
+export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
 
 /** An AppProject, derived from the platform. */
 export interface ProjectModel {
@@ -315,7 +316,9 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     sourceRepos: [gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
-    namespaceResourceWhitelist: NAMESPACED_KINDS,
+    // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
+    namespaceResourceWhitelist: platform.clusters.some((c) => c.stage !== undefined && platform.clusters.some((d) => d.stage === c.stage! + 1))
+      ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
   };
 }
 

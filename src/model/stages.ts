@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import type { ApplicationModel, ProjectModel } from './applications';
-import { clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
+import { clusterTeams, CLUSTER_KINDS, JOB_KIND, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
 import { syncWindowModel, SyncWindowModel } from './windows';
 
 /** Branch prefix of the stage refs: a stage-N cluster's pools track `<prefix>N` (N ≥ 2). */
@@ -72,7 +72,7 @@ export function poolProject(platform: Platform, cluster: Cluster): PoolProjectMo
     sourceRepos: [platform.gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: [{ ...cluster.destination, namespace: cluster.karpenter.namespace }],
     clusterResourceWhitelist: CLUSTER_KINDS,
-    namespaceResourceWhitelist: NAMESPACED_KINDS,
+    namespaceResourceWhitelist: isGated(platform, cluster) ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
     syncWindows: [syncWindowModel(cluster.window, stagedApplicationNames(cluster))],
   };
 }
