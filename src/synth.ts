@@ -13,6 +13,7 @@ import { chartValues } from './model/controller-values';
 import { summaryMarkdown } from './model/summary';
 import { tenancyPolicy } from './model/tenancy';
 import { driftGateModel, isGated, poolProject, poolProjectFile, staged } from './model/stages';
+import { windowHeader } from './model/windows';
 import { DriftGateChart } from './charts/drift-gate-chart';
 import { GeneratedFile, renderFile, sortedByPath } from './output/render';
 
@@ -68,7 +69,7 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
     const teamPools = new Map<string, unknown[]>();
     for (const pool of cluster.pools) {
       const docs = chartManifests(new NodePoolChart(new App({ outdir: '.' }), pool.name, { cluster, pool }));
-      emit({ path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`, docs });
+      emit({ path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`, docs, ...(cluster.window ? { header: windowHeader(cluster.window) } : {}) });
       teamPools.set(pool.team, [...(teamPools.get(pool.team) ?? []), ...docs]);
       if (cluster.smokeTests) {
         add(`${dir}/smoke-tests/${pool.name}.yaml`, (scope) => new SmokeTestChart(scope, pool.name, { pool, namespace: SMOKE_TEST_NAMESPACE }));

@@ -128,3 +128,14 @@ describe('the AppProjects of a staged fleet', () => {
     expect(one(files, 'dist/dev/apps/karpenter.yaml', 'Application').spec.project).toBe('karpenter');
   });
 });
+
+describe('a windowed cluster\'s pool files', () => {
+  it('say atop which UTC hours the budgets keep, and why', () => {
+    const text = fleet().get('dist/prod/nodepools/web/web.yaml')!;
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      '# Window weeknights: mon, tue, wed, thu 22:00 for 6h (Europe/Berlin); the last 2 budget(s) block Drifted outside it.',
+      expect.stringMatching(/^# Europe\/Berlin is UTC\+01:00 or UTC\+02:00: .*mon 21:00-tue 02:00.*1h less than the window at each opening\.$/),
+    ]);
+    expect(fleet().get('dist/dev/nodepools/web/web.yaml')!.startsWith('#')).toBe(false);
+  });
+});

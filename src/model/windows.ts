@@ -276,3 +276,10 @@ export function withWindowBudgets<T extends { readonly budgets: readonly Budget[
   if (!cluster.window) return nodePool;
   return { ...nodePool, budgets: [...nodePool.budgets, ...windowPlan(cluster.window).budgets] };
 }
+
+/** The comment atop a windowed cluster's pool files: which UTC hours the Drifted budgets keep, and why. */
+export function windowHeader(window: MaintenanceWindow): string {
+  const plan = windowPlan(window);
+  return `# Window ${window.name}: ${window.days.join(', ')} ${window.start} for ${window.duration} (${window.timeZone}); the last ${plan.budgets.length} budget(s) block Drifted outside it.\n`
+    + `# ${plan.note}.\n`;
+}
