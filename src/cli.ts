@@ -1,6 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { promotion } from './promote/promote';
+import { windowReviewLines } from './review/windows';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
+import type { Platform } from './config/platform';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
@@ -104,6 +107,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         failOn: text('fail-on') as Risk | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'promote': return promote(say, options.configPath, Number(argument), text('revision') ?? '', text('applications') ?? '-');
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
@@ -201,12 +205,12 @@ interface Options {
  * Validates the config and builds every file in memory. Bundled, the YAML is rendered
  * on a worker thread while the main thread builds the next file.
  */
-async function build(say: Reporter, { configPath, root }: Options): Promise<{ plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
+async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
     const plan = generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
-    return { plan, warnings, files: await renderer.finish() };
+    return { platform, plan, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
   }
@@ -286,7 +290,7 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
-  const { files } = await build(say, options);
+  const { files, platform } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
   const style = (risk: Risk, text: string) => {
@@ -296,6 +300,9 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   say.out(diffOptions.format === 'markdown'
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
+  // Windows and stages (docs/windows.md): when each window next opens, from now.
+  const windows = windowReviewLines(platform, new Date());
+  if (windows.length) say.out(['', diffOptions.format === 'markdown' ? '### Windows and stages' : 'Windows and stages:', '', ...windows.map((l) => `- ${l}`)].join('\n'));
   const gate = diffOptions.failOn;
   if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
     say.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
@@ -322,6 +329,27 @@ function explain(say: Reporter, { configPath }: Options, target: string, format:
  * and why not the others. Exit 0 even when nothing fits (a question, not a gate); 1 when
  * the manifest or the config has problems, all printed.
  */
+/** `promote STAGE --revision SHA --applications FILE` (docs/windows.md). */
+function promote(say: Reporter, configPath: string, stage: number, revision: string, file: string): number {
+  const { platform } = loadPlatform(configPath, say.loadOptions);
+  let applications: unknown;
+  try {
+    applications = JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(say.paths.resolve(file), 'utf8'));
+  } catch (err) {
+    say.error(`cannot read the Applications from ${file === '-' ? 'stdin' : file}: ${(err as Error).message} (give kubectl -n argocd get applications -o json)`);
+    return EXIT.failed;
+  }
+  const decision = promotion(platform, stage, revision, applications);
+  if (decision.ready) {
+    say.out(`stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`);
+    say.out(decision.command ?? '');
+    return EXIT.ok;
+  }
+  say.err(`not promoting ${revision} to stage ${stage}:`);
+  for (const b of decision.blockers) say.err(`  ${b}`);
+  return EXIT.failed;
+}
+
 function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json'): number {
   const problems: Problem[] = [];
   const read = <T>(f: () => T): T | undefined => {

@@ -6,6 +6,7 @@ import { NodePoolChart } from './charts/node-pool-chart';
 import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
+import { DriftGateChart } from './charts/drift-gate-chart';
 import type { Platform } from './config/platform';
 import { restoreKeys } from './constructs/safe-keys';
 import { FleetPlan, fleetPlan, PlanOptions } from './model/plan';
@@ -63,10 +64,13 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     const policy = cluster.tenancyPolicy;
     if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model }));
     for (const pool of cluster.pools) {
-      add(pool.path, (scope) => new NodePoolChart(scope, pool.name, { pool }));
+      emit({ path: pool.path, docs: chartManifests(new NodePoolChart(new App({ outdir: '.' }), pool.name, { pool })), ...(pool.header ? { header: pool.header } : {}) });
       const test = pool.smokeTest;
       if (test) add(test.path, (scope) => new SmokeTestChart(scope, pool.name, { test: test.model, namespace: test.namespace }));
     }
+    for (const gate of cluster.driftGates) add(gate.path, (scope) => new DriftGateChart(scope, 'drift-gate', { gate: gate.model }));
+    const poolProject = cluster.poolProject;
+    if (poolProject) add(poolProject.path, (scope) => new ProjectChart(scope, 'project', { project: poolProject.model }));
     const namespace = cluster.smokeTestNamespace;
     if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: namespace.model }));
   }

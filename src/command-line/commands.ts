@@ -110,6 +110,23 @@ export const COMMAND_SPECS = {
     ],
     notes: 'exit codes: 0 done, 1 failed (problems, or config/ not the example: nothing written), 2 bad usage',
   },
+  promote: {
+    name: 'promote',
+    summary: 'exit 0 and print the git push that promotes SHA to STAGE when the stage before has it, healthy',
+    description: 'Reads the Applications Argo CD reports (FILE: `kubectl -n argocd get applications -o json`, or -\n'
+      + 'for stdin). When every pool and tenancy policy Application of every cluster of stage STAGE-1 is\n'
+      + 'Synced at SHA and Healthy (its drift gates done: no drifted node left), prints the command that\n'
+      + 'moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE; otherwise names\n'
+      + 'each Application that is not, and why (docs/windows.md).',
+    argument: { name: 'STAGE', pattern: /^[0-9]+$/, missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json', invalid: 'STAGE is a number such as 2' },
+    options: [
+      { name: 'revision', value: 'SHA', required: 'promote needs --revision SHA: the commit to promote', help: 'the commit to promote (required)' },
+      { name: 'applications', value: 'FILE', required: 'promote needs --applications FILE: kubectl -n argocd get applications -o json, or - for stdin', help: 'kubectl -n argocd get applications -o json, or - for stdin (required)' },
+      CONFIG,
+    ],
+    examples: ['kubectl -n argocd get applications -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -'],
+    notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line',
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** A command `run` takes. */

@@ -12,6 +12,7 @@ import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
 import { readTerraformOutputs, TerraformResult } from './terraform';
+import { clusterWindow, windowFindings } from './windows';
 
 /** Options of {@link loadPlatform}. */
 export interface LoadOptions {
@@ -93,9 +94,14 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         tenancyAction: cluster.tenancy?.action ?? file.tenancy?.action ?? 'Deny',
         pools,
+        ...(clusterWindow(file, id) ? { window: clusterWindow(file, id) } : {}),
+        ...(cluster.stage !== undefined ? { stage: cluster.stage } : {}),
       });
     }
   }
+  const windows = windowFindings(source, file, clusters);
+  problems.push(...windows.problems);
+  warnings.push(...windows.warnings);
   problems.push(...applicationNameClashes(source, clusters));
   const tenancy = tenancyFindings(source, file, clusters);
   problems.push(...tenancy.problems);
@@ -106,6 +112,8 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
       targetRevision: file.gitops.targetRevision ?? 'HEAD',
       argocdNamespace: file.gitops.argocdNamespace ?? 'argocd',
       project: file.gitops.project ?? 'default',
+      ...(file.gitops.stageRefPrefix !== undefined ? { stageRefPrefix: file.gitops.stageRefPrefix } : {}),
+      ...(file.gitops.driftGateImage !== undefined ? { driftGateImage: file.gitops.driftGateImage } : {}),
     },
     clusters,
   };

@@ -2,6 +2,7 @@ import { PoolFields, TenancyAction } from './schema';
 import type { FieldPath } from '../input/problems';
 import type { Operator } from '../catalog/requirements';
 import { TerraformOutputs } from './terraform';
+import type { MaintenanceWindow } from '../schedule/windows';
 
 /** The level of the inheritance chain that set a pool field (contract section 5.3). */
 export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
@@ -126,6 +127,10 @@ export interface Cluster {
   readonly tenancyAction?: TenancyAction;
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
+  /** The maintenance window its pools are replaced and synced in (docs/windows.md). @default - none: any time */
+  readonly window?: MaintenanceWindow;
+  /** Rollout stage: its pools get a change after every cluster of the stage before. @default - none: no promotion, like stage 1 */
+  readonly stage?: number;
 }
 
 /** Where the controller runs: a managed node group, or Fargate (which needs IRSA: Pod Identity does not work there). */
@@ -161,7 +166,13 @@ export interface ControllerConfig {
 /** The validated platform: everything the generator needs, frozen. */
 export interface Platform {
   /** Where Argo CD reads the generated files. */
-  readonly gitops: { readonly repoURL: string; readonly targetRevision: string; readonly argocdNamespace: string; readonly project: string };
+  readonly gitops: {
+    readonly repoURL: string; readonly targetRevision: string; readonly argocdNamespace: string; readonly project: string;
+    /** Branch prefix of the stage refs (`<prefix>N`). @default - model/stages.ts STAGE_REF_PREFIX */
+    readonly stageRefPrefix?: string;
+    /** Image of the drift gate Job. @default - model/stages.ts DRIFT_GATE_IMAGE */
+    readonly driftGateImage?: string;
+  };
   /** The clusters, in file order, each with its own Karpenter release and controller. */
   readonly clusters: readonly Cluster[];
 }

@@ -4,6 +4,7 @@ import { suggest } from '../input/issues';
 import { ALIAS_RELEASES } from './kubernetes';
 import { listOrMapOf, userMap } from '../input/user-map';
 import { QUANTITY_PATTERN } from '../quantity/quantity';
+import { DAYS, durationMinutes, isTimeZone, MIN_WINDOW_MINUTES, WEEK } from '../schedule/windows';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.
@@ -451,8 +452,27 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     kubernetesVersion: z.string().regex(/^1\.[0-9]{1,2}$/, { error: 'must be a Kubernetes minor version such as "1.33" (quote it)' })
       .optional().describe('otherwise the terraform output cluster_version'),
     tenancy: tenancySchema.optional().describe('the tenancy policy of this cluster, over the top-level tenancy'),
+    window: dnsLabel.optional().describe('a key of windows: Drifted nodes are replaced and the pools synced only then (docs/windows.md)'),
+    stage: z.number().int().min(1).max(20).optional().describe('rollout order: a stage-N cluster\'s pools get a change after every stage-(N-1) cluster has it (docs/windows.md)'),
     legacyNodepoolsApp: z.literal('orphan', { error: 'the only value is orphan' }).optional()
       .describe('keep the single <cluster>-karpenter-nodepools Application of earlier releases, without finalizer, prune or automated sync, while the per-team Applications take the pools over'),
+  });
+
+  /** A maintenance window (docs/windows.md): when Drifted nodes may be replaced and pool Applications sync. */
+  const windowSchema = z.strictObject({
+    timeZone: z.string().min(1).superRefine((tz, ctx) => {
+      if (!isTimeZone(tz)) ctx.addIssue({ code: 'custom', message: `unknown time zone "${tz}": use an IANA name such as Europe/Berlin, America/New_York or UTC` });
+    }).describe('IANA time zone the start is written in, e.g. Europe/Berlin'),
+    days: z.array(z.enum(DAYS)).min(1).refine((d) => new Set(d).size === d.length, { error: 'each day may appear once' })
+      .describe('the days the window opens on, local time: sun, mon, tue, wed, thu, fri, sat'),
+    start: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, { error: 'must be a local time "HH:MM" such as "22:00" (quote it)' }),
+    duration: z.string().superRefine((d, ctx) => {
+      const minutes = durationMinutes(d);
+      if (minutes === undefined) ctx.addIssue({ code: 'custom', message: 'must be hours and/or minutes such as "6h", "90m" or "1h30m"' });
+      else if (minutes < MIN_WINDOW_MINUTES) {
+        ctx.addIssue({ code: 'custom', message: `is shorter than ${MIN_WINDOW_MINUTES}m: Argo CD retries a sync the window held back only every few minutes (timeout.reconciliation), so a shorter window may close before it does; make it at least ${MIN_WINDOW_MINUTES}m` });
+      } else if (minutes >= WEEK) ctx.addIssue({ code: 'custom', message: 'covers the whole week: leave the window out instead' });
+    }).describe('how long the window stays open, e.g. 6h or 1h30m (at least 15m)'),
   });
 
   /** The whole of `config/platform.yaml`. */
@@ -463,8 +483,12 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
       targetRevision: z.string().min(1).optional().describe('default HEAD'),
       argocdNamespace: dnsLabel.optional().describe('default argocd'),
       project: dnsLabel.optional().describe('Argo CD AppProject, default "default"'),
+      stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
+        .optional().describe('the branch a stage-N cluster\'s pools track is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
+      driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: needs kubectl and /bin/sh; default registry.k8s.io/kubectl (see docs/windows.md)'),
     }),
     karpenter: z.strictObject({ version, ...karpenterFields }),
+    windows: map(dnsLabel, windowSchema).optional().describe('named maintenance windows; clusters.<id>.window picks one (docs/windows.md)'),
     clusters: map(clusterId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
     defaults: poolFieldsSchema.nullish(),
     tenancy: tenancySchema.optional().describe('how the policy that keeps teams\' pools to their namespaces acts (see docs/tenancy.md)'),

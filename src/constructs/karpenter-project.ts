@@ -39,6 +39,7 @@ export class KarpenterProject extends Construct {
         })),
         clusterResourceWhitelist: p.clusterResourceWhitelist.map((k) => ({ ...k })),
         namespaceResourceWhitelist: p.namespaceResourceWhitelist.map((k) => ({ ...k })),
+        syncWindows: p.syncWindows?.map((w) => ({ ...w, applications: [...w.applications] })),
       },
     });
   }

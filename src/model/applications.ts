@@ -1,5 +1,6 @@
 import type { Cluster, Destination, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
+import type { SyncWindowModel } from '../schedule/windows';
 
 /** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
 export const KARPENTER_CHART_REPO = 'public.ecr.aws/karpenter';
@@ -214,6 +215,8 @@ export function bootstrapApplication(platform: Platform): ApplicationModel {
   const { gitops } = platform;
   const files = [
     ...platform.clusters.map((c) => `${c.id}.yaml`),
+    // The AppProject of a cluster with a window (model/stages.ts poolProjectFile).
+    ...platform.clusters.filter((c) => c.window).map((c) => `${c.id}.project.yaml`),
     `${ARGOCD_FILES.helmRepository}.yaml`,
     ...(gitops.project === 'default' ? [] : [`${ARGOCD_FILES.project}.yaml`]),
   ];
@@ -274,6 +277,9 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'argoproj.io', kind: 'Application' },
 ];
 
+/** The drift gate's Job (docs/windows.md): allowed only where a cluster a later stage waits for deploys one. */
+export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
+
 /** An AppProject, derived from the platform. */
 export interface ProjectModel {
   readonly name: string;
@@ -282,6 +288,8 @@ export interface ProjectModel {
   readonly destinations: readonly (Destination & { readonly namespace: string })[];
   readonly clusterResourceWhitelist: readonly GroupKind[];
   readonly namespaceResourceWhitelist: readonly GroupKind[];
+  /** Argo CD sync windows (docs/windows.md). @default - none */
+  readonly syncWindows?: readonly SyncWindowModel[];
 }
 
 /**
@@ -308,7 +316,9 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     sourceRepos: [gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
-    namespaceResourceWhitelist: NAMESPACED_KINDS,
+    // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
+    namespaceResourceWhitelist: platform.clusters.some((c) => c.stage !== undefined && platform.clusters.some((d) => d.stage === c.stage! + 1))
+      ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
   };
 }
 

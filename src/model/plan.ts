@@ -10,6 +10,8 @@ import { NodeClassModel, nodeClassModel } from './node-class';
 import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
+import { withWindowBudgets, windowHeader } from '../schedule/windows';
+import { DriftGateModel, driftGateModel, isGated, poolProject, poolProjectFile, staged } from './stages';
 import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
 
 /** Options of {@link fleetPlan}. */
@@ -44,6 +46,8 @@ export interface PoolPlan {
   readonly nodeClass: NodeClassModel;
   /** `dist/<cluster>/smoke-tests/<pool>.yaml`. @default - none: the cluster has no smoke tests */
   readonly smokeTest?: PlannedSmokeTest;
+  /** Comment lines above the pool's file: its cluster's maintenance window. @default - none: the cluster has no window */
+  readonly header?: string;
 }
 
 /** Everything generated for one cluster. */
@@ -63,6 +67,10 @@ export interface ClusterPlan {
   readonly pools: readonly PoolPlan[];
   /** `dist/<cluster>/smoke-tests/_namespace.yaml`: the namespace's name. @default - none: the cluster has no smoke tests */
   readonly smokeTestNamespace?: Planned<string>;
+  /** `dist/<cluster>/nodepools/<team>/_drift-gate.yaml`, per team. @default - none: no later stage waits for the cluster */
+  readonly driftGates: readonly Planned<DriftGateModel>[];
+  /** `argocd/<cluster>.project.yaml`: the AppProject of its pool Applications, with its sync window. @default - none: the cluster has no window or stage */
+  readonly poolProject?: Planned<ProjectModel>;
 }
 
 /** The whole fleet's plan: per cluster, then the files of `argocd/` and `dist/SUMMARY.md`. */
@@ -104,26 +112,34 @@ export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
   const dir = `dist/${cluster.id}`;
   const root = rootApplication(platform, cluster);
   const policy = tenancyPolicy(cluster);
+  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool));
+  const project = poolProject(platform, cluster);
+  const teams = [...new Set(pools.map((p) => p.team))];
+  // A gate is named by the hash of what it gates: the team's NodePool and EC2NodeClass models.
+  const gate = (team: string) => driftGateModel(platform, cluster, team,
+    JSON.stringify(pools.filter((p) => p.team === team).map((p) => [p.nodePool, p.nodeClass])));
   return {
     id: cluster.id,
     karpenterVersion: cluster.karpenter.version,
-    applications: clusterApplications(platform, cluster).map((app) => ({ path: `${dir}/apps/${app.file}.yaml`, model: app })),
+    applications: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)).map((app) => ({ path: `${dir}/apps/${app.file}.yaml`, model: app })),
     root: { path: `argocd/${root.file}.yaml`, model: root },
     controllerValues: { path: `${dir}/karpenter/values.yaml`, model: chartValues(cluster) },
     ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
-    pools: cluster.pools.map((pool) => poolPlan(cluster, pool)),
+    pools,
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
+    driftGates: isGated(platform, cluster) ? teams.map((team) => ({ path: `${poolsDir(cluster, team)}/_drift-gate.yaml`, model: gate(team) })) : [],
+    ...(project ? { poolProject: { path: `argocd/${poolProjectFile(cluster)}.yaml`, model: project } } : {}),
   };
 }
 
-/** The plan of one pool's files. */
 export function poolPlan(cluster: Cluster, pool: Pool): PoolPlan {
   return {
     name: pool.name,
     team: pool.team,
     path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
-    nodePool: nodePoolModel(pool),
+    nodePool: withWindowBudgets(nodePoolModel(pool), cluster),
     nodeClass: nodeClassModel(pool, cluster),
+    ...(cluster.window ? { header: windowHeader(cluster.window) } : {}),
     ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { Cluster, Platform, Pool } from '../config/platform';
 import { ApplicationModel, clusterApplications, rootApplication } from './applications';
 import { amiFamily } from './node-class';
 import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import { windowSummary } from './windows-summary';
 
 /** What the summary reads of a cluster's plan (a `ClusterPlan` is one). */
 export interface SummaryCluster {
@@ -38,6 +39,7 @@ export function summaryMarkdown(platform: Platform, configFile: string, plans: r
     lines.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const pool of cluster.pools) lines.push(row(pool));
     lines.push(...tenancy(cluster, plan.tenancyPolicy?.model));
+    lines.push(...windowSummary(platform, cluster));
     lines.push('', waves(plan), '');
   });
   return lines.join('\n');

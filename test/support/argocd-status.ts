@@ -175,6 +175,8 @@ export interface StatusOptions {
   readonly health?: 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
   /** The last operation's phase and message. @default - a sync that Succeeded */
   readonly operation?: { readonly phase: 'Running' | 'Terminating' | 'Failed' | 'Error' | 'Succeeded'; readonly message: string } | null;
+  /** The commit synced (`status.sync.revision`, each of `revisions`). @default "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678" */
+  readonly revision?: string;
   /** `status.conditions`. @default - none */
   readonly conditions?: readonly { readonly type: string; readonly message: string }[];
 }
@@ -190,13 +192,14 @@ const FINISHED = '2026-11-20T10:00:42Z';
 export function anApplicationStatus(app: LiveApplication, options: StatusOptions = {}): Json {
   const spec = options.comparedSpec ?? app.spec ?? {};
   const multi = Array.isArray(spec.sources) && spec.sources.length > 0;
-  const revisions = multi ? (spec.sources as { targetRevision?: string }[]).map(() => 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678') : undefined;
+  const synced = options.revision ?? 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+  const revisions = multi ? (spec.sources as { targetRevision?: string }[]).map(() => synced) : undefined;
   const operation = options.operation === undefined ? { phase: 'Succeeded', message: 'successfully synced (all tasks run)' } : options.operation;
   return goJson({ struct: 'ApplicationStatus' }, {
     sync: {
       status: options.sync ?? 'Synced',
       comparedTo: comparedTo(spec),
-      ...(multi ? { revisions } : { revision: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678' }),
+      ...(multi ? { revisions } : { revision: synced }),
     },
     health: { status: options.health ?? 'Healthy', lastTransitionTime: FINISHED },
     conditions: options.conditions,

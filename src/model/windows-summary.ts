@@ -1,0 +1,28 @@
+import type { Cluster, Platform } from '../config/platform';
+import { isGated, poolProjectName, poolRevision } from './stages';
+import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
+
+/**
+ * The lines of `dist/SUMMARY.md` about a cluster's window and stage (docs/windows.md): the
+ * window in local time and the UTC hours kept (and why), the stage, the ref its pools track
+ * and what waits for what. Deterministic: no "next opening" (the review prints that).
+ */
+export function windowSummary(platform: Platform, cluster: Cluster): string[] {
+  const lines: string[] = [];
+  if (cluster.window) {
+    const w = cluster.window;
+    const plan = windowPlan(w);
+    lines.push('', `Window \`${w.name}\`: ${w.days.join(', ')} ${w.start} for ${budgetDuration(plan.localMinutes / w.days.length)} (${w.timeZone}), `
+      + `${describeRuns(plan.local).join(', ')} local. Drifted nodes are replaced only in ${describeRuns(plan.kept).join(', ')} UTC `
+      + `(${plan.keptMinutes} of ${plan.localMinutes} minutes a week): ${plan.note}. `
+      + `The pool Applications sync in the window (AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
+  }
+  if (cluster.stage !== undefined) {
+    const earlier = platform.clusters.filter((c) => c.stage === cluster.stage! - 1).map((c) => `\`${c.id}\``);
+    const later = platform.clusters.filter((c) => c.stage === cluster.stage! + 1).map((c) => `\`${c.id}\``);
+    lines.push('', `Stage ${cluster.stage}: its pools track \`${poolRevision(platform, cluster)}\``
+      + `${earlier.length ? `, promoted once ${earlier.join(', ')} (stage ${cluster.stage - 1}) run the revision, healthy with no drifted node` : ''}`
+      + `${isGated(platform, cluster) ? `; ${later.join(', ')} (stage ${cluster.stage + 1}) wait for its drift gates` : ''}.`);
+  }
+  return lines;
+}
