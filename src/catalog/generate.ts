@@ -201,7 +201,7 @@ function parseInstanceTypesPage(text: string, problems: string[]): ParsedPage {
     } else {
       const row = TABLE_ROW.exec(line);
       if (row && current && (section === 'labels' || section === 'resources')) {
-        addRow(current, section, row[1].trim(), row[2].trim(), `${at(n)}: ${current.name}`, problems);
+        addRow(current, section, { key: row[1].trim(), value: row[2].trim(), where: `${at(n)}: ${current.name}` }, problems);
       } else {
         problems.push(`${at(n)}: unexpected line ${JSON.stringify(line.slice(0, 80))} (expected a "### \`type\`" heading, "#### Labels", "#### Resources" or a "|key|value|" row)`);
       }
@@ -214,7 +214,14 @@ function parseInstanceTypesPage(text: string, problems: string[]): ParsedPage {
   return page;
 }
 
-function addRow(type: ParsedType, section: 'labels' | 'resources', key: string, value: string, where: string, problems: string[]): void {
+/** A row of a type's Labels or Resources table, and where it is (for problems). */
+interface Row {
+  readonly key: string;
+  readonly value: string;
+  readonly where: string;
+}
+
+function addRow(type: ParsedType, section: 'labels' | 'resources', { key, value, where }: Row, problems: string[]): void {
   const what = section === 'labels' ? 'label' : 'resource';
   const target: Map<string, unknown> = section === 'labels' ? type.labels : type.resources;
   if (key === '') {

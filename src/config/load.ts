@@ -80,7 +80,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts });
+    const pools = resolvePools({ source, file, clusterId: id, cluster, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts } }, problems, warnings);
     if (tf.outputs) {
       clusters.push({
         id,

@@ -18,17 +18,31 @@ const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespac
 
 
 
+/** What {@link resolvePools} resolves one cluster's pools from. */
+export interface ClusterPoolsInput {
+  /** The config file, for locating problems. */
+  readonly source: SourceFile;
+  readonly file: PlatformFile;
+  readonly clusterId: string;
+  readonly cluster: ClusterFile;
+  /** The cluster's Terraform outputs. @default - none: they could not be read */
+  readonly tf?: TerraformOutputs;
+  /** The cluster's Kubernetes version. @default - unknown */
+  readonly kubernetesVersion?: string;
+  /** Record where each field's value comes from (for explain). @default false */
+  readonly withProvenance?: boolean;
+  /** The cluster's Karpenter release and its facts. @default - not checked against a release */
+  readonly karpenter?: { readonly version: string; readonly facts?: ReleaseFacts };
+}
+
 /**
  * The pools of one cluster, each with its fields merged along the inheritance chain:
  * built-in < `defaults` < team < team.pools.<key> < cluster.teams.<team> <
  * cluster.teams.<team>.pools.<key> < cluster `overrides`; problems located at the level
  * that set the value.
  */
-export function resolvePools(
-  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile,
-  tf: TerraformOutputs | undefined, kubernetesVersion: string | undefined, problems: Problem[], warnings: Problem[], withProvenance = false,
-  karpenter?: { readonly version: string; readonly facts?: ReleaseFacts },
-): Pool[] {
+export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warnings: Problem[]): Pool[] {
+  const { source, file, clusterId, cluster, tf, kubernetesVersion, withProvenance = false, karpenter } = input;
   const teamIds = Object.keys(file.teams);
   const pools: Pool[] = [];
   const names = new Map<string, FieldPath>();

@@ -109,7 +109,7 @@ export function manifestOf(documents: readonly SourceFile[]): { manifest: Manife
   const skipped: SkippedObject[] = [];
   const problems: Problem[] = documents.flatMap((d) => d.problems);
   for (const source of documents) {
-    if (source.problems.length === 0) readObject(source, source.value, [], workloads, skipped, problems);
+    if (source.problems.length === 0) readObject(source, source.value, [], { workloads, skipped, problems });
   }
   return { manifest: { workloads, skipped }, problems };
 }
@@ -185,8 +185,16 @@ const object = z.looseObject({
   items: z.array(z.unknown()).nullish(),
 });
 
+/** What reading a manifest collects. */
+interface Found {
+  readonly workloads: Workload[];
+  readonly skipped: SkippedObject[];
+  readonly problems: Problem[];
+}
+
 /** Reads one object (at `at` in the document): a List's items one by one, a workload, or a skipped object. */
-function readObject(source: SourceFile, data: unknown, at: FieldPath, workloads: Workload[], skipped: SkippedObject[], problems: Problem[]): void {
+function readObject(source: SourceFile, data: unknown, at: FieldPath, found: Found): void {
+  const { workloads, skipped, problems } = found;
   const value = valueAt(data, at);
   if (!isPlainMap(value)) {
     problems.push(source.problem(at, `expected a Kubernetes object (a map with apiVersion and kind), got ${describe(value)}`));
@@ -199,7 +207,7 @@ function readObject(source: SourceFile, data: unknown, at: FieldPath, workloads:
   }
   const { apiVersion, kind, metadata, items } = parsed.data;
   if (kind.endsWith('List') && Array.isArray(items)) {
-    items.forEach((_, i) => readObject(source, data, [...at, 'items', i], workloads, skipped, problems));
+    items.forEach((_, i) => readObject(source, data, [...at, 'items', i], found));
     return;
   }
   const namespace = metadata?.namespace || 'default';

@@ -180,7 +180,7 @@ async function replaceConfig(root: string, files: ReadonlyMap<string, string>, r
       old.set(path, readFileSync(join(root, path), 'utf8'));
     }
     const dirs = [CONFIG_DIR, `${CONFIG_DIR}/terraform`].filter((d) => kindOf(join(root, d)) === 'dir');
-    const result = await applyChange(root, txn, planChange({ files: old, dirs }, files, CONFIG_SCOPE), files, REAL_FS, CONFIG_SCOPE);
+    const result = await applyChange({ root, txn, journal: planChange({ files: old, dirs }, files, CONFIG_SCOPE), files }, REAL_FS, CONFIG_SCOPE);
     return { written: [...result.written], removed: [...result.removed] };
   } finally {
     lock.release();

@@ -70,7 +70,7 @@ export class OutputDir {
    * @param old the tree as {@link OutputDir.read} just returned it @default - read now
    */
   public async replace(files: ReadonlyMap<string, string>, old: OutputTree = this.read()): Promise<ChangeResult> {
-    return applyChange(this.root, join(this.state, TXN_DIR), planChange(old, files), files, this.ops);
+    return applyChange({ root: this.root, txn: join(this.state, TXN_DIR), journal: planChange(old, files), files }, this.ops);
   }
 
   /** Releases the lock. */

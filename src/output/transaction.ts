@@ -87,7 +87,18 @@ export function isEmpty(j: Journal): boolean {
  * Any failure before the commit leaves the tree untouched; after it, the change is undone
  * step by step. If even that fails, the journal stays and the next run finishes the change.
  */
-export async function applyChange(root: string, txn: string, journal: Journal, files: ReadonlyMap<string, string>, ops: FsOps, scope: ChangeScope = OUTPUT_SCOPE): Promise<ChangeResult> {
+/** A change to make: where, its staging area, its journal and the new files' text. */
+export interface Change {
+  /** The root the journal's paths are relative to. */
+  readonly root: string;
+  /** The staging area of the change. */
+  readonly txn: string;
+  readonly journal: Journal;
+  /** Every file of the new tree, by path. */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+export async function applyChange({ root, txn, journal, files }: Change, ops: FsOps, scope: ChangeScope = OUTPUT_SCOPE): Promise<ChangeResult> {
   const result = { written: journal.writes.map((w) => w.path), removed: [...journal.deletes], unchanged: files.size - journal.writes.length };
   if (isEmpty(journal)) return result;
   if (kindOf(txn) !== 'missing') ops.removeAll(txn);

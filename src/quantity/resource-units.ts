@@ -35,11 +35,6 @@ export function inCatalogUnits(resource: string, q: Quantity, rounding: Rounding
   return rounding === 'exact' ? q.toNumber(unit) : Number(q.to(unit, rounding));
 }
 
-/** An amount of `resource` in the catalog's unit as a quantity (`1500` cpu → `1500m`). */
-export function fromCatalogUnits(resource: string, amount: bigint): Quantity {
-  return Quantity.fromUnit(amount, UNIT[catalogUnitOf(resource)]);
-}
-
 /**
  * An amount in the catalog's unit as people write it: `2`, `1500m`, `4Gi`, `346.94Gi`,
  * `512Mi`, `1`. Memory not a whole number of GiB shows two decimals, rounded `up` (what

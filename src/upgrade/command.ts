@@ -104,8 +104,8 @@ export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, con
         : await download(io, version, templateNames(join(root, VENDORED_RELEASE, CHART_DIR, 'templates')), env, context.fetch);
       const plan = planUpgrade(release, { root, cdk8sBin: context.cdk8sBin ?? cdk8sBinOf(root) });
       const old = currentFiles(root, [...plan.files.keys()]);
-      const result = await applyChange(root, txn, planChange(old, plan.files, UPGRADE_SCOPE), plan.files, context.ops ?? REAL_FS, UPGRADE_SCOPE);
-      report(io, release, plan.report, plan.notes, result.written, result.unchanged);
+      const result = await applyChange({ root, txn, journal: planChange(old, plan.files, UPGRADE_SCOPE), files: plan.files }, context.ops ?? REAL_FS, UPGRADE_SCOPE);
+      report(io, release, { lines: plan.report, notes: plan.notes }, result);
       return 0;
     } finally {
       lock.release();
@@ -177,7 +177,7 @@ function cdk8sBinOf(root: string): string {
   throw new ReleaseError('cannot find the cdk8s CLI (cdk8s-cli/bin/cdk8s): run npm ci first');
 }
 
-function report(io: UpgradeIo, release: Release, lines: readonly string[], notes: readonly string[], written: readonly string[], unchanged: number): void {
+function report(io: UpgradeIo, release: Release, { lines, notes }: { readonly lines: readonly string[]; readonly notes: readonly string[] }, { written, unchanged }: { readonly written: readonly string[]; readonly unchanged: number }): void {
   io.out(`Karpenter ${CHART_VERSION} → ${release.version} (${release.origin.startsWith('http') ? 'downloaded from' : 'read from'} ${release.origin})`);
   io.out('');
   for (const line of lines) io.out(line);

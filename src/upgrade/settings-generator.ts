@@ -143,7 +143,7 @@ export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = 
   const settings: Record<string, SettingRule> = {};
   if (docs && chart) {
     for (const key of Object.keys(chart.settings).sort(compare)) {
-      const rule = settingRule(key, chart.settings[key], docs, template, facts, problems);
+      const rule = settingRule(key, chart.settings[key], { docs, template, facts }, problems);
       if (rule) settings[key] = rule;
     }
     for (const key of template.bindings.keys()) {
@@ -408,7 +408,7 @@ interface Evidence {
   readonly because: string;
 }
 
-function settingRule(key: string, chartDefault: SettingValue, docs: Docs, template: Template, facts: Facts, problems: string[]): SettingRule | undefined {
+function settingRule(key: string, chartDefault: SettingValue, { docs, template, facts }: { readonly docs: Docs; readonly template: Template; readonly facts: Facts }, problems: string[]): SettingRule | undefined {
   const at = `settings.${key}`;
   const binding = template.bindings.get(key);
   if (!binding) {
@@ -430,9 +430,9 @@ function settingRule(key: string, chartDefault: SettingValue, docs: Docs, templa
   }
   const type = settingType(at, [docsType, chartEvidence(chartDefault), goEvidence(go)], problems);
   if (type === undefined) return undefined;
-  const enumValues = agree(at, 'value list', docsEnum, go?.oneOf, facts, problems);
-  const minimum = agree(at, 'minimum', minimumOf(row.description), go?.minimum, facts, problems);
-  const defaultText = agree(at, 'controller default', row.default, go?.default, facts, problems) ?? impliedDefault(at, type, problems);
+  const enumValues = agree(at, 'value list', { docs: docsEnum, go: go?.oneOf }, facts, problems);
+  const minimum = agree(at, 'minimum', { docs: minimumOf(row.description), go: go?.minimum }, facts, problems);
+  const defaultText = agree(at, 'controller default', { docs: row.default, go: go?.default }, facts, problems) ?? impliedDefault(at, type, problems);
   if (type === 'enum' && !enumValues) problems.push(`${at}: an enum setting with no values`);
   if (problems.length > before || defaultText === undefined) return undefined;
 
@@ -520,7 +520,7 @@ function minimumOf(description: string): string | undefined {
 }
 
 /** The value two sources give, or a problem when both give one and they differ. */
-function agree<T extends string | readonly string[]>(at: string, what: string, docs: T | undefined, go: T | undefined, facts: Facts, problems: string[]): T | undefined {
+function agree<T extends string | readonly string[]>(at: string, what: string, { docs, go }: { readonly docs?: T; readonly go?: T }, facts: Facts, problems: string[]): T | undefined {
   if (docs !== undefined && go !== undefined && String(docs) !== String(go)) {
     if (facts.sameRelease) problems.push(`${at}: settings.md says the ${what} is ${String(docs)}, CONTROLLER_OPTIONS (the Go code) says ${String(go)}: re-read the Go code`);
     else facts.notes.push(`${at}: settings.md says the ${what} is ${String(docs)}, CONTROLLER_OPTIONS (read at ${facts.goFrom}) says ${String(go)}: took settings.md's; check the Go code`);
