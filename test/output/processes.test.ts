@@ -80,7 +80,7 @@ describe('synth processes that are killed or race', () => {
     }
     // A kill as the staging area appears is before the commit: the old tree stays.
     expect(seen[0]).toBe('a');
-  }, 120_000);
+  }, 300_000);
 
   it('refuses a second run while the first holds the lock, and the first one writes', async () => {
     const dir = project(60);
@@ -88,12 +88,15 @@ describe('synth processes that are killed or race', () => {
     expect(runSync(dir, 'synth', 'a').status).toBe(0);
     // Run b until it holds the lock, then freeze it there (SIGSTOP): it is alive and holds the
     // lock for as long as run a needs to start and try, whatever the machine's speed.
-    const first = spawn(process.execPath, [RUN, 'synth', '--config', 'config/b.yaml'], { cwd: dir, stdio: 'ignore' });
+    const first = spawn(process.execPath, [RUN, 'synth', '--config', 'config/b.yaml'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let firstErr = '';
+    first.stderr.on('data', (d) => { firstErr += d; });
     const firstExit = new Promise<number | null>((resolve) => first.on('exit', resolve));
     let exited = false;
     void firstExit.then(() => { exited = true; });
     while (!exited && !existsSync(join(dir, '.karpenter-gitops/lock'))) await new Promise((r) => setImmediate(r));
-    expect(exited).toBe(false);
+    // Had it ended before taking the lock, say how (its stderr), not only that it did.
+    expect({ exitedBeforeTheLock: exited, stderr: exited ? firstErr : '' }).toEqual({ exitedBeforeTheLock: false, stderr: '' });
     first.kill('SIGSTOP');
     try {
       const second = runSync(dir, 'synth', 'a');
