@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
+import { budgetProblems } from './model/cost';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
@@ -205,6 +206,9 @@ async function build(say: Reporter, { configPath, root }: Options): Promise<{ pl
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
+    // Cost as code (docs/cost.md): a team whose ceiling exceeds its budget fails synth.
+    const overBudget = budgetProblems(platform);
+    if (overBudget.length) throw new InputError(overBudget);
     const plan = generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
     return { plan, warnings, files: await renderer.finish() };
   } finally {

@@ -5,7 +5,7 @@ import { suggest, zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
 import { release, releaseProblem } from '../release/release';
 import { compatibilityFinding } from './kubernetes';
-import { Cluster, Platform } from './platform';
+import { Cluster, Platform, TeamBudget } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
 import { InputError, Problem, renderPath } from '../input/problems';
@@ -108,6 +108,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
       project: file.gitops.project ?? 'default',
     },
     clusters,
+    ...budgetsOf(source, file),
   };
   return { platform, problems, warnings };
 }
@@ -163,6 +164,16 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
 
 /** The first Kubernetes minor with admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30). */
 const TENANCY_MIN_MINOR = 30;
+
+/** The teams' budgets, located at `teams.<team>.budget.perHour` (docs/cost.md). */
+function budgetsOf(source: SourceFile, file: PlatformFile): { budgets?: TeamBudget[] } {
+  const budgets = Object.entries(file.teams).flatMap(([team, t]) => {
+    if (!t?.budget) return [];
+    const { file: at, line, col, path } = source.problem(['teams', team, 'budget', 'perHour'], '');
+    return [{ team, perHour: t.budget.perHour, at: { file: at, line, col, path } }];
+  });
+  return budgets.length ? { budgets } : {};
+}
 
 /**
  * Every Application lives in Argo CD's one namespace: names built from cluster and team ids

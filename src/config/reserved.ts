@@ -5,6 +5,8 @@
 
 /** Node label holding the owning team. */
 export const TEAM_LABEL = 'team';
+/** The node label with the team's cost center (`costCenter`), for OpenCost and Kubecost (docs/cost.md). */
+export const COST_CENTER_LABEL = 'cost-center';
 /** Taint key of a dedicated pool; its value is the team. */
 export const DEDICATED_TAINT_KEY = 'dedicated';
 /** Value of `app.kubernetes.io/managed-by` and of the EC2 tag `managed-by`. */

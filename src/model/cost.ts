@@ -3,9 +3,9 @@
  * on-demand list prices (the catalog's), never forecasts. `explain`, budgets (docs/cost.md),
  * `dist/SUMMARY.md` and the review all read {@link poolCeiling}; nothing else derives a cost.
  */
-import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
+import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher } from '../catalog/match';
-import type { Cluster, Pool } from '../config/platform';
+import type { Cluster, Platform, Pool } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
 import { poolPlan } from './plan';
@@ -40,9 +40,122 @@ export function poolCeiling(cluster: Cluster, pool: Pool): PoolCeiling {
   return { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
 }
 
-/** The region of the catalog's list prices. */
-export function pricingRegion(): string {
-  return karpenterCatalog().pricingRegion;
+/** One pool's ceiling in one cluster. */
+export interface PoolCost {
+  readonly cluster: string;
+  readonly pool: string;
+  readonly team: string;
+  /** USD per hour at its limits. @default null - unbounded (no limit bounds it) */
+  readonly perHour: number | null;
+}
+
+/** A team's ceiling: per cluster (the clusters it has pools in, in platform order) and in total. */
+export interface TeamCeiling {
+  readonly team: string;
+  readonly pools: readonly PoolCost[];
+  /** USD per hour per cluster id; null when a pool there is unbounded. */
+  readonly perCluster: ReadonlyMap<string, number | null>;
+  /** USD per hour over every cluster; null when any pool is unbounded. */
+  readonly total: number | null;
+  /** `budget.perHour`, USD. @default - none */
+  readonly budget?: string;
+}
+
+/**
+ * Every team's ceiling, in order of first appearance: the sum of {@link poolCeiling} over its
+ * pools and clusters (never re-derived here).
+ */
+export function teamCeilings(platform: Platform): TeamCeiling[] {
+  const pools = platform.clusters.flatMap((c) => c.pools.map((p): PoolCost => ({ cluster: c.id, pool: p.name, team: p.team, perHour: poolCeiling(c, p).perHour })));
+  const teams = [...new Set(pools.map((p) => p.team))];
+  return teams.map((team) => {
+    const mine = pools.filter((p) => p.team === team);
+    const perCluster = new Map<string, number | null>();
+    for (const c of platform.clusters) {
+      const here = mine.filter((p) => p.cluster === c.id);
+      if (here.length) perCluster.set(c.id, sum(here.map((p) => p.perHour)));
+    }
+    const budget = platform.budgets?.find((b) => b.team === team)?.perHour;
+    return { team, pools: mine, perCluster, total: sum(mine.map((p) => p.perHour)), ...(budget !== undefined ? { budget } : {}) };
+  });
+}
+
+/** Every cluster's ceiling: the sum of its pools'. null when a pool is unbounded. */
+export function clusterCeilings(platform: Platform): { cluster: string; perHour: number | null }[] {
+  return platform.clusters.map((c) => ({ cluster: c.id, perHour: sum(c.pools.map((p) => poolCeiling(c, p).perHour)) }));
+}
+
+/** A problem with a team's budget, located at its `budget.perHour` (the shape of an input Problem). */
+export interface BudgetProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Budgets against ceilings: a problem for each team whose ceiling exceeds its budget (naming
+ * the pools that contribute most) and for each pool without a bound under a budget.
+ */
+export function budgetProblems(platform: Platform): BudgetProblem[] {
+  const problems: BudgetProblem[] = [];
+  const ceilings = teamCeilings(platform);
+  for (const budget of platform.budgets ?? []) {
+    const team = ceilings.find((t) => t.team === budget.team);
+    if (!team) continue;
+    const at = (message: string) => problems.push({ ...budget.at, message });
+    const unbounded = team.pools.filter((p) => p.perHour === null);
+    for (const p of unbounded) {
+      at(`pool ${p.pool} of cluster ${p.cluster} has no limit that bounds its cost, so team ${team.team}'s ceiling is unbounded under a budget: set limits.cpu or limits.memory on the pool`);
+    }
+    if (unbounded.length || team.total === null) continue;
+    const limit = Number(budget.perHour);
+    if (team.total <= limit) continue;
+    const top = [...team.pools].sort((a, b) => (b.perHour ?? 0) - (a.perHour ?? 0)).slice(0, 3);
+    at(`team ${team.team}'s ceiling is ${usd(team.total)}/hour, over its budget of ${usd(limit)}/hour by ${usd(team.total - limit)} (${CEILING_BASIS}); `
+      + `most from ${top.map((p) => `${p.cluster}/${p.pool} ${usd(p.perHour ?? 0)}`).join(', ')}: lower their limits or raise the budget`);
+  }
+  return problems;
+}
+
+/** The heading of `dist/SUMMARY.md`'s cost table, which the review reads back (src/review/cost.ts). */
+export const COST_HEADING = '## Cost ceilings';
+
+/**
+ * `dist/SUMMARY.md`'s cost section: per team its ceiling per cluster, in total and its budget;
+ * per cluster the total. One row per team, one column per cluster, `$` amounts, `-` where the
+ * team has no pool, `unbounded` where a pool has no limit that bounds it.
+ */
+export function costMarkdown(platform: Platform): string[] {
+  const clusters = platform.clusters.map((c) => c.id);
+  const cell = (v: number | null | undefined) => (v === undefined ? '-' : v === null ? 'unbounded' : usd(v));
+  const lines = [
+    COST_HEADING,
+    '',
+    `USD per hour that each team's pools can cost with their limits reached: ${CEILING_BASIS} (whatever the capacity type), not a forecast of the bill. `
+      + 'A budget is `teams.<team>.budget.perHour`; synth fails when the total exceeds it (see docs/cost.md).',
+    '',
+    `| team | ${clusters.map((c) => `\`${c}\``).join(' | ')} | total | budget |`,
+    `|---|${clusters.map(() => '---:').join('|')}|---:|---:|`,
+  ];
+  for (const t of teamCeilings(platform)) {
+    lines.push(`| ${t.team} | ${clusters.map((c) => cell(t.perCluster.get(c))).join(' | ')} | ${cell(t.total)} | ${t.budget !== undefined ? usd(Number(t.budget)) : '-'} |`);
+  }
+  const totals = clusterCeilings(platform);
+  const all = sum(totals.map((c) => c.perHour));
+  lines.push(`| all teams | ${totals.map((c) => cell(c.perHour)).join(' | ')} | ${cell(all)} | - |`);
+  return lines;
+}
+
+/** A USD amount per hour as shown: `$12.34`. */
+export function usd(n: number): string {
+  return `$${n.toFixed(2)}`;
+}
+
+function sum(values: readonly (number | null)[]): number | null {
+  if (values.some((v) => v === null)) return null;
+  return round((values as number[]).reduce((a, b) => a + b, 0));
 }
 
 /**
