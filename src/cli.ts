@@ -102,7 +102,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       case 'check': return await check(say, options);
       case 'diff': return await diff(say, options, {
         base: text('base') ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: values.full === true,
-        failOn: text('fail-on') as Risk | undefined, reportUrl: text('report-url'),
+        failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
@@ -280,7 +280,7 @@ interface DiffOptions {
   /** Every changed field, not the first few of each resource. */
   readonly full: boolean;
   /** Exit {@link EXIT.gate} when a change of this class or a louder one is reported. @default - always exit 0 */
-  readonly failOn?: Risk;
+  readonly failOn?: Risk | 'cost';
   /** Where the full report is, linked from a shortened PR comment. @default - no link */
   readonly reportUrl?: string;
 }
@@ -301,6 +301,13 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
   const gate = diffOptions.failOn;
+  if (gate === 'cost') {
+    // A PR that lets a team spend more needs the same explicit approval as a drain (docs/cost.md).
+    const rises = (result.costs ?? []).filter((c) => c.rises && c.team !== 'all teams');
+    if (rises.length === 0) return EXIT.ok;
+    say.err(`karpenter-gitops diff: --fail-on cost: the ceiling of ${rises.map((c) => `team ${c.team}`).join(', ')} rises`);
+    return EXIT.gate;
+  }
   if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
     say.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
     return EXIT.gate;

@@ -1,3 +1,4 @@
+import { COST_TITLE, costLines } from './cost';
 import { Change, ClusterChange, Review } from './changes';
 import { Risk, RISKS } from './risk';
 import { describe, FLEET, nameOf } from './tree';
@@ -30,8 +31,9 @@ export interface TerminalOptions {
  */
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
   const lines = [`karpenter-gitops diff: ${base} -> working tree`];
-  if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n`;
-  lines.push(counts(review.changes), '');
+  const cost = review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : [];
+  if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
+  lines.push(counts(review.changes), '', ...cost);
   for (const group of groups(review)) {
     lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
     if (group.event?.note) lines.push(`  note: ${group.event.note}`);
@@ -74,8 +76,9 @@ export interface MarkdownOptions {
 export function markdownReport(review: Review, base: string, options: MarkdownOptions = {}): string {
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
   const head = [COMMENT_MARKER, `### karpenter-gitops: what this PR does to the clusters (vs \`${base}\`)`, ''];
-  if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', ''].join('\n');
-  head.push(counts(review.changes), '');
+  const cost = review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs).map((l) => `- ${l}`), ''] : [];
+  if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', '', ...cost].join('\n');
+  head.push(counts(review.changes), '', ...cost);
   const note = [
     '> This report was shortened to fit a GitHub comment. The full report: '
       + `${options.fullReportUrl ? `[the workflow run's \`karpenter-diff\` artifact](${options.fullReportUrl}), or ` : ''}\`npm run diff -- --base ${base}\` locally.`,
