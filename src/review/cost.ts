@@ -85,7 +85,7 @@ export function costLines(changes: readonly CostChange[]): string[] {
   return changes.map((c) => {
     const cells = c.columns.map((k) => `${k} ${c.before.get(k) ?? '-'} -> ${c.after.get(k) ?? '-'}`);
     const who = c.team === 'all teams' ? 'all teams' : `team ${c.team}`;
-    return `${c.rises ? '▲' : '▼'} ${who}: ${cells.join(', ')}; budget ${c.budget}`;
+    return `${c.rises ? '▲' : '▼'} ${who}: ${cells.join(', ')}${c.team === 'all teams' ? '' : `; budget ${c.budget}`}`;
   });
 }
 

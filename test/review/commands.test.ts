@@ -138,7 +138,7 @@ describe('diff on the example', () => {
 
   it('names the classes --fail-on takes', async () => {
     expect((await cli(['diff', '--base', 'HEAD', '--fail-on', 'drains'])).err)
-      .toMatch(/^error: unknown class "drains" for --fail-on \(allowed: destructive, replaces-nodes\)$/m);
+      .toMatch(/^error: unknown class "drains" for --fail-on \(allowed: destructive, replaces-nodes, cost\)$/m);
   });
 });
 
