@@ -80,10 +80,12 @@ export function costChanges(base: GeneratedTree, head: GeneratedTree): CostChang
   return out;
 }
 
-/** One line per change: `team web (ceiling at us-east-1 on-demand list price, USD/hour): demo $1.29 -> $2.58, total $1.29 -> $2.58; budget $40.00`. */
+/** One line per change, the clusters whose ceiling changes then the total: `▲ team web: demo $1.29 -> $2.58, total $1.29 -> $2.58; budget $40.00`. */
 export function costLines(changes: readonly CostChange[]): string[] {
   return changes.map((c) => {
-    const cells = c.columns.map((k) => `${k} ${c.before.get(k) ?? '-'} -> ${c.after.get(k) ?? '-'}`);
+    // The clusters where the ceiling changes, then the total (always).
+    const cells = c.columns.filter((k) => k === 'total' || (c.before.get(k) ?? '-') !== (c.after.get(k) ?? '-'))
+      .map((k) => `${k} ${c.before.get(k) ?? '-'} -> ${c.after.get(k) ?? '-'}`);
     const who = c.team === 'all teams' ? 'all teams' : `team ${c.team}`;
     return `${c.rises ? '▲' : '▼'} ${who}: ${cells.join(', ')}${c.team === 'all teams' ? '' : `; budget ${c.budget}`}`;
   });
