@@ -241,7 +241,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   }
   if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
   if (COST_CENTER_LABEL in s.labels) add(['labels', COST_CENTER_LABEL], `the label "${COST_CENTER_LABEL}" is set by the generator from the team's costCenter: remove it (set costCenter on the team)`);
-  if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
+  if (Object.keys(s.labels).length + 2 > 100) add(['labels'], 'at most 98 labels (the generator adds "team" and "cost-center")');
   for (const key of Object.keys(s.tags)) {
     if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
   }
