@@ -6,7 +6,7 @@ import { resolveKarpenter } from './karpenter';
 import { release, releaseProblem } from '../release/release';
 import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform, TeamBudget } from './platform';
-import { APP_NAMES } from './reserved';
+import { APP_NAMES, costCenterLabel } from './reserved';
 import { resolvePools } from './pools';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
@@ -97,6 +97,12 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     }
   }
   problems.push(...applicationNameClashes(source, clusters));
+  for (const [team, t] of Object.entries(file.teams)) {
+    if (t?.costCenter !== undefined && costCenterLabel(t.costCenter) === undefined) {
+      warnings.push(source.problem(['teams', team, 'costCenter'], `is not a label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit): `
+        + `it stays the EC2 tag cost-center, but nodes get no cost-center label, so OpenCost and Kubecost cannot allocate by it (docs/cost.md)`));
+    }
+  }
   const tenancy = tenancyFindings(source, file, clusters);
   problems.push(...tenancy.problems);
   warnings.push(...tenancy.warnings);

@@ -397,8 +397,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
 
   const teamSchema = poolFieldsSchema.extend({
     owner: z.string().min(1).max(256).optional().describe('EC2 tag "owner"'),
-    // Cost as code (docs/cost.md): the cost center is also the node label cost-center, so a label value.
-    costCenter: labelValue.min(1).optional().describe('EC2 tag and node label "cost-center" (a label value), for cost allocation'),
+    costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"; also the node label "cost-center" when it is a label value (docs/cost.md)'),
     budget: z.strictObject({
       perHour: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a decimal number of USD per hour written as a string, such as "40" or "12.5"' })
         .refine((v) => Number(v) > 0, { error: 'must be more than 0' })

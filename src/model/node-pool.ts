@@ -1,6 +1,6 @@
 import type { Pool } from '../config/platform';
 import type { Requirement } from '../config/platform';
-import { COST_CENTER_LABEL, DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
+import { COST_CENTER_LABEL, costCenterLabel, DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
 
 export { DEDICATED_TAINT_KEY, MANAGED_BY, TEAM_LABEL } from '../config/reserved';
 
@@ -52,8 +52,8 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
   return {
     name: pool.name,
     // team and cost-center: the labels OpenCost and Kubecost allocate node cost by (docs/cost.md);
-    // cost-center only when set, so a team without one keeps its NodePool hash (no drift).
-    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team, ...(pool.costCenter !== undefined ? { [COST_CENTER_LABEL]: pool.costCenter } : {}) }),
+    // cost-center only when set (and a label value), so a team without one keeps its NodePool hash (no drift).
+    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team, ...(costCenterLabel(pool.costCenter) !== undefined ? { [COST_CENTER_LABEL]: pool.costCenter } : {}) }),
     taints: taints(pool),
     startupTaints: s.startupTaints,
     requirements: requirements(pool),

@@ -54,6 +54,13 @@ describe('team ceilings', () => {
     const explained = ['demo', 'prod'].map((c) => (explainPool(platform, c, 'web') as PoolExplanation).maxCostPerHour ?? NaN);
     expect(web.total).toBeCloseTo(explained[0] + explained[1], 4);
   });
+
+  it('prices a spot-only pool at on-demand list prices: the most it can cost', () => {
+    const p = project({ web: { capacityTypes: ['spot'] } });
+    const web = teamCeilings(loadPlatform(p.configPath).platform).find((t) => t.team === 'web')!;
+    // Same as on demand: 8000 m × 0.0000408 = 0.3264 per cluster.
+    expect(web.perCluster.get('prod')).toBeCloseTo(0.3264, 4);
+  });
 });
 
 describe('budgets', () => {
@@ -121,8 +128,13 @@ describe('allocation labels', () => {
     expect(labels('ml')).not.toHaveProperty('cost-center');
   });
 
-  it('fails when a cost center is not a label value', async () => {
-    const r = await synth(project({ web: { costCenter: 'CC 4410' } }));
-    expect(r.err).toMatch(/teams\.web\.costCenter: "CC 4410": must be a label value/);
+  it('warns, and keeps only the EC2 tag, when a cost center is not a label value', async () => {
+    const p = project({ web: { costCenter: 'CC 4410' } });
+    const r = await synth(p);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/teams\.web\.costCenter: is not a label value .*nodes get no cost-center label/);
+    const docs = parseAllDocuments(readFileSync(join(p.dir, 'dist/demo/nodepools/web/web.yaml'), 'utf8')).map((d) => d.toJS());
+    expect(docs.find((d) => d.kind === 'NodePool').spec.template.metadata.labels).not.toHaveProperty('cost-center');
+    expect(docs.find((d) => d.kind === 'EC2NodeClass').spec.tags).toMatchObject({ 'cost-center': 'CC 4410' });
   });
 });
