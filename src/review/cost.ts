@@ -64,6 +64,8 @@ function amount(cell: string | undefined): number {
 export function costChanges(base: GeneratedTree, head: GeneratedTree): CostChange[] {
   const was = costTable(base);
   const now = costTable(head);
+  // A base generated before cost ceilings existed has no table: nothing to compare, not a rise.
+  if (was.size === 0) return [];
   const teams = [...new Set([...now.keys(), ...was.keys()])];
   const out: CostChange[] = [];
   for (const team of teams) {
