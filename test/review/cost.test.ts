@@ -3,6 +3,8 @@
  * dist/SUMMARY.md's cost table at both refs and shows it before and after, per cluster and in
  * total, with the budget; `--fail-on cost` exits 3 when a ceiling rises, not when it falls.
  */
+import { costChanges } from '../../src/review/cost';
+import { GeneratedTree } from '../../src/review/tree';
 import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
 
 afterAll(removeFleets);
@@ -45,5 +47,18 @@ describe('a cost ceiling in review', () => {
     const r = await fleet.diff('--fail-on', 'cost');
     expect(r.out).toMatch(/^ {2}▼ team web: prod \$[\d.]+ -> \$[\d.]+, total/m);
     expect(r.code).toBe(0);
+  });
+});
+
+describe('costChanges', () => {
+  const summary = (web: string) => ['## Cost ceilings', '', '| team | `demo` | total | budget |', '|---|---:|---:|---:|', `| web | ${web} | ${web} | $40.00 |`, ''].join('\n');
+  const tree = (text?: string) => new GeneratedTree(new Map(text === undefined ? [] : [['dist/SUMMARY.md', text]]), 'x');
+
+  it('reads the table at both refs: a rise, with the budget', () => {
+    expect(costChanges(tree(summary('$1.00')), tree(summary('$2.00')))).toEqual([expect.objectContaining({ team: 'web', rises: true, budget: '$40.00' })]);
+  });
+
+  it('is empty when the base has no cost table (generated before it), not a rise', () => {
+    expect(costChanges(tree('# Karpenter pools\n'), tree(summary('$2.00')))).toEqual([]);
   });
 });
