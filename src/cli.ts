@@ -4,6 +4,7 @@ import { windowReviewLines } from './review/windows';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
+import { budgetProblems } from './model/cost';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
@@ -104,7 +105,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
       case 'check': return await check(say, options);
       case 'diff': return await diff(say, options, {
         base: text('base') ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: values.full === true,
-        failOn: text('fail-on') as Risk | undefined, reportUrl: text('report-url'),
+        failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'promote': return promote(say, options.configPath, Number(argument), text('revision') ?? '', text('applications') ?? '-');
@@ -209,6 +210,9 @@ async function build(say: Reporter, { configPath, root }: Options): Promise<{ pl
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
     const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
+    // Cost as code (docs/cost.md): a team whose ceiling exceeds its budget fails synth.
+    const overBudget = budgetProblems(platform);
+    if (overBudget.length) throw new InputError(overBudget);
     const plan = generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
     return { platform, plan, warnings, files: await renderer.finish() };
   } finally {
@@ -280,7 +284,7 @@ interface DiffOptions {
   /** Every changed field, not the first few of each resource. */
   readonly full: boolean;
   /** Exit {@link EXIT.gate} when a change of this class or a louder one is reported. @default - always exit 0 */
-  readonly failOn?: Risk;
+  readonly failOn?: Risk | 'cost';
   /** Where the full report is, linked from a shortened PR comment. @default - no link */
   readonly reportUrl?: string;
 }
@@ -304,6 +308,13 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   const windows = windowReviewLines(platform, new Date());
   if (windows.length) say.out(['', diffOptions.format === 'markdown' ? '### Windows and stages' : 'Windows and stages:', '', ...windows.map((l) => `- ${l}`)].join('\n'));
   const gate = diffOptions.failOn;
+  if (gate === 'cost') {
+    // A PR that lets a team spend more needs the same explicit approval as a drain (docs/cost.md).
+    const rises = (result.costs ?? []).filter((c) => c.rises && c.team !== 'all teams');
+    if (rises.length === 0) return EXIT.ok;
+    say.err(`karpenter-gitops diff: --fail-on cost: the ceiling of ${rises.map((c) => `team ${c.team}`).join(', ')} rises`);
+    return EXIT.gate;
+  }
   if (gate !== undefined && result.changes.some((c) => atLeast(c.risk, gate))) {
     say.err(`karpenter-gitops diff: --fail-on ${gate}: the report holds ${result.changes.filter((c) => atLeast(c.risk, gate)).length} change(s) of class ${gate} or louder`);
     return EXIT.gate;

@@ -194,7 +194,7 @@ describe('command line usage', () => {
     expect(r.code).toBe(2);
     expect(r.err.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
       'error: unknown option --confg for diff (did you mean --config?)',
-      'error: unknown class "drains" for --fail-on (allowed: destructive, replaces-nodes)',
+      'error: unknown class "drains" for --fail-on (allowed: destructive, replaces-nodes, cost)',
       'error: diff needs --base REF (e.g. --base origin/main)',
     ]);
   });

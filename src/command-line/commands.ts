@@ -50,8 +50,8 @@ export const COMMAND_SPECS = {
       formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
       { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
       {
-        name: 'fail-on', value: 'CLASS', choices: ['destructive', 'replaces-nodes'], noun: 'class',
-        help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one',
+        name: 'fail-on', value: 'CLASS', choices: ['destructive', 'replaces-nodes', 'cost'], noun: 'class',
+        help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one; cost: exit 3 when a team\'s cost ceiling rises',
       },
       { name: 'report-url', value: 'URL', help: 'with --format markdown: where the full report is, linked when the comment is shortened' },
     ],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CHART_VALUES_KEYS } from '../release/chart-values-keys.generated';
 import type { ChartKeyNode } from '../release/types';
 import { ALIAS_RELEASES } from './kubernetes';
-import { GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
+import { COST_CENTER_LABEL, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { BUDGET_NODES, platformSchemaFor, QUANTITY, RESERVED_CLUSTER_IDS } from './schema';
 
 /** A JSON Schema object, as the generator writes it. */
@@ -61,7 +61,7 @@ function rules(node: Json, key: string): Json {
   if (has('server', 'name') && Object.keys(props).length === 2) out = { ...out, oneOf: [{ required: ['server'] }, { required: ['name'] }] };
   if (has('id', 'name', 'owner', 'ssmParameter')) out = amiTermRules(out);
   if (key === 'subnetSelectorTerms' || key === 'securityGroupSelectorTerms') out = oneOfTerm(out);
-  if (key === 'labels' && isMap(out)) out = { ...out, propertyNames: { ...(out.propertyNames as Json), allOf: [...RESTRICTED_LABELS, { not: { const: TEAM_LABEL } }] } };
+  if (key === 'labels' && isMap(out)) out = { ...out, propertyNames: { ...(out.propertyNames as Json), allOf: [...RESTRICTED_LABELS, { not: { const: TEAM_LABEL } }, { not: { const: COST_CENTER_LABEL } }] } };
   // A pool's EC2 tags (a selector term's tags select, they are not written).
   if (has('tags', 'userData')) out = { ...out, properties: { ...(out.properties as Json), tags: tagRules((out.properties as Json).tags as Json) } };
   if (has('tags', 'id') && isMap(props.tags as Json)) out = { ...out, properties: { ...(out.properties as Json), tags: { ...(props.tags as Json), maxProperties: 20 } } };

@@ -5,8 +5,8 @@ import { suggest, zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
 import { release, releaseProblem } from '../release/release';
 import { compatibilityFinding } from './kubernetes';
-import { Cluster, Platform } from './platform';
-import { APP_NAMES } from './reserved';
+import { Cluster, Platform, TeamBudget } from './platform';
+import { APP_NAMES, costCenterLabel } from './reserved';
 import { resolvePools } from './pools';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
@@ -103,6 +103,12 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   problems.push(...windows.problems);
   warnings.push(...windows.warnings);
   problems.push(...applicationNameClashes(source, clusters));
+  for (const [team, t] of Object.entries(file.teams)) {
+    if (t?.costCenter !== undefined && costCenterLabel(t.costCenter) === undefined) {
+      warnings.push(source.problem(['teams', team, 'costCenter'], `is not a label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit): `
+        + `it stays the EC2 tag cost-center, but nodes get no cost-center label, so OpenCost and Kubecost cannot allocate by it (docs/cost.md)`));
+    }
+  }
   const tenancy = tenancyFindings(source, file, clusters);
   problems.push(...tenancy.problems);
   warnings.push(...tenancy.warnings);
@@ -116,6 +122,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
       ...(file.gitops.driftGateImage !== undefined ? { driftGateImage: file.gitops.driftGateImage } : {}),
     },
     clusters,
+    ...budgetsOf(source, file),
   };
   return { platform, problems, warnings };
 }
@@ -171,6 +178,16 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
 
 /** The first Kubernetes minor with admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30). */
 const TENANCY_MIN_MINOR = 30;
+
+/** The teams' budgets, located at `teams.<team>.budget.perHour` (docs/cost.md). */
+function budgetsOf(source: SourceFile, file: PlatformFile): { budgets?: TeamBudget[] } {
+  const budgets = Object.entries(file.teams).flatMap(([team, t]) => {
+    if (!t?.budget) return [];
+    const { file: at, line, col, path } = source.problem(['teams', team, 'budget', 'perHour'], '');
+    return [{ team, perHour: t.budget.perHour, at: { file: at, line, col, path } }];
+  });
+  return budgets.length ? { budgets } : {};
+}
 
 /**
  * Every Application lives in Argo CD's one namespace: names built from cluster and team ids

@@ -175,4 +175,15 @@ export interface Platform {
   };
   /** The clusters, in file order, each with its own Karpenter release and controller. */
   readonly clusters: readonly Cluster[];
+  /** The teams' `budget.perHour`, in `teams` order. @default - none: no team has a budget */
+  readonly budgets?: readonly TeamBudget[];
+}
+
+/** A team's `budget.perHour` (docs/cost.md): the most its pools may cost per hour at their limits, in every cluster. */
+export interface TeamBudget {
+  readonly team: string;
+  /** USD per hour, as written (`"40"`). */
+  readonly perHour: string;
+  /** Where `teams.<team>.budget.perHour` is, for problems about it. */
+  readonly at: { readonly file: string; readonly line: number; readonly col: number; readonly path: string };
 }

@@ -1,7 +1,7 @@
 import { suggest } from '../input/issues';
 import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings } from './platform';
 import { FieldPath, Problem } from '../input/problems';
-import { DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
+import { COST_CENTER_LABEL, DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
 import { dryRun } from './dry-run';
@@ -13,7 +13,7 @@ import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
 
-const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces'] as const;
 
 
 
@@ -254,7 +254,8 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
   }
   if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
-  if (Object.keys(s.labels).length + 1 > 100) add(['labels'], 'at most 99 labels (the generator adds "team")');
+  if (COST_CENTER_LABEL in s.labels) add(['labels', COST_CENTER_LABEL], `the label "${COST_CENTER_LABEL}" is set by the generator from the team's costCenter: remove it (set costCenter on the team)`);
+  if (Object.keys(s.labels).length + 2 > 100) add(['labels'], 'at most 98 labels (the generator adds "team" and "cost-center")');
   for (const key of Object.keys(s.tags)) {
     if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
   }

@@ -5,6 +5,17 @@
 
 /** Node label holding the owning team. */
 export const TEAM_LABEL = 'team';
+/** The node label with the team's cost center (`costCenter`), for OpenCost and Kubecost (docs/cost.md). */
+export const COST_CENTER_LABEL = 'cost-center';
+
+/**
+ * The `cost-center` node label's value for a team's `costCenter`: the cost center when it is a
+ * label value (at most 63 letters, digits, `-`, `_`, `.`), else none (load warns: the EC2 tag
+ * takes any text, a label does not).
+ */
+export function costCenterLabel(costCenter: string | undefined): string | undefined {
+  return costCenter !== undefined && costCenter.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(costCenter) ? costCenter : undefined;
+}
 /** Taint key of a dedicated pool; its value is the team. */
 export const DEDICATED_TAINT_KEY = 'dedicated';
 /** Value of `app.kubernetes.io/managed-by` and of the EC2 tag `managed-by`. */

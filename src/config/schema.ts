@@ -398,7 +398,12 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
 
   const teamSchema = poolFieldsSchema.extend({
     owner: z.string().min(1).max(256).optional().describe('EC2 tag "owner"'),
-    costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
+    costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"; also the node label "cost-center" when it is a label value (docs/cost.md)'),
+    budget: z.strictObject({
+      perHour: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a decimal number of USD per hour written as a string, such as "40" or "12.5"' })
+        .refine((v) => Number(v) > 0, { error: 'must be more than 0' })
+        .describe('USD per hour the team\'s pools may cost at their limits, across every cluster (us-east-1 on-demand list prices)'),
+    }).optional().describe('the most the team\'s pools may cost per hour at their limits (see docs/cost.md)'),
     defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
     pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
     namespaces: z.array(dnsLabel).min(1, { error: 'list at least one namespace, or leave namespaces out (any namespace may then use the team\'s pools)' })

@@ -1,11 +1,8 @@
 import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
 import { priceRange } from '../catalog/match';
-import { catalogMatcher } from '../catalog/match';
-import type { Platform, Pool } from '../config/platform';
+import type { Platform } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
-import { poolPlan } from '../model/plan';
-import { Quantity } from '../quantity/quantity';
-import { inCatalogUnits } from '../quantity/resource-units';
+import { CEILING_BASIS, poolCeiling } from '../model/cost';
 
 /** The admitted instance types of one family, with the smallest and largest size. */
 export interface FamilySizes {
@@ -27,9 +24,8 @@ export interface PoolExplanation {
   /** The admitted types' on-demand list prices per hour. @default null - none is priced */
   readonly onDemandPricePerHour: { readonly min: number; readonly max: number; readonly region: string } | null;
   /**
-   * The most the pool can cost per hour with its limits reached: for each limit whose resource
-   * every admitted type has, the limit times the highest price per unit among them; the
-   * smallest of those bounds. @default null - no limit bounds it
+   * The most the pool can cost per hour with its limits reached, at on-demand list prices
+   * (see {@link poolCeiling}). @default null - no limit bounds it
    */
   readonly maxCostPerHour: number | null;
   /** The limit that gives {@link PoolExplanation.maxCostPerHour}. @default - none */
@@ -47,10 +43,9 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
   if (!cluster) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
   const pool = cluster.pools.find((p) => p.name === poolName);
   if (!pool) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
-  // The requirements its NodePool is written with: the plan's, as synth renders them.
-  const admitted = catalogMatcher().match(poolPlan(cluster, pool).nodePool.requirements).admitted;
+  const ceiling = poolCeiling(cluster, pool);
+  const admitted = ceiling.admitted;
   const prices = priceRange(admitted);
-  const bound = costBound(pool, admitted);
   return {
     cluster: cluster.id,
     pool: pool.name,
@@ -59,56 +54,10 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
     instanceTypes: admitted.map((t) => t.name),
     families: families(admitted),
     onDemandPricePerHour: prices ? { min: prices.min, max: prices.max, region: karpenterCatalog().pricingRegion } : null,
-    maxCostPerHour: bound ? round(bound.cost) : null,
-    ...(bound ? { boundBy: bound.by } : {}),
+    maxCostPerHour: ceiling.perHour,
+    ...(ceiling.boundBy !== undefined ? { boundBy: ceiling.boundBy } : {}),
     unpricedTypes: admitted.length - admitted.filter((t) => t.price !== undefined).length,
   };
-}
-
-/**
- * The capacity Karpenter counts against a limit, per node of a type, in the catalog's unit
- * of the resource (limits apply to node capacity, not allocatable): cpu in millicores from
- * the vCPUs, memory in MiB from the memory size, GPUs and accelerators counted, one per
- * node for `nodes`; anything else (pods, ephemeral-storage, hugepages) the catalog's
- * allocatable, which is at most the capacity, so the bound stays an upper bound.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (filterByRemainingResources)
- */
-function capacity(type: InstanceType, resource: string): number | undefined {
-  const label = (key: string) => Number(type.labels.get(key) ?? 0);
-  switch (resource) {
-    case 'cpu': return label('karpenter.k8s.aws/instance-cpu') * 1000;
-    case 'memory': return label('karpenter.k8s.aws/instance-memory');
-    case 'nodes': return 1;
-    case 'nvidia.com/gpu':
-    case 'amd.com/gpu': return label('karpenter.k8s.aws/instance-gpu-count');
-    case 'aws.amazon.com/neuron': return label('karpenter.k8s.aws/instance-accelerator-count');
-    default: return type.allocatable.get(resource);
-  }
-}
-
-/**
- * The tightest cost bound the limits give. Nodes of the pool together stay within every limit,
- * so for a limit L on a resource every admitted type has, their total price is at most
- * L × the highest price per unit of it among the admitted types. The limit and the capacity
- * are both in the catalog's unit of the resource (a limit of `100Gi` ephemeral-storage is
- * 102400 MiB, against a node's MiB).
- * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
- */
-function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
-  const priced = admitted.filter((t) => t.price !== undefined);
-  if (priced.length === 0) return undefined;
-  let best: { cost: number; by: string } | undefined;
-  for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
-    const amount = inCatalogUnits(resource, Quantity.of(limit), 'exact');
-    const perUnit = priced.map((t) => {
-      const cap = capacity(t, resource);
-      return cap ? (t.price ?? 0) / cap : Infinity;
-    });
-    if (perUnit.some((p) => !Number.isFinite(p))) continue;
-    const cost = amount * Math.max(...perUnit);
-    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}` };
-  }
-  return best;
 }
 
 function families(admitted: readonly InstanceType[]): FamilySizes[] {
@@ -122,10 +71,6 @@ function families(admitted: readonly InstanceType[]): FamilySizes[] {
     const size = (t: InstanceType) => t.labels.get('karpenter.k8s.aws/instance-size') ?? t.name.split('.')[1];
     return { family, count: types.length, sizes: [size(bySize[0]), size(bySize[bySize.length - 1])] as const };
   });
-}
-
-function round(n: number): number {
-  return Math.round(n * 10000) / 10000;
 }
 
 /** The explanation for a terminal. */
@@ -142,6 +87,6 @@ export function renderExplanation(e: PoolExplanation): string {
   if (e.unpricedTypes > 0) lines.push(`  (${e.unpricedTypes} admitted type(s) have no list price and are left out of the prices)`);
   lines.push(e.maxCostPerHour === null
     ? 'at most per hour: unbounded (no limit bounds every admitted type: set limits on cpu or memory)'
-    : `at most per hour, with its limits reached: $${e.maxCostPerHour.toFixed(2)} on demand (bound by ${e.boundBy})`);
+    : `at most per hour, with its limits reached: $${e.maxCostPerHour.toFixed(2)} on demand (bound by ${e.boundBy}; ${CEILING_BASIS}, not a forecast)`);
   return `${lines.join('\n')}\n`;
 }

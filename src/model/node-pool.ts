@@ -1,6 +1,6 @@
 import type { Pool } from '../config/platform';
 import type { Requirement } from '../config/platform';
-import { DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
+import { COST_CENTER_LABEL, costCenterLabel, DEDICATED_TAINT_KEY, TEAM_LABEL } from '../config/reserved';
 
 export { DEDICATED_TAINT_KEY, MANAGED_BY, TEAM_LABEL } from '../config/reserved';
 
@@ -32,7 +32,7 @@ export interface Budget {
 /** Everything a NodePool says, derived from one pool; the construct only renders it. */
 export interface NodePoolModel {
   readonly name: string;
-  /** Node labels: `team` plus the pool's labels, sorted by key. */
+  /** Node labels: `team`, `cost-center` when the team has one, plus the pool's labels, sorted by key. */
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
   readonly startupTaints: readonly Taint[];
@@ -51,7 +51,9 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
   const s = pool.settings;
   return {
     name: pool.name,
-    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team }),
+    // team and cost-center: the labels OpenCost and Kubecost allocate node cost by (docs/cost.md);
+    // cost-center only when set (and a label value), so a team without one keeps its NodePool hash (no drift).
+    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team, ...(costCenterLabel(pool.costCenter) !== undefined ? { [COST_CENTER_LABEL]: pool.costCenter } : {}) }),
     taints: taints(pool),
     startupTaints: s.startupTaints,
     requirements: requirements(pool),

@@ -1,5 +1,6 @@
 import type { Cluster, Platform, Pool } from '../config/platform';
 import { ApplicationModel, clusterApplications, rootApplication } from './applications';
+import { costMarkdown } from './cost';
 import { amiFamily } from './node-class';
 import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { windowSummary } from './windows-summary';
@@ -42,6 +43,7 @@ export function summaryMarkdown(platform: Platform, configFile: string, plans: r
     lines.push(...windowSummary(platform, cluster));
     lines.push('', waves(plan), '');
   });
+  lines.push(...costMarkdown(platform), '');
   return lines.join('\n');
 }
 

@@ -1,3 +1,4 @@
+import { CostChange, costChanges } from './cost';
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
 import { atLeast, FieldChange, Risk, RISKS } from './risk';
 import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
@@ -30,6 +31,8 @@ export interface Review {
   /** Grouped by cluster (clusters with the loudest change first, the fleet last among equals), loudest class first within each. */
   readonly changes: readonly Change[];
   readonly clusters: readonly ClusterChange[];
+  /** Teams whose cost ceiling changes (dist/SUMMARY.md's cost table at both refs). @default - none */
+  readonly costs?: readonly CostChange[];
 }
 
 /** The kinds whose removal drains nodes. */
@@ -56,7 +59,8 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
     if (b) changes.push(...modification(b, a, context));
   }
   changes.push(...ownerChanges(context));
-  return { changes: sortByCluster(withKubernetesUpgrades(changes, context)), clusters: clusterChanges(base, head, before, after) };
+  const costs = costChanges(base, head);
+  return { changes: sortByCluster(withKubernetesUpgrades(changes, context)), clusters: clusterChanges(base, head, before, after), ...(costs.length ? { costs } : {}) };
 }
 
 /** What each side holds and how to look further into it, read lazily. */

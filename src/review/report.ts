@@ -1,3 +1,4 @@
+import { COST_TITLE, costLines } from './cost';
 import { Change, ClusterChange, Review } from './changes';
 import { Risk, RISKS } from './risk';
 import { describe, FLEET, nameOf } from './tree';
@@ -30,7 +31,8 @@ export interface TerminalOptions {
  */
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
   const lines = [`karpenter-gitops diff: ${base} -> working tree`];
-  if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n`;
+  const cost = review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : [];
+  if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
   lines.push(counts(review.changes), '');
   for (const group of groups(review)) {
     lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
@@ -45,7 +47,8 @@ export function terminalReport(review: Review, base: string, options: TerminalOp
     }
     lines.push('');
   }
-  return lines.join('\n');
+  // Cost last: what the PR lets each team spend, after what it does to the clusters.
+  return [...lines, ...cost].join('\n');
 }
 
 /** Marks the PR comment so the workflow updates one comment instead of adding one per push. */
@@ -74,7 +77,8 @@ export interface MarkdownOptions {
 export function markdownReport(review: Review, base: string, options: MarkdownOptions = {}): string {
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
   const head = [COMMENT_MARKER, `### karpenter-gitops: what this PR does to the clusters (vs \`${base}\`)`, ''];
-  if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', ''].join('\n');
+  const cost = review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs).map((l) => `- ${l}`), ''] : [];
+  if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', '', ...cost].join('\n');
   head.push(counts(review.changes), '');
   const note = [
     '> This report was shortened to fit a GitHub comment. The full report: '
@@ -83,11 +87,11 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
   ];
   const all = groups(review);
   for (const level of [0, 1, 2] as const) {
-    const text = [...head, ...all.flatMap((g) => section(g, level, options.full ?? false)), ...(level > 0 ? note : [])].join('\n');
+    const text = [...head, ...all.flatMap((g) => section(g, level, options.full ?? false)), ...cost, ...(level > 0 ? note : [])].join('\n');
     if (text.length <= max) return text;
   }
   // Still too long: every cluster's counts, the destructive rows that fit, then the count of the rest.
-  let budget = max - [...head, ...all.flatMap((g) => section(g, 2, false, () => false)), ...note].join('\n').length - 200;
+  let budget = max - [...head, ...all.flatMap((g) => section(g, 2, false, () => false)), ...cost, ...note].join('\n').length - 200;
   let hidden = 0;
   const fits = (row: string) => {
     if (row.length + 1 > budget) {
@@ -99,7 +103,7 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
   };
   const body = all.flatMap((g) => section(g, 2, false, fits));
   const cut = hidden > 0 ? [`> … ${hidden} more destructive change(s): see the full report`, ''] : [];
-  return [...head, ...body, ...cut, ...note].join('\n');
+  return [...head, ...body, ...cut, ...cost, ...note].join('\n');
 }
 
 /** The changes of one cluster (or of the fleet), with the cluster's own addition or removal. */

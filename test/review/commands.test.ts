@@ -138,7 +138,7 @@ describe('diff on the example', () => {
 
   it('names the classes --fail-on takes', async () => {
     expect((await cli(['diff', '--base', 'HEAD', '--fail-on', 'drains'])).err)
-      .toMatch(/^error: unknown class "drains" for --fail-on \(allowed: destructive, replaces-nodes\)$/m);
+      .toMatch(/^error: unknown class "drains" for --fail-on \(allowed: destructive, replaces-nodes, cost\)$/m);
   });
 });
 
@@ -162,6 +162,10 @@ describe('diff in a fleet: every change in its cluster', () => {
       '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
       '  📝 smoke test web removed: a smoke test: no effect on nodes',
       '',
+      'Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast):',
+      '  ▼ team web: staging $1.23 -> -, total $2.45 -> $1.23; budget -',
+      '  ▼ all teams: staging $26.38 -> $25.15, total $52.75 -> $51.52',
+      '',
     ]);
     const md = await fleet.diff('--format', 'markdown');
     expect(md.code).toBe(0);
@@ -176,6 +180,11 @@ describe('diff in a fleet: every change in its cluster', () => {
       '| 🛑 | EC2NodeClass `web` removed | the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it | - |',
       '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm) | - |',
       '| 📝 | smoke test `web` removed | a smoke test: no effect on nodes | - |',
+      '',
+      '**Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast):**',
+      '',
+      '- ▼ team web: staging $1.23 -> -, total $2.45 -> $1.23; budget -',
+      '- ▼ all teams: staging $26.38 -> $25.15, total $52.75 -> $51.52',
       '',
     ]);
   });
@@ -308,6 +317,10 @@ describe('diff in a fleet: every change in its cluster', () => {
         '  📝 Application dev-pools-search added: Argo CD starts syncing dist/dev/nodepools/search',
         '  📝 EC2NodeClass search added: no node until a NodePool uses it',
         '  📝 smoke test search added: a smoke test: no effect on nodes',
+        '',
+        'Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast):',
+        '  ▲ team search: dev - -> $30.60, total - -> $30.60; budget -',
+        '  ▲ all teams: dev $26.38 -> $56.98, total $79.13 -> $109.73',
         '',
       ]);
     });

@@ -1,0 +1,208 @@
+/**
+ * What a pool, a team and a cluster can cost per hour at their limits: ceilings at us-east-1
+ * on-demand list prices (the catalog's), never forecasts. `explain`, budgets (docs/cost.md),
+ * `dist/SUMMARY.md` and the review all read {@link poolCeiling}; nothing else derives a cost.
+ */
+import type { InstanceType } from '../catalog/catalog';
+import { catalogMatcher } from '../catalog/match';
+import type { Cluster, Platform, Pool } from '../config/platform';
+import { Quantity } from '../quantity/quantity';
+import { inCatalogUnits } from '../quantity/resource-units';
+import { poolPlan } from './plan';
+
+/** The words every ceiling is shown with. */
+export const CEILING_BASIS = 'ceiling at us-east-1 on-demand list price';
+
+/** What one pool can cost per hour at its limits. */
+export interface PoolCeiling {
+  /** The instance types the pool's NodePool admits, in catalog order. */
+  readonly admitted: readonly InstanceType[];
+  /**
+   * USD per hour with its limits reached, at on-demand list prices whatever its capacity types
+   * (a spot-only pool's ceiling is still on-demand: the most it can cost), rounded to 1/10000.
+   * @default null - no limit bounds every admitted priced type: unbounded
+   */
+  readonly perHour: number | null;
+  /** The limit that gives {@link PoolCeiling.perHour} (`cpu: 100`). @default - none */
+  readonly boundBy?: string;
+}
+
+/**
+ * The most pool `pool` of `cluster` can cost per hour with its limits reached: for each limit
+ * whose resource every admitted type has, the limit times the highest price per unit among
+ * them; the smallest of those bounds.
+ * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
+ */
+export function poolCeiling(cluster: Cluster, pool: Pool): PoolCeiling {
+  // The requirements its NodePool is written with: the plan's, as synth renders them.
+  const admitted = catalogMatcher().match(poolPlan(cluster, pool).nodePool.requirements).admitted;
+  const bound = costBound(pool, admitted);
+  return { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
+}
+
+/** One pool's ceiling in one cluster. */
+export interface PoolCost {
+  readonly cluster: string;
+  readonly pool: string;
+  readonly team: string;
+  /** USD per hour at its limits. @default null - unbounded (no limit bounds it) */
+  readonly perHour: number | null;
+}
+
+/** A team's ceiling: per cluster (the clusters it has pools in, in platform order) and in total. */
+export interface TeamCeiling {
+  readonly team: string;
+  readonly pools: readonly PoolCost[];
+  /** USD per hour per cluster id; null when a pool there is unbounded. */
+  readonly perCluster: ReadonlyMap<string, number | null>;
+  /** USD per hour over every cluster; null when any pool is unbounded. */
+  readonly total: number | null;
+  /** `budget.perHour`, USD. @default - none */
+  readonly budget?: string;
+}
+
+/**
+ * Every team's ceiling, in order of first appearance: the sum of {@link poolCeiling} over its
+ * pools and clusters (never re-derived here).
+ */
+export function teamCeilings(platform: Platform): TeamCeiling[] {
+  const pools = platform.clusters.flatMap((c) => c.pools.map((p): PoolCost => ({ cluster: c.id, pool: p.name, team: p.team, perHour: poolCeiling(c, p).perHour })));
+  const teams = [...new Set(pools.map((p) => p.team))];
+  return teams.map((team) => {
+    const mine = pools.filter((p) => p.team === team);
+    const perCluster = new Map<string, number | null>();
+    for (const c of platform.clusters) {
+      const here = mine.filter((p) => p.cluster === c.id);
+      if (here.length) perCluster.set(c.id, sum(here.map((p) => p.perHour)));
+    }
+    const budget = platform.budgets?.find((b) => b.team === team)?.perHour;
+    return { team, pools: mine, perCluster, total: sum(mine.map((p) => p.perHour)), ...(budget !== undefined ? { budget } : {}) };
+  });
+}
+
+/** Every cluster's ceiling: the sum of its pools'. null when a pool is unbounded. */
+export function clusterCeilings(platform: Platform): { cluster: string; perHour: number | null }[] {
+  return platform.clusters.map((c) => ({ cluster: c.id, perHour: sum(c.pools.map((p) => poolCeiling(c, p).perHour)) }));
+}
+
+/** A problem with a team's budget, located at its `budget.perHour` (the shape of an input Problem). */
+export interface BudgetProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Budgets against ceilings: a problem for each team whose ceiling exceeds its budget (naming
+ * the pools that contribute most) and for each pool without a bound under a budget.
+ */
+export function budgetProblems(platform: Platform): BudgetProblem[] {
+  const problems: BudgetProblem[] = [];
+  const ceilings = teamCeilings(platform);
+  for (const budget of platform.budgets ?? []) {
+    const team = ceilings.find((t) => t.team === budget.team);
+    if (!team) continue;
+    const at = (message: string) => problems.push({ ...budget.at, message });
+    const unbounded = team.pools.filter((p) => p.perHour === null);
+    for (const p of unbounded) {
+      at(`pool ${p.pool} of cluster ${p.cluster} has no limit that bounds its cost, so team ${team.team}'s ceiling is unbounded under a budget: set limits.cpu or limits.memory on the pool`);
+    }
+    if (unbounded.length || team.total === null) continue;
+    const limit = Number(budget.perHour);
+    if (team.total <= limit) continue;
+    const top = [...team.pools].sort((a, b) => (b.perHour ?? 0) - (a.perHour ?? 0)).slice(0, 3);
+    at(`team ${team.team}'s ceiling is ${usd(team.total)}/hour, over its budget of ${usd(limit)}/hour by ${usd(team.total - limit)} (${CEILING_BASIS}); `
+      + `most from ${top.map((p) => `${p.cluster}/${p.pool} ${usd(p.perHour ?? 0)}`).join(', ')}: lower their limits or raise the budget`);
+  }
+  return problems;
+}
+
+/** The heading of `dist/SUMMARY.md`'s cost table, which the review reads back (src/review/cost.ts). */
+export const COST_HEADING = '## Cost ceilings';
+
+/**
+ * `dist/SUMMARY.md`'s cost section: per team its ceiling per cluster, in total and its budget;
+ * per cluster the total. One row per team, one column per cluster, `$` amounts, `-` where the
+ * team has no pool, `unbounded` where a pool has no limit that bounds it.
+ */
+export function costMarkdown(platform: Platform): string[] {
+  const clusters = platform.clusters.map((c) => c.id);
+  const cell = (v: number | null | undefined) => (v === undefined ? '-' : v === null ? 'unbounded' : usd(v));
+  const lines = [
+    COST_HEADING,
+    '',
+    `USD per hour that each team's pools can cost with their limits reached: ${CEILING_BASIS} (whatever the capacity type), not a forecast of the bill. `
+      + 'A budget is `teams.<team>.budget.perHour`; synth fails when the total exceeds it (see docs/cost.md).',
+    '',
+    `| team | ${clusters.map((c) => `\`${c}\``).join(' | ')} | total | budget |`,
+    `|---|${clusters.map(() => '---:').join('|')}|---:|---:|`,
+  ];
+  for (const t of teamCeilings(platform)) {
+    lines.push(`| ${t.team} | ${clusters.map((c) => cell(t.perCluster.get(c))).join(' | ')} | ${cell(t.total)} | ${t.budget !== undefined ? usd(Number(t.budget)) : '-'} |`);
+  }
+  const totals = clusterCeilings(platform);
+  const all = sum(totals.map((c) => c.perHour));
+  lines.push(`| all teams | ${totals.map((c) => cell(c.perHour)).join(' | ')} | ${cell(all)} | - |`);
+  return lines;
+}
+
+/** A USD amount per hour as shown: `$12.34`. */
+export function usd(n: number): string {
+  return `$${n.toFixed(2)}`;
+}
+
+function sum(values: readonly (number | null)[]): number | null {
+  if (values.some((v) => v === null)) return null;
+  return round((values as number[]).reduce((a, b) => a + b, 0));
+}
+
+/**
+ * The capacity Karpenter counts against a limit, per node of a type, in the catalog's unit
+ * of the resource (limits apply to node capacity, not allocatable): cpu in millicores from
+ * the vCPUs, memory in MiB from the memory size, GPUs and accelerators counted, one per
+ * node for `nodes`; anything else (pods, ephemeral-storage, hugepages) the catalog's
+ * allocatable, which is at most the capacity, so the bound stays an upper bound.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (filterByRemainingResources)
+ */
+function capacity(type: InstanceType, resource: string): number | undefined {
+  const label = (key: string) => Number(type.labels.get(key) ?? 0);
+  switch (resource) {
+    case 'cpu': return label('karpenter.k8s.aws/instance-cpu') * 1000;
+    case 'memory': return label('karpenter.k8s.aws/instance-memory');
+    case 'nodes': return 1;
+    case 'nvidia.com/gpu':
+    case 'amd.com/gpu': return label('karpenter.k8s.aws/instance-gpu-count');
+    case 'aws.amazon.com/neuron': return label('karpenter.k8s.aws/instance-accelerator-count');
+    default: return type.allocatable.get(resource);
+  }
+}
+
+/**
+ * The tightest cost bound the limits give. Nodes of the pool together stay within every limit,
+ * so for a limit L on a resource every admitted type has, their total price is at most
+ * L × the highest price per unit of it among the admitted types. The limit and the capacity
+ * are both in the catalog's unit of the resource (a limit of `100Gi` ephemeral-storage is
+ * 102400 MiB, against a node's MiB).
+ */
+function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
+  const priced = admitted.filter((t) => t.price !== undefined);
+  if (priced.length === 0) return undefined;
+  let best: { cost: number; by: string } | undefined;
+  for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
+    const amount = inCatalogUnits(resource, Quantity.of(limit), 'exact');
+    const perUnit = priced.map((t) => {
+      const cap = capacity(t, resource);
+      return cap ? (t.price ?? 0) / cap : Infinity;
+    });
+    if (perUnit.some((p) => !Number.isFinite(p))) continue;
+    const cost = amount * Math.max(...perUnit);
+    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}` };
+  }
+  return best;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10000) / 10000;
+}

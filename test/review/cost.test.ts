@@ -1,0 +1,64 @@
+/**
+ * Cost ceilings in review (issue 21, contract 6.5): the review reads each team's ceiling from
+ * dist/SUMMARY.md's cost table at both refs and shows it before and after, per cluster and in
+ * total, with the budget; `--fail-on cost` exits 3 when a ceiling rises, not when it falls.
+ */
+import { costChanges } from '../../src/review/cost';
+import { GeneratedTree } from '../../src/review/tree';
+import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
+
+afterAll(removeFleets);
+
+/** Team web's pool with the given cpu limit in cluster prod; 10 everywhere else. */
+const fleetWith = (prodCpu: string) => aFleetConfig(['prod', 'staging'], {
+  teams: { ...TEAMS, web: { ...(TEAMS.web as object), budget: { perHour: '1000' } } },
+  clusters: { prod: { teams: { web: { limits: { cpu: prodCpu } } } } },
+});
+
+const money = (s: string) => Number(s.replace('$', ''));
+
+describe('a cost ceiling in review', () => {
+  it('shows the team\'s ceiling before and after when a pool\'s limits double, and --fail-on cost exits 3', async () => {
+    const fleet = await Fleet.create(fleetWith('10'));
+    fleet.configure(fleetWith('20'));
+    await fleet.synth();
+    const r = await fleet.diff('--fail-on', 'cost');
+    expect(r.out).toMatch(/^Cost ceilings per hour \(ceiling at us-east-1 on-demand list price, not a forecast\):$/m);
+    // Only the clusters whose ceiling changes are listed (staging keeps its own), then the total.
+    const line = /^ {2}▲ team web: prod (\$[\d.]+) -> (\$[\d.]+), total (\$[\d.]+) -> (\$[\d.]+); budget \$1000\.00$/m.exec(r.out);
+    expect(line).not.toBeNull();
+    const [, prodBefore, prodAfter, totalBefore, totalAfter] = line!.map(money);
+    // cpu 10 -> 20: the bound is linear in the limit, so prod's ceiling doubles and the total rises by as much.
+    expect(prodAfter).toBeCloseTo(2 * prodBefore, 1);
+    expect(totalAfter - totalBefore).toBeCloseTo(prodAfter - prodBefore, 1);
+    expect(r.out).not.toMatch(/team ml:/);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/--fail-on cost: the ceiling of team web rises/);
+
+    const markdown = await fleet.diff('--format', 'markdown');
+    expect(markdown.out).toMatch(/^\*\*Cost ceilings per hour \(ceiling at us-east-1 on-demand list price, not a forecast\):\*\*$/m);
+    expect(markdown.out).toMatch(/^- ▲ team web: prod \$[\d.]+ -> \$[\d.]+, total/m);
+  });
+
+  it('does not fail --fail-on cost when a ceiling falls', async () => {
+    const fleet = await Fleet.create(fleetWith('10'));
+    fleet.configure(fleetWith('5'));
+    await fleet.synth();
+    const r = await fleet.diff('--fail-on', 'cost');
+    expect(r.out).toMatch(/^ {2}▼ team web: prod \$[\d.]+ -> \$[\d.]+, total/m);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('costChanges', () => {
+  const summary = (web: string) => ['## Cost ceilings', '', '| team | `demo` | total | budget |', '|---|---:|---:|---:|', `| web | ${web} | ${web} | $40.00 |`, ''].join('\n');
+  const tree = (text?: string) => new GeneratedTree(new Map(text === undefined ? [] : [['dist/SUMMARY.md', text]]), 'x');
+
+  it('reads the table at both refs: a rise, with the budget', () => {
+    expect(costChanges(tree(summary('$1.00')), tree(summary('$2.00')))).toEqual([expect.objectContaining({ team: 'web', rises: true, budget: '$40.00' })]);
+  });
+
+  it('is empty when the base has no cost table (generated before it), not a rise', () => {
+    expect(costChanges(tree('# Karpenter pools\n'), tree(summary('$2.00')))).toEqual([]);
+  });
+});
