@@ -79,7 +79,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts });
+    const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates });
     if (tf.outputs) {
       clusters.push({
         id,

@@ -364,6 +364,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     requirements: z.array(requirement).max(100).optional(),
     limits: map(resourceName(), quantity).optional(),
     weight: z.number().int().min(1).max(100).optional(),
+    replicas: nonNegInt.optional().describe('a static pool (NodePool spec.replicas, gate StaticCapacity): exactly this many nodes; only limits.nodes, no weight'),
     expireAfter: durationOrNever.optional().describe('default 720h'),
     terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
     disruption: z.strictObject({
