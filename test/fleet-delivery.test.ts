@@ -36,6 +36,7 @@ function fleet() {
       },
     },
     teams: { web: { namespaces: ['web'], limits: { cpu: '10' }, pools: { batch: { limits: { cpu: '5' } } } }, data: { namespaces: ['data'] }, ml: { namespaces: ['ml'] } },
+    overlays: { 'savings-plan': { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], priceAdjustment: '-28%' } },
   });
   const project = writeProject({
     config,
@@ -141,10 +142,10 @@ describe('a two-cluster fleet', () => {
       }
     });
 
-    it('allows the pools, tenancy policies, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
+    it('allows the pools, overlays, tenancy policies, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
       const created = new Set<string>(['apiextensions.k8s.io/CustomResourceDefinition', 'argoproj.io/Application']);
       for (const [path, text] of files) {
-        if (!/\/(nodepools|smoke-tests|policies)\//.test(path)) continue;
+        if (!/\/(nodepools|smoke-tests|policies|overlays)\//.test(path)) continue;
         for (const doc of parseAllDocuments(text).map((d) => d.toJS() as Doc)) created.add(`${doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : ''}/${doc.kind}`);
       }
       const chart = helmTemplate({ settings: { clusterName: 'prod' }, serviceMonitor: { enabled: true } }, { namespace: 'karpenter', apiVersions: ['monitoring.coreos.com/v1'] });

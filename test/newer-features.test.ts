@@ -106,3 +106,82 @@ describe('Balanced on a release without it', () => {
       .toEqual(aProblem(/teams\.web\.disruption\.consolidationPolicy: cluster old runs Karpenter 1\.13\.1/));
   });
 });
+
+const savingsPlan = {
+  requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i', 'c7i'] }],
+  priceAdjustment: '-28%',
+  weight: 10,
+};
+const gpuSlices = {
+  requirements: [{ key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'In', values: ['l4'] }],
+  capacity: { 'example.com/gpu-slice': '4' },
+};
+
+describe('overlays', () => {
+  const files = synth(fleetConfig({
+    clusters: {
+      demo: undefined,
+      old: { terraformOutputs: 'terraform/old.json', karpenter: { version: '1.13.1' }, teams: ['web'], overlays: { 'savings-plan': null } },
+      new: { terraformOutputs: 'terraform/new.json', overlays: { 'gpu-slices': gpuSlices } },
+    },
+    overlays: { 'savings-plan': savingsPlan },
+  }));
+
+  it('writes the fleet-wide and the cluster\'s overlays under dist/<cluster>/overlays, valid against the 1.14.1 CRD', () => {
+    const [plan] = docs(files, 'dist/new/overlays/savings-plan.yaml');
+    expect(plan).toMatchObject({ apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name: 'savings-plan' }, spec: { priceAdjustment: '-28%', weight: 10 } });
+    const [gpu] = docs(files, 'dist/new/overlays/gpu-slices.yaml');
+    expect(gpu.spec.capacity).toEqual({ 'example.com/gpu-slice': '4' });
+    expect(validateFor('1.14.1', plan)).toEqual([]);
+    expect(validateFor('1.14.1', gpu)).toEqual([]);
+    expect(files.has('dist/old/overlays/savings-plan.yaml')).toBe(false);
+  });
+
+  it('delivers them through <cluster>-overlays in the pools\' wave, and turns NodeOverlay on only where used', () => {
+    const [app] = docs(files, 'dist/new/apps/overlays.yaml');
+    expect(app.metadata).toMatchObject({ name: 'new-overlays', annotations: { 'argocd.argoproj.io/sync-wave': '2' } });
+    expect(app.spec.source.path).toBe('dist/new/overlays');
+    expect(files.has('dist/old/apps/overlays.yaml')).toBe(false);
+    expect(gates(files, 'new')).toEqual({ nodeOverlay: true });
+    expect(gates(files, 'old')).toBeUndefined();
+  });
+});
+
+describe('overlay rules', () => {
+  const withOverlays = (overlays: Overrides) => fleetConfig({ overlays });
+
+  it('fails when an overlay sets both price and priceAdjustment', () => {
+    expect(problemsOf({ config: withOverlays({ x: { ...savingsPlan, price: '0.12' } }), terraform }))
+      .toEqual(aProblem(/overlays\.x\.priceAdjustment: an overlay sets price or priceAdjustment, never both/));
+  });
+
+  it('fails when price or priceAdjustment is malformed', () => {
+    const problems = problemsOf({ config: withOverlays({ a: { ...savingsPlan, priceAdjustment: '-128%' }, b: { requirements: savingsPlan.requirements, price: '$1' } }), terraform });
+    expect(problems).toEqual(aProblem(/overlays\.a\.priceAdjustment: "-128%": must be a signed adjustment/));
+    expect(problems).toEqual(aProblem(/overlays\.b\.price: "\$1": must be a price per hour/));
+  });
+
+  it('fails when an overlay sets cpu capacity, or has no requirements, or a restricted key', () => {
+    const problems = problemsOf({ config: withOverlays({
+      a: { requirements: savingsPlan.requirements, capacity: { cpu: '2' } },
+      b: { requirements: [] },
+      c: { requirements: [{ key: 'karpenter.sh/nodeclaim', operator: 'Exists' }] },
+    }), terraform });
+    expect(problems).toEqual(aProblem(/overlays\.a\.capacity\.cpu: invalid key "cpu": an overlay cannot set "cpu" capacity/));
+    expect(problems).toEqual(aProblem(/overlays\.b\.requirements: list at least one requirement/));
+    expect(problems).toEqual(aProblem(/overlays\.c\.requirements\[0\]\.key: label domain "karpenter\.sh" is restricted/));
+  });
+
+  it('fails when two overlays of one weight would both price the same instance type, naming both', () => {
+    expect(problemsOf({ config: withOverlays({ 'savings-plan': savingsPlan, 'm7i-deal': { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], price: '0.1', weight: 10 } }), terraform }))
+      .toEqual(aProblem(/overlays\.m7i-deal: on cluster new, overlays savings-plan \(overlays\.savings-plan\) and m7i-deal have the same weight \(10\) and both set the price of \d+ instance type\(s\) such as m7i\./));
+  });
+
+  it('fails when the cluster turns NodeOverlay off while it uses an overlay', () => {
+    const config = fleetConfig({
+      clusters: { demo: undefined, old: undefined, new: { terraformOutputs: 'terraform/new.json', karpenter: { controller: { featureGates: { nodeOverlay: false } } } } },
+      overlays: { 'savings-plan': savingsPlan },
+    });
+    expect(problemsOf({ config, terraform })).toEqual(aProblem(/overlays\.savings-plan: cluster new uses overlay savings-plan, but its karpenter\.controller\.featureGates\.nodeOverlay is false/));
+  });
+});

@@ -44,6 +44,7 @@ export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> 
     smokeTests: true,
     karpenter: aKarpenter(),
     legacyNodepoolsApp: false,
+    overlays: [],
     pools,
     ...overrides,
   };

@@ -8,6 +8,7 @@ import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
+import { resolveOverlays } from './overlays';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
@@ -80,8 +81,10 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
     const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates });
+    const overlays = resolveOverlays(source, file, id, cluster, k.karpenter, facts, problems);
     if (tf.outputs) {
       clusters.push({
+        overlays,
         id,
         terraform: tf.outputs,
         destination: cluster.destination?.server !== undefined ? { server: cluster.destination.server }
@@ -177,6 +180,7 @@ function applicationNameClashes(source: SourceFile, clusters: readonly Cluster[]
       [APP_NAMES.crds(c.id), 'its CRD Application'], [APP_NAMES.controller(c.id), 'its controller Application'],
       [APP_NAMES.root(c.id), 'its root Application'], [APP_NAMES.smokeTests(c.id), 'its smoke-test Application'],
       [APP_NAMES.legacyPools(c.id), 'its pools Application of earlier releases'], [APP_NAMES.policies(c.id), 'its tenancy policy Application'],
+      [APP_NAMES.overlays(c.id), 'its overlays Application'],
       ...teams.map((t): [string, string] => [APP_NAMES.pools(c.id, t), `the pools Application of team ${t}`]),
     ];
     for (const [name, what] of names) {

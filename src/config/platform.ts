@@ -2,6 +2,9 @@ import { PoolFields, TenancyAction } from './schema';
 import type { FieldPath } from '../input/problems';
 import type { Operator } from '../catalog/requirements';
 import { TerraformOutputs } from './terraform';
+import type { NodeOverlaySpec } from '../catalog/overlays';
+
+export type { NodeOverlaySpec } from '../catalog/overlays';
 
 /** The level of the inheritance chain that set a pool field (contract section 5.3). */
 export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
@@ -126,6 +129,11 @@ export interface Cluster {
   readonly tenancyAction?: TenancyAction;
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
+  /**
+   * The cluster's NodeOverlays: the fleet-wide `overlays` with `clusters.<id>.overlays` over
+   * them, by name. @default [] - none (and no NodeOverlay gate)
+   */
+  readonly overlays: readonly NodeOverlaySpec[];
 }
 
 /** Where the controller runs: a managed node group, or Fargate (which needs IRSA: Pod Identity does not work there). */

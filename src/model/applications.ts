@@ -70,6 +70,11 @@ export function poolsDir(cluster: Cluster, team: string): string {
   return `dist/${cluster.id}/nodepools/${team}`;
 }
 
+/** The folder of a cluster's NodeOverlays, relative to the output root. */
+export function overlaysDir(cluster: Cluster): string {
+  return `dist/${cluster.id}/overlays`;
+}
+
 /** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
 export function policiesDir(cluster: Cluster): string {
   return `dist/${cluster.id}/policies`;
@@ -144,6 +149,23 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       syncOptions: [],
     })),
   ];
+  // In the pools' wave (contract 6.4): Argo CD applies one wave's resources sorted by kind, then
+  // name, so `<cluster>-overlays` is created before every `<cluster>-pools-<team>`; and an
+  // overlay only changes the price or capacity Karpenter sees, which it re-reads at once for
+  // every pool, so a pool never goes on with an overlay it was meant to have.
+  if (cluster.overlays.length > 0) {
+    apps.push({
+      ...base,
+      file: 'overlays',
+      name: APP_NAMES.overlays(cluster.id),
+      wave: WAVES.nodePools,
+      sources: [{ ...git, path: overlaysDir(cluster) }],
+      destination: at(karpenter.namespace),
+      automated: true,
+      prune: true,
+      syncOptions: [],
+    });
+  }
   if (cluster.legacyNodepoolsApp) {
     // The single pools Application of earlier releases, orphaned: no finalizer (removing it
     // later deletes nothing), no automated sync and no prune (its folder now holds only the
@@ -257,6 +279,7 @@ export const CLUSTER_KINDS: readonly GroupKind[] = [
   { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' },
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
+  { group: 'karpenter.sh', kind: 'NodeOverlay' },
 ];
 
 /**

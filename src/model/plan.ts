@@ -3,8 +3,8 @@
  * `Platform` before anything is rendered. Charts render it and decide nothing; `explain`,
  * `fit` and the summaries read it where they need a derived model.
  */
-import type { Cluster, Platform, Pool } from '../config/platform';
-import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
+import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
 import { chartValues } from './controller-values';
 import { NodeClassModel, nodeClassModel } from './node-class';
 import { NodePoolModel, nodePoolModel } from './node-pool';
@@ -61,6 +61,8 @@ export interface ClusterPlan {
   readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
   /** In the cluster's pool order. */
   readonly pools: readonly PoolPlan[];
+  /** `dist/<cluster>/overlays/<name>.yaml`: one NodeOverlay each. */
+  readonly overlays: readonly Planned<NodeOverlaySpec>[];
   /** `dist/<cluster>/smoke-tests/_namespace.yaml`: the namespace's name. @default - none: the cluster has no smoke tests */
   readonly smokeTestNamespace?: Planned<string>;
 }
@@ -112,6 +114,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
     controllerValues: { path: `${dir}/karpenter/values.yaml`, model: chartValues(cluster) },
     ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
     pools: cluster.pools.map((pool) => poolPlan(cluster, pool)),
+    overlays: cluster.overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
   };
 }
