@@ -10,6 +10,10 @@ import { synthesize } from '../src/synth';
 import { aConfig, aTerraform, Overrides, removeProjects, writeProject } from './builders';
 import { validateFor } from './support/crd-validator';
 import { aProblem, problemsOf } from './config/helpers';
+import { explainPool, maxCostPerHour } from '../src/explain/explain';
+import { karpenterCatalog } from '../src/catalog/catalog';
+import { catalogMatcher } from '../src/catalog/match';
+import { applyOverlays } from '../src/catalog/overlays';
 
 afterAll(removeProjects);
 
@@ -183,5 +187,33 @@ describe('overlay rules', () => {
       overlays: { 'savings-plan': savingsPlan },
     });
     expect(problemsOf({ config, terraform })).toEqual(aProblem(/overlays\.savings-plan: cluster new uses overlay savings-plan, but its karpenter\.controller\.featureGates\.nodeOverlay is false/));
+  });
+});
+
+describe('explain after overlays', () => {
+  it('prices a static pool under a -28% overlay as its replicas times the dearest admitted type\'s overlaid price', () => {
+    const config = fleetConfig({
+      teams: { web: {}, ingest: { pools: { fixed: { replicas: 4, limits: { nodes: '6' }, instanceTypes: ['m7i.large', 'm7i.xlarge'] } } } },
+      overlays: { 'savings-plan': savingsPlan },
+    });
+    const { platform } = loadPlatform(writeProject({ config, terraform }).configPath, { provenance: true });
+    const e = explainPool(platform, 'new', 'ingest-fixed');
+    if (typeof e === 'string') throw new Error(e);
+    const listPrice = karpenterCatalog().types.find((t) => t.name === 'm7i.xlarge')?.price ?? NaN;
+    expect(e.maxCostPerHour).toBeCloseTo(4 * listPrice * 0.72, 4);
+    expect(e.boundBy).toBe('replicas: 4 at m7i.xlarge');
+    expect(e.onDemandPricePerHour?.max).toBeCloseTo(listPrice * 0.72, 6);
+    // the same pool without the overlay: the list price
+    const cluster = platform.clusters.find((c) => c.id === 'new');
+    const pool = cluster?.pools.find((p) => p.name === 'ingest-fixed');
+    if (!cluster || !pool) throw new Error('no pool');
+    expect(maxCostPerHour({ ...cluster, overlays: [] }, pool)?.cost).toBeCloseTo(4 * listPrice, 6);
+  });
+
+  it('a capacity overlay adds its resource to the types it picks', () => {
+    const types = applyOverlays(karpenterCatalog().types.filter((t) => t.labels.get('karpenter.k8s.aws/instance-gpu-name') === 'l4' || t.name === 'm7i.large'),
+      [{ name: 'gpu-slices', requirements: gpuSlices.requirements as never, capacity: gpuSlices.capacity }], catalogMatcher());
+    expect(types.find((t) => t.name === 'm7i.large')?.allocatable.get('example.com/gpu-slice')).toBeUndefined();
+    expect(types.filter((t) => t.name !== 'm7i.large').every((t) => t.allocatable.get('example.com/gpu-slice') === 4)).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
 import { priceRange } from '../catalog/match';
-import { catalogMatcher } from '../catalog/match';
-import type { Platform, Pool } from '../config/platform';
+import { catalogMatcher, type Matcher } from '../catalog/match';
+import { applyOverlays } from '../catalog/overlays';
+import type { Cluster, Platform, Pool } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
 import { poolPlan } from '../model/plan';
 import { Quantity } from '../quantity/quantity';
@@ -47,10 +48,9 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
   if (!cluster) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
   const pool = cluster.pools.find((p) => p.name === poolName);
   if (!pool) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
-  // The requirements its NodePool is written with: the plan's, as synth renders them.
-  const admitted = catalogMatcher().match(poolPlan(cluster, pool).nodePool.requirements).admitted;
+  const admitted = admittedTypes(cluster, pool);
   const prices = priceRange(admitted);
-  const bound = costBound(pool, admitted);
+  const bound = maxCostPerHour(cluster, pool);
   return {
     cluster: cluster.id,
     pool: pool.name,
@@ -84,6 +84,40 @@ function capacity(type: InstanceType, resource: string): number | undefined {
     case 'aws.amazon.com/neuron': return label('karpenter.k8s.aws/instance-accelerator-count');
     default: return type.allocatable.get(resource);
   }
+}
+
+/**
+ * The instance types a pool admits, as Karpenter sees them on its cluster: matched with the
+ * requirements its NodePool is written with (the plan's, as synth renders them), then with the
+ * cluster's NodeOverlays applied (prices replaced or adjusted, extended resources added).
+ * @see https://karpenter.sh/docs/concepts/nodeoverlays/
+ */
+export function admittedTypes(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): InstanceType[] {
+  const admitted = matcher.match(poolPlan(cluster, pool).nodePool.requirements).admitted;
+  return applyOverlays(admitted, cluster.overlays, matcher);
+}
+
+/**
+ * The most pool `pool` of `cluster` can cost per hour, on demand, with its limits reached: the
+ * figure `explain` prints as "at most per hour" and the one team budgets sum. Pure: a function
+ * of the cluster (its overlays), the pool and the catalog.
+ * - a static pool (replicas): its replicas (at most limits.nodes) at the dearest admitted type;
+ * - a dynamic pool: the tightest bound its limits give (see costBound);
+ * both after the cluster's overlays.
+ * @returns the cost and what bounds it, or undefined when nothing bounds it (or no admitted type has a price)
+ * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
+ */
+export function maxCostPerHour(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): { cost: number; by: string } | undefined {
+  const admitted = admittedTypes(cluster, pool, matcher);
+  const replicas = pool.settings.replicas;
+  if (replicas !== undefined) {
+    const prices = priceRange(admitted);
+    if (!prices) return undefined;
+    const nodesLimit = pool.settings.limits?.nodes;
+    const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
+    return { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}` };
+  }
+  return costBound(pool, admitted);
 }
 
 /**
