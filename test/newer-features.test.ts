@@ -217,3 +217,50 @@ describe('explain after overlays', () => {
     expect(types.filter((t) => t.name !== 'm7i.large').every((t) => t.allocatable.get('example.com/gpu-slice') === 4)).toBe(true);
   });
 });
+
+describe('a buffer', () => {
+  const buffer = { replicas: 2, cpu: '2', memory: '4Gi' };
+  const files = synth(fleetConfig({ teams: { web: {}, ingest: { namespaces: ['ingest'], buffer }, batch: { buffer, pools: { big: {} }, defaultPool: false } } }));
+
+  it('writes a CapacityBuffer and its PodTemplate with the team\'s pools, selecting and tolerating the pool, valid against the 1.14.1 CRD', () => {
+    const objects = docs(files, 'dist/new/nodepools/ingest/_buffer.yaml');
+    const cb = objects.find((d) => d.kind === 'CapacityBuffer') as any;
+    const template = objects.find((d) => d.kind === 'PodTemplate') as any;
+    expect(cb).toMatchObject({ apiVersion: 'autoscaling.x-k8s.io/v1beta1', metadata: { name: 'ingest-buffer', namespace: 'ingest' }, spec: { podTemplateRef: { name: 'ingest-buffer' }, replicas: 2 } });
+    expect(template.metadata.namespace).toBe('ingest');
+    expect(template.template.spec.nodeSelector).toEqual({ 'karpenter.sh/nodepool': 'ingest' });
+    expect(template.template.spec.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'ingest', effect: 'NoSchedule' }]);
+    expect(template.template.spec.containers[0].resources.requests).toEqual({ cpu: '2', memory: '4Gi' });
+    expect(validateFor('1.14.1', cb)).toEqual([]);
+    expect(objects.some((d) => d.kind === 'Namespace')).toBe(false);
+  });
+
+  it('goes in a generated namespace for a team without namespaces, on its first pool', () => {
+    const objects = docs(files, 'dist/new/nodepools/batch/_buffer.yaml');
+    expect(objects.find((d) => d.kind === 'Namespace')?.metadata.name).toBe('batch-buffer');
+    expect(objects.find((d) => d.kind === 'CapacityBuffer')?.metadata).toMatchObject({ name: 'batch-big-buffer', namespace: 'batch-buffer' });
+  });
+
+  it('turns CapacityBuffer on where a team has a buffer', () => {
+    expect(gates(files, 'new')).toEqual({ capacityBuffer: true });
+    expect(gates(files, 'old')).toBeUndefined();
+  });
+
+  it('fails when a team with a buffer runs on the 1.13.1 cluster, naming cluster, version and field', () => {
+    expect(problemsOf({ config: fleetConfig({ teams: { web: { buffer } } }), terraform }))
+      .toEqual(aProblem(/teams\.web\.buffer: cluster old runs Karpenter 1\.13\.1, which has no CapacityBuffer feature gate/));
+  });
+
+  it('fails when the cluster turns CapacityBuffer off', () => {
+    const config = fleetConfig({
+      clusters: { demo: undefined, old: undefined, new: { terraformOutputs: 'terraform/new.json', karpenter: { controller: { featureGates: { capacityBuffer: false } } } } },
+      teams: { web: { buffer } },
+    });
+    expect(problemsOf({ config, terraform })).toEqual(aProblem(/teams\.web\.buffer: team web has a buffer on cluster new, whose karpenter\.controller\.featureGates\.capacityBuffer is false/));
+  });
+
+  it('fails when the buffer names a pool the team does not have', () => {
+    expect(problemsOf({ config: fleetConfig({ teams: { web: {}, batch: { buffer: { ...buffer, pool: 'nope' } } } }), terraform }))
+      .toEqual(aProblem(/teams\.batch\.buffer\.pool: team batch has no pool "nope" on cluster new/));
+  });
+});

@@ -45,6 +45,7 @@ export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> 
     karpenter: aKarpenter(),
     legacyNodepoolsApp: false,
     overlays: [],
+    buffers: [],
     pools,
     ...overrides,
   };

@@ -8,7 +8,7 @@ import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
-import { resolveOverlays } from './overlays';
+import { resolveBuffers, resolveOverlays } from './overlays';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
@@ -82,9 +82,11 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
     const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates });
     const overlays = resolveOverlays(source, file, id, cluster, k.karpenter, facts, problems);
+    const buffers = resolveBuffers(source, file, id, pools, k.karpenter, facts, problems);
     if (tf.outputs) {
       clusters.push({
         overlays,
+        buffers,
         id,
         terraform: tf.outputs,
         destination: cluster.destination?.server !== undefined ? { server: cluster.destination.server }

@@ -1,4 +1,4 @@
-import type { KarpenterConfig } from './platform';
+import type { CapacityBufferSpec, KarpenterConfig, Pool } from './platform';
 import type { ClusterFile, OverlayFile, PlatformFile } from './schema';
 import type { FieldPath, Problem } from '../input/problems';
 import type { SourceFile } from '../input/source';
@@ -46,4 +46,46 @@ export function resolveOverlays(
       + `and both set the ${c.what} of ${c.types} instance type(s) such as ${c.example}: Karpenter then applies neither; give one a higher weight`, 'key'));
   }
   return specs;
+}
+
+/**
+ * The teams' CapacityBuffers on one cluster, checked where `teams.<team>.buffer` is written: the
+ * cluster's release must have the CapacityBuffer gate (1.14 and later), the cluster must not turn
+ * it off, and the pool it names must be one of the team's on this cluster.
+ * @see https://karpenter.sh/docs/reference/settings/#feature-gates
+ */
+export function resolveBuffers(
+  source: SourceFile, file: PlatformFile, clusterId: string, pools: readonly Pool[], karpenter: KarpenterConfig,
+  facts: ReleaseFacts | undefined, problems: Problem[],
+): CapacityBufferSpec[] {
+  const out: CapacityBufferSpec[] = [];
+  for (const team of [...new Set(pools.map((p) => p.team))]) {
+    const t = file.teams[team];
+    const buffer = t?.buffer;
+    if (!buffer) continue;
+    const at = ['teams', team, 'buffer'];
+    if (facts && !facts.featureGates.includes('capacityBuffer')) {
+      problems.push(source.problem(at, `cluster ${clusterId} runs Karpenter ${karpenter.version}, which has no CapacityBuffer feature gate (1.14 and later), so team ${team}'s buffer cannot be used there: `
+        + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or leave ${clusterId} out of the team's clusters`, 'key'));
+      continue;
+    }
+    if (karpenter.controller.featureGates.capacityBuffer === false) {
+      problems.push(source.problem(at, `team ${team} has a buffer on cluster ${clusterId}, whose karpenter.controller.featureGates.capacityBuffer is false: `
+        + 'remove that setting (the generator turns the gate on where a buffer is used), or remove the buffer', 'key'));
+      continue;
+    }
+    const mine = pools.filter((p) => p.team === team);
+    const wanted = buffer.pool === undefined ? undefined : `${team}-${buffer.pool}`;
+    const pool = wanted !== undefined ? mine.find((p) => p.name === wanted) : mine.find((p) => p.name === team) ?? mine[0];
+    if (!pool) {
+      problems.push(source.problem([...at, 'pool'], `team ${team} has no pool "${buffer.pool}" on cluster ${clusterId} (its pools there: ${mine.map((p) => p.name).join(', ')}): name one of its pools keys`));
+      continue;
+    }
+    const namespace = t.namespaces?.[0];
+    out.push({
+      team, pool: pool.name, namespace: namespace ?? `${team}-buffer`, generatedNamespace: namespace === undefined,
+      replicas: buffer.replicas, cpu: buffer.cpu, memory: buffer.memory,
+    });
+  }
+  return out;
 }

@@ -134,6 +134,25 @@ export interface Cluster {
    * them, by name. @default [] - none (and no NodeOverlay gate)
    */
   readonly overlays: readonly NodeOverlaySpec[];
+  /** The teams' CapacityBuffers on this cluster, in team order. @default [] - none (and no CapacityBuffer gate) */
+  readonly buffers: readonly CapacityBufferSpec[];
+}
+
+/**
+ * A team's CapacityBuffer on one cluster: placeholder pods kept ready on one of its pools.
+ * @see https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/proposals/buffers.md
+ */
+export interface CapacityBufferSpec {
+  readonly team: string;
+  /** The pool the placeholder pods select and tolerate. */
+  readonly pool: string;
+  /** The team's first `namespaces` entry, or `<team>-buffer` (generated). */
+  readonly namespace: string;
+  /** Whether the namespace is generated (its Namespace is written with the buffer). */
+  readonly generatedNamespace: boolean;
+  readonly replicas: number;
+  readonly cpu: string;
+  readonly memory: string;
 }
 
 /** Where the controller runs: a managed node group, or Fargate (which needs IRSA: Pod Identity does not work there). */

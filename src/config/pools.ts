@@ -13,7 +13,7 @@ import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
 
-const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces'] as const;
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
 
 
 

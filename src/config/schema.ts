@@ -421,6 +421,12 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     costCenter: z.string().min(1).max(256).optional().describe('EC2 tag "cost-center"'),
     defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
     pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
+    buffer: z.strictObject({
+      replicas: z.number().int().min(1).max(2147483647),
+      cpu: quantity,
+      memory: quantity,
+      pool: dnsLabel.optional().describe('the key of one of the team\'s pools; default the team\'s own pool, or its first'),
+    }).optional().describe('a CapacityBuffer (gate CapacityBuffer): replicas placeholder pods of cpu and memory kept ready on the team\'s pool'),
     namespaces: z.array(dnsLabel).min(1, { error: 'list at least one namespace, or leave namespaces out (any namespace may then use the team\'s pools)' })
       .refine((ns) => new Set(ns).size === ns.length, { error: 'each namespace may appear once' })
       .optional().describe('the namespaces whose pods may use the team\'s pools (an admission policy refuses the others); default: any namespace'),

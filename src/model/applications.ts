@@ -295,6 +295,8 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
+  { group: '', kind: 'PodTemplate' },
+  { group: 'autoscaling.x-k8s.io', kind: 'CapacityBuffer' },
 ];
 
 /** An AppProject, derived from the platform. */
@@ -324,6 +326,7 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     add(c.destination, c.karpenter.namespace);
     add(c.destination, 'kube-system');
     if (c.smokeTests) add(c.destination, SMOKE_TEST_NAMESPACE);
+    for (const b of c.buffers) add(c.destination, b.namespace);
   }
   return {
     name: gitops.project,

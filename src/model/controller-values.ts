@@ -67,13 +67,14 @@ export function controllerValues(cluster: Cluster): KarpenterChartValues {
 
 /**
  * The gates of features this cluster uses, each on exactly when it is used: StaticCapacity for a
- * pool with replicas, NodeOverlay for overlays (the config refuses a user's `false` there, and a release without the gate).
+ * pool with replicas, NodeOverlay for overlays, CapacityBuffer for a team's buffer (the config refuses a user's `false` there, and a release without the gate).
  * @see https://karpenter.sh/docs/reference/settings/#feature-gates
  */
 export function gatesInUse(cluster: Cluster): Readonly<Record<string, boolean>> {
   const gates: Record<string, boolean> = {};
   if (cluster.pools.some((p) => p.settings.replicas !== undefined)) gates.staticCapacity = true;
   if (cluster.overlays.length > 0) gates.nodeOverlay = true;
+  if (cluster.buffers.length > 0) gates.capacityBuffer = true;
   return gates;
 }
 
