@@ -264,3 +264,17 @@ describe('a buffer', () => {
       .toEqual(aProblem(/teams\.batch\.buffer\.pool: team batch has no pool "nope" on cluster new/));
   });
 });
+
+describe('a buffer in the ceiling', () => {
+  it('adds its pods\' worth to its pool\'s ceiling', () => {
+    const config = fleetConfig({ teams: { web: {}, ingest: { replicas: 2, limits: { nodes: '2' }, instanceTypes: ['m7i.large'], buffer: { replicas: 2, cpu: '1', memory: '1Gi' } } } });
+    const { platform } = loadPlatform(writeProject({ config, terraform }).configPath);
+    const cluster = platform.clusters.find((c) => c.id === 'new');
+    const pool = cluster?.pools.find((p) => p.name === 'ingest');
+    if (!cluster || !pool) throw new Error('no pool');
+    const price = karpenterCatalog().types.find((t) => t.name === 'm7i.large')?.price ?? NaN;
+    // m7i.large: 2 vCPUs, 8 GiB; 2 pods of 1 cpu are worth one node's price, 2 pods of 1Gi a quarter of it
+    expect(maxCostPerHour(cluster, pool)?.cost).toBeCloseTo(2 * price + price, 6);
+    expect(maxCostPerHour({ ...cluster, buffers: [] }, pool)?.cost).toBeCloseTo(2 * price, 6);
+  });
+});

@@ -2,7 +2,7 @@ import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
 import { priceRange } from '../catalog/match';
 import { catalogMatcher, type Matcher } from '../catalog/match';
 import { applyOverlays } from '../catalog/overlays';
-import type { Cluster, Platform, Pool } from '../config/platform';
+import type { CapacityBufferSpec, Cluster, Platform, Pool } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
 import { poolPlan } from '../model/plan';
 import { Quantity } from '../quantity/quantity';
@@ -103,21 +103,46 @@ export function admittedTypes(cluster: Cluster, pool: Pool, matcher: Matcher = c
  * of the cluster (its overlays), the pool and the catalog.
  * - a static pool (replicas): its replicas (at most limits.nodes) at the dearest admitted type;
  * - a dynamic pool: the tightest bound its limits give (see costBound);
- * both after the cluster's overlays.
+ * both after the cluster's overlays, plus what a team's buffer on the pool is worth (see bufferCost).
  * @returns the cost and what bounds it, or undefined when nothing bounds it (or no admitted type has a price)
  * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
  */
 export function maxCostPerHour(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): { cost: number; by: string } | undefined {
   const admitted = admittedTypes(cluster, pool, matcher);
   const replicas = pool.settings.replicas;
+  let bound: { cost: number; by: string } | undefined;
   if (replicas !== undefined) {
     const prices = priceRange(admitted);
     if (!prices) return undefined;
     const nodesLimit = pool.settings.limits?.nodes;
     const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
-    return { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}` };
+    bound = { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}` };
+  } else {
+    bound = costBound(pool, admitted);
   }
-  return costBound(pool, admitted);
+  const buffer = cluster.buffers.find((b) => b.pool === pool.name);
+  if (!bound || !buffer) return bound;
+  const extra = bufferCost(buffer, admitted);
+  return extra === undefined ? bound : { cost: bound.cost + extra, by: `${bound.by}, plus buffer ${buffer.replicas} × (cpu ${buffer.cpu}, memory ${buffer.memory})` };
+}
+
+/**
+ * What a buffer's placeholder pods are worth per hour on the pool: for cpu and for memory, the
+ * pods' total request times the highest price per unit among the admitted types; the larger of the two.
+ * Added on top of the pool's bound (contract 6.4: a buffer's cost is added to its pool).
+ */
+function bufferCost(buffer: CapacityBufferSpec, admitted: readonly InstanceType[]): number | undefined {
+  const priced = admitted.filter((t) => t.price !== undefined);
+  if (priced.length === 0) return undefined;
+  const worth = (resource: string, request: string) => {
+    const amount = buffer.replicas * inCatalogUnits(resource, Quantity.of(request), 'exact');
+    const perUnit = Math.max(...priced.map((t) => {
+      const cap = capacity(t, resource);
+      return cap ? (t.price ?? 0) / cap : 0;
+    }));
+    return amount * perUnit;
+  };
+  return Math.max(worth('cpu', buffer.cpu), worth('memory', buffer.memory));
 }
 
 /**
