@@ -14,6 +14,9 @@ import { explainPool, maxCostPerHour } from '../src/explain/explain';
 import { karpenterCatalog } from '../src/catalog/catalog';
 import { catalogMatcher } from '../src/catalog/match';
 import { applyOverlays } from '../src/catalog/overlays';
+import { placePod } from '../src/fit/placement';
+import { aContainer, aPodSpec, podOf } from './fit/builders';
+import { aCluster, aPool } from './pool-builders';
 
 afterAll(removeProjects);
 
@@ -276,5 +279,17 @@ describe('a buffer in the ceiling', () => {
     // m7i.large: 2 vCPUs, 8 GiB; 2 pods of 1 cpu are worth one node's price, 2 pods of 1Gi a quarter of it
     expect(maxCostPerHour(cluster, pool)?.cost).toBeCloseTo(2 * price + price, 6);
     expect(maxCostPerHour({ ...cluster, buffers: [] }, pool)?.cost).toBeCloseTo(2 * price, 6);
+  });
+});
+
+describe('fit after overlays', () => {
+  it('admits a pod requesting an extended resource only a capacity overlay gives', () => {
+    const pod = podOf(aPodSpec({ containers: [aContainer({ requests: { 'cpu': '1', 'memory': '1Gi', 'example.com/gpu-slice': '1' }, limits: { 'example.com/gpu-slice': '1' } })] }));
+    // a pool belongs to one cluster (fit caches a pool's nodes), so each cluster gets its own
+    const pool = () => aPool({ dedicated: false, instanceFamilies: ['g6'], limits: { cpu: '1000' } });
+    const overlay = { name: 'gpu-slices', requirements: gpuSlices.requirements as never, capacity: gpuSlices.capacity };
+    const [without, withOverlay] = [pool(), pool()];
+    expect(placePod(pod, without, aCluster([without]), catalogMatcher())).toMatchObject({ reason: expect.stringMatching(/example\.com\/gpu-slice/) });
+    expect(placePod(pod, withOverlay, aCluster([withOverlay], { overlays: [overlay] }), catalogMatcher())).toMatchObject({ instanceTypes: expect.any(Number) });
   });
 });
