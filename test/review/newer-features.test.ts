@@ -39,3 +39,19 @@ describe('review of static pools and overlays', () => {
     expect(r.out).toMatch(/replicas: 4 → 1 \(3 node\(s\) go\)/);
   });
 });
+
+describe('review of overlays', () => {
+  it('names the pools whose prices an overlay change touches', async () => {
+    const overlay = (adj: string) => ({ 'savings-plan': { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], priceAdjustment: adj } });
+    const base = (adj: string) => aFleetConfig(['new'], {
+      karpenter: { version: '1.14.1' },
+      teams: { web: { instanceFamilies: ['m7i'], limits: { cpu: '10' } }, ml: { instanceFamilies: ['c7i'], limits: { cpu: '10' } } },
+      overlays: overlay(adj),
+    });
+    const fleet = await Fleet.create(base('-28%'));
+    fleet.configure(base('-30%'));
+    await fleet.synth();
+    const r = await fleet.diff();
+    expect(r.out).toMatch(/changes the prices or capacity Karpenter sees for NodePool web: no node is replaced/);
+  });
+});
