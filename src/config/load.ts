@@ -81,8 +81,9 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
     const pools = resolvePools(source, file, id, cluster, tf.outputs, kubernetes.version, problems, warnings, options.provenance ?? false, { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates });
-    const overlays = resolveOverlays(source, file, id, cluster, k.karpenter, facts, problems);
-    const buffers = resolveBuffers(source, file, id, pools, k.karpenter, facts, problems);
+    const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
+    const overlays = resolveOverlays(input, cluster);
+    const buffers = resolveBuffers(input, pools);
     if (tf.outputs) {
       clusters.push({
         overlays,

@@ -6,6 +6,18 @@ import type { ReleaseFacts } from '../release/types';
 import { catalogMatcher } from '../catalog/match';
 import { NodeOverlaySpec, overlayConflicts } from '../catalog/overlays';
 
+/** One cluster as the config gives it, and where its problems go. */
+export interface ClusterInput {
+  readonly source: SourceFile;
+  readonly file: PlatformFile;
+  readonly clusterId: string;
+  readonly karpenter: KarpenterConfig;
+  /** The facts of its Karpenter release. @default - unknown (an unsupported version, reported elsewhere) */
+  readonly facts?: ReleaseFacts;
+  /** Problems found are pushed here. */
+  readonly problems: Problem[];
+}
+
 /**
  * The NodeOverlays of one cluster: `overlays` with `clusters.<id>.overlays` over them by name
  * (null there: not on this cluster), each checked where it was written: the cluster's release
@@ -13,10 +25,8 @@ import { NodeOverlaySpec, overlayConflicts } from '../catalog/overlays';
  * weight may set the same thing of one instance type of the catalog (Karpenter would apply neither).
  * @see https://karpenter.sh/docs/concepts/nodeoverlays/
  */
-export function resolveOverlays(
-  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile, karpenter: KarpenterConfig,
-  facts: ReleaseFacts | undefined, problems: Problem[],
-): NodeOverlaySpec[] {
+export function resolveOverlays(on: ClusterInput, cluster: ClusterFile): NodeOverlaySpec[] {
+  const { source, file, clusterId, karpenter, facts, problems } = on;
   const entries = new Map<string, { overlay: OverlayFile; at: FieldPath }>();
   for (const [name, overlay] of Object.entries(file.overlays ?? {})) entries.set(name, { overlay, at: ['overlays', name] });
   for (const [name, overlay] of Object.entries(cluster.overlays ?? {})) {
@@ -54,10 +64,8 @@ export function resolveOverlays(
  * it off, and the pool it names must be one of the team's on this cluster.
  * @see https://karpenter.sh/docs/reference/settings/#feature-gates
  */
-export function resolveBuffers(
-  source: SourceFile, file: PlatformFile, clusterId: string, pools: readonly Pool[], karpenter: KarpenterConfig,
-  facts: ReleaseFacts | undefined, problems: Problem[],
-): CapacityBufferSpec[] {
+export function resolveBuffers(on: ClusterInput, pools: readonly Pool[]): CapacityBufferSpec[] {
+  const { source, file, clusterId, karpenter, facts, problems } = on;
   const out: CapacityBufferSpec[] = [];
   for (const team of [...new Set(pools.map((p) => p.team))]) {
     const t = file.teams[team];
