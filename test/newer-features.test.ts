@@ -293,3 +293,12 @@ describe('fit after overlays', () => {
     expect(placePod(pod, withOverlay, aCluster([withOverlay], { overlays: [overlay] }), catalogMatcher())).toMatchObject({ instanceTypes: expect.any(Number) });
   });
 });
+
+describe('gates that contradict use', () => {
+  it('fails when a cluster turns on a gate of a feature it does not use, at the gate', () => {
+    const config = fleetConfig({
+      clusters: { demo: undefined, old: undefined, new: { terraformOutputs: 'terraform/new.json', karpenter: { controller: { featureGates: { nodeOverlay: true } } } } },
+    });
+    expect(problemsOf({ config, terraform })).toEqual(aProblem(/clusters\.new\.karpenter\.controller\.featureGates\.nodeOverlay: cluster new uses no overlay, so featureGates\.nodeOverlay would be on for nothing/));
+  });
+});

@@ -8,7 +8,7 @@ import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform } from './platform';
 import { APP_NAMES } from './reserved';
 import { resolvePools } from './pools';
-import { resolveBuffers, resolveOverlays } from './overlays';
+import { resolveBuffers, resolveOverlays, unusedGateProblems } from './overlays';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
@@ -84,6 +84,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);
+    unusedGateProblems(input, cluster, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
     if (tf.outputs) {
       clusters.push({
         overlays,

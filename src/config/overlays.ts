@@ -97,3 +97,21 @@ export function resolveBuffers(on: ClusterInput, pools: readonly Pool[]): Capaci
   }
   return out;
 }
+
+/** The gates that follow use, and what uses each. */
+const USE_GATES = { staticCapacity: 'static pool (replicas)', nodeOverlay: 'overlay', capacityBuffer: 'team buffer' } as const;
+
+/**
+ * A gate of {@link USE_GATES} set true on a cluster that does not use its feature contradicts
+ * use (the generator turns each on exactly where it is used): an error at the gate. (A gate the
+ * release lacks is reported by resolveKarpenter; false where used, at the field that uses it.)
+ */
+export function unusedGateProblems(on: ClusterInput, cluster: ClusterFile, used: Readonly<Record<keyof typeof USE_GATES, boolean>>): void {
+  const { source, clusterId, karpenter, facts, problems } = on;
+  for (const [gate, what] of Object.entries(USE_GATES) as [keyof typeof USE_GATES, string][]) {
+    if (karpenter.controller.featureGates[gate] !== true || used[gate] || (facts && !facts.featureGates.includes(gate))) continue;
+    const at = cluster.karpenter?.controller?.featureGates?.[gate] !== undefined
+      ? ['clusters', clusterId, 'karpenter', 'controller', 'featureGates', gate] : ['karpenter', 'controller', 'featureGates', gate];
+    problems.push(source.problem(at, `cluster ${clusterId} uses no ${what}, so featureGates.${gate} would be on for nothing: remove it (the generator turns it on on the clusters that use it)`, 'key'));
+  }
+}
