@@ -3,6 +3,8 @@ import { ApplicationChart } from './charts/application-chart';
 import { ArgoCdHealthChart } from './charts/argocd-health-chart';
 import { HelmRepositoryChart } from './charts/helm-repository-chart';
 import { NodePoolChart } from './charts/node-pool-chart';
+import { OverlayChart } from './charts/overlay-chart';
+import { CapacityBufferChart } from './charts/capacity-buffer-chart';
 import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
@@ -63,6 +65,8 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     });
     const policy = cluster.tenancyPolicy;
     if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model }));
+    for (const buffer of cluster.buffers) add(buffer.path, (scope) => new CapacityBufferChart(scope, buffer.model.name, { buffer: buffer.model }));
+    for (const overlay of cluster.overlays) add(overlay.path, (scope) => new OverlayChart(scope, overlay.model.name, { overlay: overlay.model }));
     for (const pool of cluster.pools) {
       emit({ path: pool.path, docs: chartManifests(new NodePoolChart(new App({ outdir: '.' }), pool.name, { pool })), ...(pool.header ? { header: pool.header } : {}) });
       const test = pool.smokeTest;

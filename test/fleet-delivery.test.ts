@@ -35,7 +35,8 @@ function fleet() {
         teams: { web: { limits: { cpu: '40' }, pools: { batch: { weight: 10 } } }, data: null },
       },
     },
-    teams: { web: { namespaces: ['web'], limits: { cpu: '10' }, pools: { batch: { limits: { cpu: '5' } } } }, data: { namespaces: ['data'] }, ml: { namespaces: ['ml'] } },
+    teams: { web: { namespaces: ['web'], limits: { cpu: '10' }, pools: { batch: { limits: { cpu: '5' } } } }, data: { namespaces: ['data'], buffer: { replicas: 1, cpu: '1', memory: '1Gi' } }, ml: { namespaces: ['ml'] } },
+    overlays: { 'savings-plan': { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], priceAdjustment: '-28%' } },
   });
   const project = writeProject({
     config,
@@ -60,8 +61,8 @@ describe('a two-cluster fleet', () => {
   it('writes each team\'s pools in its own folder, with one Application per team and cluster', () => {
     const paths = [...files.keys()];
     expect(paths.filter((p) => p.includes('/nodepools/'))).toEqual([
-      'dist/prod/nodepools/data/data.yaml', 'dist/prod/nodepools/ml/ml.yaml', 'dist/prod/nodepools/web/web-batch.yaml', 'dist/prod/nodepools/web/web.yaml',
-      'dist/staging/nodepools/data/data.yaml', 'dist/staging/nodepools/web/web-batch.yaml', 'dist/staging/nodepools/web/web.yaml',
+      'dist/prod/nodepools/data/_buffer.yaml', 'dist/prod/nodepools/data/data.yaml', 'dist/prod/nodepools/ml/ml.yaml', 'dist/prod/nodepools/web/web-batch.yaml', 'dist/prod/nodepools/web/web.yaml',
+      'dist/staging/nodepools/data/_buffer.yaml', 'dist/staging/nodepools/data/data.yaml', 'dist/staging/nodepools/web/web-batch.yaml', 'dist/staging/nodepools/web/web.yaml',
     ]);
     expect(paths.filter((p) => p.includes('/apps/pools-'))).toEqual([
       'dist/prod/apps/pools-data.yaml', 'dist/prod/apps/pools-ml.yaml', 'dist/prod/apps/pools-web.yaml',
@@ -141,10 +142,10 @@ describe('a two-cluster fleet', () => {
       }
     });
 
-    it('allows the pools, tenancy policies, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
+    it('allows the pools, buffers, overlays, tenancy policies, smoke tests, CRDs and Applications, and nothing the delivery does not create', () => {
       const created = new Set<string>(['apiextensions.k8s.io/CustomResourceDefinition', 'argoproj.io/Application']);
       for (const [path, text] of files) {
-        if (!/\/(nodepools|smoke-tests|policies)\//.test(path)) continue;
+        if (!/\/(nodepools|smoke-tests|policies|overlays)\//.test(path)) continue;
         for (const doc of parseAllDocuments(text).map((d) => d.toJS() as Doc)) created.add(`${doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : ''}/${doc.kind}`);
       }
       const chart = helmTemplate({ settings: { clusterName: 'prod' }, serviceMonitor: { enabled: true } }, { namespace: 'karpenter', apiVersions: ['monitoring.coreos.com/v1'] });

@@ -44,6 +44,8 @@ export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> 
     smokeTests: true,
     karpenter: aKarpenter(),
     legacyNodepoolsApp: false,
+    overlays: [],
+    buffers: [],
     pools,
     ...overrides,
   };

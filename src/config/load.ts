@@ -8,6 +8,7 @@ import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform, TeamBudget } from './platform';
 import { APP_NAMES, costCenterLabel } from './reserved';
 import { resolvePools } from './pools';
+import { resolveBuffers, resolveOverlays, unusedGateProblems } from './overlays';
 import { InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
@@ -80,9 +81,15 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools({ source, file, clusterId: id, cluster, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts } }, problems, warnings);
+    const pools = resolvePools({ source, file, clusterId: id, cluster, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates } }, problems, warnings);
+    const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
+    const overlays = resolveOverlays(input, cluster);
+    const buffers = resolveBuffers(input, pools);
+    unusedGateProblems(input, cluster, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
     if (tf.outputs) {
       clusters.push({
+        overlays,
+        buffers,
         id,
         terraform: tf.outputs,
         destination: cluster.destination?.server !== undefined ? { server: cluster.destination.server }
@@ -202,6 +209,7 @@ function applicationNameClashes(source: SourceFile, clusters: readonly Cluster[]
       [APP_NAMES.crds(c.id), 'its CRD Application'], [APP_NAMES.controller(c.id), 'its controller Application'],
       [APP_NAMES.root(c.id), 'its root Application'], [APP_NAMES.smokeTests(c.id), 'its smoke-test Application'],
       [APP_NAMES.legacyPools(c.id), 'its pools Application of earlier releases'], [APP_NAMES.policies(c.id), 'its tenancy policy Application'],
+      [APP_NAMES.overlays(c.id), 'its overlays Application'],
       ...teams.map((t): [string, string] => [APP_NAMES.pools(c.id, t), `the pools Application of team ${t}`]),
     ];
     for (const [name, what] of names) {

@@ -3,6 +3,9 @@ import type { FieldPath } from '../input/problems';
 import type { Operator } from '../catalog/requirements';
 import { TerraformOutputs } from './terraform';
 import type { MaintenanceWindow } from '../schedule/windows';
+import type { NodeOverlaySpec } from '../catalog/overlays';
+
+export type { NodeOverlaySpec } from '../catalog/overlays';
 
 /** The level of the inheritance chain that set a pool field (contract section 5.3). */
 export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
@@ -131,6 +134,30 @@ export interface Cluster {
   readonly window?: MaintenanceWindow;
   /** Rollout stage: its pools get a change after every cluster of the stage before. @default - none: no promotion, like stage 1 */
   readonly stage?: number;
+  /**
+   * The cluster's NodeOverlays: the fleet-wide `overlays` with `clusters.<id>.overlays` over
+   * them, by name. @default [] - none (and no NodeOverlay gate)
+   */
+  readonly overlays: readonly NodeOverlaySpec[];
+  /** The teams' CapacityBuffers on this cluster, in team order. @default [] - none (and no CapacityBuffer gate) */
+  readonly buffers: readonly CapacityBufferSpec[];
+}
+
+/**
+ * A team's CapacityBuffer on one cluster: placeholder pods kept ready on one of its pools.
+ * @see https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/proposals/buffers.md
+ */
+export interface CapacityBufferSpec {
+  readonly team: string;
+  /** The pool the placeholder pods select and tolerate. */
+  readonly pool: string;
+  /** The team's first `namespaces` entry, or `<team>-buffer` (generated). */
+  readonly namespace: string;
+  /** Whether the namespace is generated (its Namespace is written with the buffer). */
+  readonly generatedNamespace: boolean;
+  readonly replicas: number;
+  readonly cpu: string;
+  readonly memory: string;
 }
 
 /** Where the controller runs: a managed node group, or Fargate (which needs IRSA: Pod Identity does not work there). */

@@ -13,7 +13,7 @@ import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
 
-const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces'] as const;
+const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
 
 
 
@@ -32,7 +32,7 @@ export interface ClusterPoolsInput {
   /** Record where each field's value comes from (for explain). @default false */
   readonly withProvenance?: boolean;
   /** The cluster's Karpenter release and its facts. @default - not checked against a release */
-  readonly karpenter?: { readonly version: string; readonly facts?: ReleaseFacts };
+  readonly karpenter?: { readonly version: string; readonly facts?: ReleaseFacts; readonly featureGates?: Readonly<Record<string, boolean>> };
 }
 
 /**
@@ -101,6 +101,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
           + `consolidationPolicy ${settings.disruption.consolidationPolicy} (allowed: ${facts.consolidationPolicies.join(', ')}): `
           + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or set clusters.${clusterId}.overrides.disruption.consolidationPolicy`));
       }
+      if (facts && settings.replicas !== undefined) problems.push(...staticPoolGateProblems(ctx, karpenter?.version ?? '', facts, karpenter?.featureGates));
       const region = tf ? regionOf(tf) : undefined;
       if (region !== undefined) {
         (settings.zones ?? []).forEach((zone, i) => {
@@ -195,6 +196,11 @@ class PoolContext {
     return this.source.problem(this.merged.origin(path) ?? this.at, message);
   }
 
+  /** The index in the inheritance chain of the level that set this field (-1: the built-in default). */
+  public levelOf(path: FieldPath): number {
+    return this.merged.levelOf(path);
+  }
+
   /** True when some level of the chain set this field (not the built-in default). */
   public isSet(path: FieldPath): boolean {
     return this.merged.origin(path) !== undefined;
@@ -253,6 +259,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       `a NodePool takes at most ${MAX_REQUIREMENTS} requirements; this pool has ${all.length}: `
       + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
   }
+  checkStaticPool(ctx, s, add);
   if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
   if (COST_CENTER_LABEL in s.labels) add(['labels', COST_CENTER_LABEL], `the label "${COST_CENTER_LABEL}" is set by the generator from the team's costCenter: remove it (set costCenter on the team)`);
   if (Object.keys(s.labels).length + 2 > 100) add(['labels'], 'at most 98 labels (the generator adds "team" and "cost-center")');
@@ -300,4 +307,40 @@ const EBS_SIZES_GIB: Readonly<Record<PoolSettings['volume']['type'], readonly [n
 /** Size in GiB of a volume size the schema accepted, such as `20Gi`, `100G`, `1Ti` (`100G` is 93.13… GiB). */
 function gibibytes(size: string): number {
   return Quantity.of(size).toNumber(UNITS.GiB);
+}
+
+/**
+ * The NodePool CRD's rules on a static pool (`replicas` set): only `limits.nodes`, no `weight`.
+ * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
+ */
+function checkStaticPool(ctx: PoolContext, s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
+  if (s.replicas === undefined) return;
+  // Limits merge key by key, so a pool cannot unset the cpu limit of defaults: inherited from a
+  // less specific level than replicas they are left out of the NodePool (nodePoolModel); set at
+  // replicas' level or below they are a mistake the CRD would refuse.
+  const level = ctx.levelOf(['replicas']);
+  for (const key of Object.keys(s.limits ?? {}).filter((k) => k !== 'nodes')) {
+    if (ctx.levelOf(['limits', key]) < level) continue;
+    add(['limits', key], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool may only limit nodes: remove limits.${key} (or use limits.nodes)`);
+  }
+  if (s.weight !== undefined) {
+    add(['weight'], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool takes no weight: remove weight`);
+  }
+}
+
+/**
+ * A static pool needs the controller's StaticCapacity gate: its release must have it, and the
+ * cluster must not turn it off (the generator turns it on wherever a pool sets replicas).
+ * @see https://karpenter.sh/docs/reference/settings/#feature-gates
+ */
+function staticPoolGateProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, gates: Readonly<Record<string, boolean>> | undefined): Problem[] {
+  if (!facts.featureGates.includes('staticCapacity')) {
+    return [ctx.problem(['replicas'], `cluster ${ctx.cluster} runs Karpenter ${version}, which has no StaticCapacity feature gate, so pool ${ctx.name} cannot set replicas: `
+      + `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version), or remove replicas`)];
+  }
+  if (gates?.staticCapacity === false) {
+    return [ctx.problem(['replicas'], `pool ${ctx.name} sets replicas on cluster ${ctx.cluster}, whose karpenter.controller.featureGates.staticCapacity is false: `
+      + 'remove that setting (the generator turns the gate on where a pool is static), or remove replicas')];
+  }
+  return [];
 }

@@ -35,6 +35,7 @@ export const APP_NAMES = {
   legacyPools: (cluster: string) => `${cluster}-karpenter-nodepools`,
   smokeTests: (cluster: string) => `${cluster}-karpenter-smoke-tests`,
   policies: (cluster: string) => `${cluster}-policies`,
+  overlays: (cluster: string) => `${cluster}-overlays`,
   root: (cluster: string) => `${cluster}-karpenter-root`,
   bootstrap: 'karpenter-gitops-bootstrap',
 } as const;

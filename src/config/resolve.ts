@@ -19,6 +19,8 @@ export interface MergedFields<T = PoolFields> {
   readonly fields: T;
   /** The platform.yaml path that set the value at a path of `fields`, or undefined if no level did. */
   origin(path: FieldPath): FieldPath | undefined;
+  /** The index of the layer that set the value at a path (the most specific level wins), or -1 if none did. */
+  levelOf(path: FieldPath): number;
 }
 
 /** Pool fields that are one unit: a level that sets them replaces the inherited value whole. */
@@ -34,14 +36,25 @@ export function mergeLayers<T = PoolFields>(layers: readonly Layer<T>[]): Merged
   for (const layer of layers) {
     merged = mergeInto(merged, layer.fields as unknown as Record<string, unknown>, [], layer.at, origins);
   }
+  const origin = (path: FieldPath): FieldPath | undefined => {
+    for (let n = path.length; n >= 1; n--) {
+      const base = origins.get(key(path.slice(0, n)));
+      if (base) return [...base, ...path.slice(n)];
+    }
+    return undefined;
+  };
   return {
     fields: merged as T,
-    origin(path) {
-      for (let n = path.length; n >= 1; n--) {
-        const base = origins.get(key(path.slice(0, n)));
-        if (base) return [...base, ...path.slice(n)];
-      }
-      return undefined;
+    origin,
+    levelOf(path) {
+      const from = origin(path);
+      if (!from) return -1;
+      let best = -1;
+      layers.forEach((layer, i) => {
+        const inside = layer.at.every((seg, j) => from[j] === seg);
+        if (inside && (best < 0 || layer.at.length >= layers[best].at.length)) best = i;
+      });
+      return best;
     },
   };
 }

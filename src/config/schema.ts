@@ -5,6 +5,7 @@ import { ALIAS_RELEASES } from './kubernetes';
 import { listOrMapOf, userMap } from '../input/user-map';
 import { QUANTITY_PATTERN } from '../quantity/quantity';
 import { DAYS, durationMinutes, isTimeZone, MIN_WINDOW_MINUTES, WEEK } from '../schedule/windows';
+import { OVERLAY_PRICE, OVERLAY_PRICE_ADJUSTMENT } from '../catalog/overlays';
 
 // Patterns copied from the Karpenter v1.14.1 CRDs, so that a value the API server
 // would reject is rejected here first, with the config's file and line.
@@ -79,6 +80,25 @@ export function restrictedLabelKey(key: string): string | undefined {
   }
   if (domain.endsWith('karpenter.k8s.aws') && !AWS_WELL_KNOWN_LABELS.has(key)) {
     return 'label domain "karpenter.k8s.aws" is restricted to its well-known labels (see karpenter.sh/docs/reference/instance-types)';
+  }
+  return undefined;
+}
+
+/** Keys of karpenter.k8s.aws the NodeOverlay CRD accepts in requirements (fewer than the NodePool's). */
+const OVERLAY_AWS_LABELS = new Set([...AWS_WELL_KNOWN_LABELS].filter((k) => !/instance-tenancy|capacity-reservation|placement-group/.test(k)));
+
+/**
+ * Why the NodeOverlay CRD would reject a requirement key, or undefined: like a NodePool's, but
+ * `karpenter.sh/nodepool` is allowed (an overlay may pick pools) and fewer AWS labels are.
+ */
+export function restrictedOverlayKey(key: string): string | undefined {
+  const domain = /^([^/]+)/.exec(key)?.[1] ?? '';
+  if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted';
+  if (domain.endsWith('karpenter.sh') && key !== 'karpenter.sh/capacity-type' && key !== 'karpenter.sh/nodepool') {
+    return 'label domain "karpenter.sh" is restricted (only karpenter.sh/capacity-type and karpenter.sh/nodepool may be used)';
+  }
+  if (domain.endsWith('karpenter.k8s.aws') && !OVERLAY_AWS_LABELS.has(key)) {
+    return 'label domain "karpenter.k8s.aws" is restricted to its well-known instance labels in a NodeOverlay';
   }
   return undefined;
 }
@@ -365,6 +385,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     requirements: z.array(requirement).max(100).optional(),
     limits: map(resourceName(), quantity).optional(),
     weight: z.number().int().min(1).max(100).optional(),
+    replicas: nonNegInt.optional().describe('a static pool (NodePool spec.replicas, gate StaticCapacity): exactly this many nodes; only limits.nodes, no weight'),
     expireAfter: durationOrNever.optional().describe('default 720h'),
     terminationGracePeriod: z.string().regex(DURATION, { error: 'must be a duration such as "30s", "10m" or "24h"' }).optional(),
     disruption: z.strictObject({
@@ -406,9 +427,56 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     }).optional().describe('the most the team\'s pools may cost per hour at their limits (see docs/cost.md)'),
     defaultPool: z.boolean().optional().describe('false: no pool named <team>, only its pools (default true)'),
     pools: map(dnsLabel, poolFieldsSchema).optional().describe('extra pools, each named <team>-<key>'),
+    buffer: z.strictObject({
+      replicas: z.number().int().min(1).max(2147483647),
+      cpu: quantity,
+      memory: quantity,
+      pool: dnsLabel.optional().describe('the key of one of the team\'s pools; default the team\'s own pool, or its first'),
+    }).optional().describe('a CapacityBuffer (gate CapacityBuffer): replicas placeholder pods of cpu and memory kept ready on the team\'s pool'),
     namespaces: z.array(dnsLabel).min(1, { error: 'list at least one namespace, or leave namespaces out (any namespace may then use the team\'s pools)' })
       .refine((ns) => new Set(ns).size === ns.length, { error: 'each namespace may appear once' })
       .optional().describe('the namespaces whose pods may use the team\'s pools (an admission policy refuses the others); default: any namespace'),
+  });
+
+  /**
+   * A NodeOverlay (gate NodeOverlay): a price or extra capacity for the instance types its
+   * requirements pick, checked as its CRD checks it.
+   * @see https://karpenter.sh/docs/concepts/nodeoverlays/
+   */
+  const overlayRequirement = z.strictObject({
+    key: z.string().max(316).regex(QUALIFIED_NAME, { error: 'must be a label key such as "karpenter.k8s.aws/instance-family"' }).superRefine((key, ctx) => {
+      const why = restrictedOverlayKey(key);
+      if (why) ctx.addIssue({ code: 'custom', message: why });
+    }),
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Gte', 'Lt', 'Lte']),
+    values: z.array(labelValue).optional(),
+  }).superRefine((r, ctx) => {
+    const values = r.values ?? [];
+    if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
+    }
+    if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
+    }
+    if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]) || BigInt(values[0]) > INT64_MAX)) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative 64-bit integer value, e.g. ["5"]` });
+    }
+  });
+  const overlaySchema = z.strictObject({
+    requirements: z.array(overlayRequirement).min(1, { error: 'list at least one requirement: an overlay picks the instance types it applies to' }).max(100),
+    price: z.union([z.string(), z.number()]).transform(String)
+      .pipe(z.string().regex(OVERLAY_PRICE, { error: 'must be a price per hour such as "0.12" (digits, an optional decimal point)' })).optional(),
+    priceAdjustment: z.string().regex(OVERLAY_PRICE_ADJUSTMENT, {
+      error: 'must be a signed adjustment such as "-28%", "+10%", "-0.05" or "+1.2" (a percentage decrease is -0% to -100%)',
+    }).optional(),
+    capacity: map(resourceName().superRefine((name, ctx) => {
+      if (['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(name)) ctx.addIssue({ code: 'custom', message: `an overlay cannot set "${name}" capacity (the NodeOverlay CRD refuses cpu, memory, ephemeral-storage and pods): use an extended resource such as example.com/gpu-slice` });
+    }), quantity).optional(),
+    weight: z.number().int().min(1).max(10000).optional(),
+  }).superRefine((o, ctx) => {
+    if (o.price !== undefined && o.priceAdjustment !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['priceAdjustment'], message: 'an overlay sets price or priceAdjustment, never both (the NodeOverlay CRD refuses both): remove one' });
+    }
   });
 
   /** How the API server acts on a pod the tenancy policy refuses. */
@@ -459,6 +527,8 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     tenancy: tenancySchema.optional().describe('the tenancy policy of this cluster, over the top-level tenancy'),
     window: dnsLabel.optional().describe('a key of windows: Drifted nodes are replaced and the pools synced only then (docs/windows.md)'),
     stage: z.number().int().min(1).max(20).optional().describe('rollout order: a stage-N cluster\'s pools get a change after every stage-(N-1) cluster has it (docs/windows.md)'),
+    overlays: map(dnsLabel, overlaySchema.nullable()).optional()
+      .describe('NodeOverlays of this cluster, over the fleet-wide overlays (null: not on this cluster)'),
     legacyNodepoolsApp: z.literal('orphan', { error: 'the only value is orphan' }).optional()
       .describe('keep the single <cluster>-karpenter-nodepools Application of earlier releases, without finalizer, prune or automated sync, while the per-team Applications take the pools over'),
   });
@@ -496,11 +566,12 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
     windows: map(dnsLabel, windowSchema).optional().describe('named maintenance windows; clusters.<id>.window picks one (docs/windows.md)'),
     clusters: map(clusterId, clusterSchema).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }),
     defaults: poolFieldsSchema.nullish(),
+    overlays: map(dnsLabel, overlaySchema).optional().describe('NodeOverlays on every cluster: prices and extra capacity of instance types (gate NodeOverlay)'),
     tenancy: tenancySchema.optional().describe('how the policy that keeps teams\' pools to their namespaces acts (see docs/tenancy.md)'),
     teams: map(fileId, teamSchema.nullable()),
   });
 
-  return { poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, clusterTeam: clusterTeamSchema, platform: platformSchema, clusterId };
+  return { overlay: overlaySchema, poolFields: poolFieldsSchema, team: teamSchema, cluster: clusterSchema, clusterTeam: clusterTeamSchema, platform: platformSchema, clusterId };
 }
 
 const SCHEMAS = defineSchemas(userMap, listOrMapOf);
@@ -527,6 +598,8 @@ export type PlatformFile = z.infer<typeof platformSchema>;
 export type KarpenterFile = PlatformFile['karpenter'];
 /** One entry of `teams` (a bare `web:` is an empty team). */
 export type TeamFile = z.infer<typeof SCHEMAS.team>;
+/** One entry of `overlays`. */
+export type OverlayFile = z.infer<typeof SCHEMAS.overlay>;
 /** One entry of `clusters`. */
 export type ClusterFile = z.infer<typeof SCHEMAS.cluster>;
 /** One entry of `clusters.<id>.teams` written as a map (null: the team with nothing of its own here). */

@@ -127,6 +127,7 @@ export class TeamNodePool extends Construct {
           k, typeof v === 'number' ? karpenter.NodePoolSpecLimits.fromNumber(v) : karpenter.NodePoolSpecLimits.fromString(v),
         ])),
         weight: np.weight,
+        replicas: np.replicas,
       },
     }));
   }

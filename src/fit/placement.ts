@@ -2,6 +2,7 @@
  * Where a workload's pods can run: every pool of every cluster, each either a fit or
  * rejected with the first reason, checked in Karpenter's order.
  */
+import { applyOverlays } from '../catalog/overlays';
 import type { InstanceType } from '../catalog/catalog';
 import { describe, Matcher } from '../catalog/match';
 import { catalogMatcher } from '../catalog/match';
@@ -123,7 +124,8 @@ function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) =>
 export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
   const template = poolTemplate(pool, matcher);
   const bounds = poolBounds(pool, cluster, matcher);
-  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool, bounds.vmMemoryOverhead));
+  // After the cluster's NodeOverlays: a capacity overlay adds extended resources pods may request.
+  const nodes = (types: readonly InstanceType[]) => applyOverlays(types, cluster.overlays, matcher).map((t) => nodeAllocatable(t, pool, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
   const untolerated = untoleratedTaints(template.taints, pod.tolerations);

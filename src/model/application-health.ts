@@ -126,3 +126,60 @@ else
 end
 return hs
 `;
+
+/**
+ * The health of an object whose controller reports a `Ready`-like condition in
+ * `status.conditions` (metav1.Condition: type, status True/False/Unknown, reason, message,
+ * observedGeneration), as Argo CD's health Lua (Lua 5.1; base, table, package and a safe os only):
+ * - Progressing with no status yet, while the condition was observed for an older generation,
+ *   or while it is Unknown;
+ * - Degraded when it is False (reason: message);
+ * - Healthy when it is True.
+ * `types` are the condition types read, first found wins.
+ */
+function conditionHealthLua(what: string, types: readonly string[]): string {
+  return `-- karpenter-gitops: health of a ${what} from its status conditions.
+-- Lua 5.1 (Argo CD runs health checks with gopher-lua); no string or math library.
+local hs = { status = "Progressing", message = "waiting for the controller to report ${types.join(' or ')}" }
+local wanted = { ${types.map((t) => `${t} = true`).join(', ')} }
+local status = obj.status
+if status == nil or status.conditions == nil then return hs end
+local generation = (obj.metadata or {}).generation
+for _, c in ipairs(status.conditions) do
+  if wanted[c.type] then
+    if generation ~= nil and c.observedGeneration ~= nil and c.observedGeneration < generation then
+      hs.message = "waiting for the controller to observe generation " .. generation
+      return hs
+    end
+    if c.status == "True" then
+      hs.status = "Healthy"
+      hs.message = c.type .. (c.message ~= nil and c.message ~= "" and (": " .. c.message) or "")
+    elseif c.status == "False" then
+      hs.status = "Degraded"
+      hs.message = c.type .. " is False: " .. (c.reason or "") .. ": " .. (c.message or "")
+    else
+      hs.message = c.type .. " is " .. (c.status or "Unknown") .. ": " .. (c.message or "")
+    end
+    return hs
+  end
+end
+return hs
+`;
+}
+
+/**
+ * Health of a `karpenter.sh/NodeOverlay` (Argo CD has none): its `Ready` condition, which
+ * Karpenter sets False when the overlay conflicts with another or its requirements are invalid.
+ * The status is the CRD's `status.conditions` (metav1.Condition; printer column Ready).
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodeoverlays.yaml
+ * @see https://karpenter.sh/docs/concepts/nodeoverlays/
+ */
+export const NODE_OVERLAY_HEALTH_LUA = conditionHealthLua('NodeOverlay', ['Ready']);
+
+/**
+ * Health of an `autoscaling.x-k8s.io/CapacityBuffer` (Argo CD has none): its `Ready` condition
+ * ("indicates if the buffer is successfully provisioned and active", the CRD's
+ * `status.conditions`), or the buffers proposal's `ReadyForProvisioning` where that is what is set.
+ * @see https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/proposals/buffers.md
+ */
+export const CAPACITY_BUFFER_HEALTH_LUA = conditionHealthLua('CapacityBuffer', ['Ready', 'ReadyForProvisioning']);

@@ -71,6 +71,11 @@ export function poolsDir(cluster: Cluster, team: string): string {
   return `dist/${cluster.id}/nodepools/${team}`;
 }
 
+/** The folder of a cluster's NodeOverlays, relative to the output root. */
+export function overlaysDir(cluster: Cluster): string {
+  return `dist/${cluster.id}/overlays`;
+}
+
 /** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
 export function policiesDir(cluster: Cluster): string {
   return `dist/${cluster.id}/policies`;
@@ -145,6 +150,23 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       syncOptions: [],
     })),
   ];
+  // In the pools' wave (contract 6.4): Argo CD applies one wave's resources sorted by kind, then
+  // name, so `<cluster>-overlays` is created before every `<cluster>-pools-<team>`; and an
+  // overlay only changes the price or capacity Karpenter sees, which it re-reads at once for
+  // every pool, so a pool never goes on with an overlay it was meant to have.
+  if (cluster.overlays.length > 0) {
+    apps.push({
+      ...base,
+      file: 'overlays',
+      name: APP_NAMES.overlays(cluster.id),
+      wave: WAVES.nodePools,
+      sources: [{ ...git, path: overlaysDir(cluster) }],
+      destination: at(karpenter.namespace),
+      automated: true,
+      prune: true,
+      syncOptions: [],
+    });
+  }
   if (cluster.legacyNodepoolsApp) {
     // The single pools Application of earlier releases, orphaned: no finalizer (removing it
     // later deletes nothing), no automated sync and no prune (its folder now holds only the
@@ -260,6 +282,7 @@ export const CLUSTER_KINDS: readonly GroupKind[] = [
   { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' },
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
+  { group: 'karpenter.sh', kind: 'NodeOverlay' },
 ];
 
 /**
@@ -275,6 +298,8 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
+  { group: '', kind: 'PodTemplate' },
+  { group: 'autoscaling.x-k8s.io', kind: 'CapacityBuffer' },
 ];
 
 /** The drift gate's Job (docs/windows.md): allowed only where a cluster a later stage waits for deploys one. */
@@ -309,6 +334,7 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     add(c.destination, c.karpenter.namespace);
     add(c.destination, 'kube-system');
     if (c.smokeTests) add(c.destination, SMOKE_TEST_NAMESPACE);
+    for (const b of c.buffers) add(c.destination, b.namespace);
   }
   return {
     name: gitops.project,

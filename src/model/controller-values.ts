@@ -59,10 +59,29 @@ export function controllerValues(cluster: Cluster): KarpenterChartValues {
       clusterName: tf.clusterName,
       clusterEndpoint: tf.clusterEndpoint,
       interruptionQueue: tf.interruptionQueueName,
-      featureGates: Object.keys(c.featureGates).length ? c.featureGates : undefined,
+      featureGates: featureGates(cluster),
     },
     affinity: OFF_KARPENTER_NODES,
   });
+}
+
+/**
+ * The gates of features this cluster uses, each on exactly when it is used: StaticCapacity for a
+ * pool with replicas, NodeOverlay for overlays, CapacityBuffer for a team's buffer (the config refuses a user's `false` there, and a release without the gate).
+ * @see https://karpenter.sh/docs/reference/settings/#feature-gates
+ */
+export function gatesInUse(cluster: Cluster): Readonly<Record<string, boolean>> {
+  const gates: Record<string, boolean> = {};
+  if (cluster.pools.some((p) => p.settings.replicas !== undefined)) gates.staticCapacity = true;
+  if (cluster.overlays.length > 0) gates.nodeOverlay = true;
+  if (cluster.buffers.length > 0) gates.capacityBuffer = true;
+  return gates;
+}
+
+/** The user's gates with the gates of features in use over them, or undefined when there are none. */
+function featureGates(cluster: Cluster): Readonly<Record<string, boolean>> | undefined {
+  const gates = { ...cluster.karpenter.controller.featureGates, ...gatesInUse(cluster) };
+  return Object.keys(gates).length ? gates : undefined;
 }
 
 /**

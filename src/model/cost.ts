@@ -4,8 +4,9 @@
  * `dist/SUMMARY.md` and the review all read {@link poolCeiling}; nothing else derives a cost.
  */
 import type { InstanceType } from '../catalog/catalog';
-import { catalogMatcher } from '../catalog/match';
-import type { Cluster, Platform, Pool } from '../config/platform';
+import { catalogMatcher, priceRange, type Matcher } from '../catalog/match';
+import { applyOverlays } from '../catalog/overlays';
+import type { CapacityBufferSpec, Cluster, Platform, Pool } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
 import { poolPlan } from './plan';
@@ -28,16 +29,74 @@ export interface PoolCeiling {
 }
 
 /**
- * The most pool `pool` of `cluster` can cost per hour with its limits reached: for each limit
- * whose resource every admitted type has, the limit times the highest price per unit among
- * them; the smallest of those bounds.
+ * The instance types a pool admits, as Karpenter sees them on its cluster: matched with the
+ * requirements its NodePool is written with (the plan's, as synth renders them), then with the
+ * cluster's NodeOverlays applied (prices replaced or adjusted, extended resources added).
+ * @see https://karpenter.sh/docs/concepts/nodeoverlays/
+ */
+export function admittedTypes(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): InstanceType[] {
+  const admitted = matcher.match(poolPlan(cluster, pool).nodePool.requirements).admitted;
+  return applyOverlays(admitted, cluster.overlays, matcher);
+}
+
+/**
+ * The most pool `pool` of `cluster` can cost per hour, on demand, with its limits reached,
+ * unrounded: a static pool (replicas) at its replicas (at most limits.nodes) × the dearest
+ * admitted type; a dynamic pool at the tightest bound its limits give (see costBound); both
+ * after the cluster's overlays, plus what a team's buffer on the pool is worth (see bufferCost).
+ * @returns the cost and what bounds it, or undefined when nothing bounds it (or no admitted type has a price)
+ * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
+ */
+export function maxCostPerHour(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): { cost: number; by: string } | undefined {
+  return ceilingOf(cluster, pool, admittedTypes(cluster, pool, matcher));
+}
+
+function ceilingOf(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
+  const replicas = pool.settings.replicas;
+  let bound: { cost: number; by: string } | undefined;
+  if (replicas !== undefined) {
+    const prices = priceRange(admitted);
+    if (!prices) return undefined;
+    const nodesLimit = pool.settings.limits?.nodes;
+    const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
+    bound = { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}` };
+  } else {
+    bound = costBound(pool, admitted);
+  }
+  const buffer = cluster.buffers.find((b) => b.pool === pool.name);
+  if (!bound || !buffer) return bound;
+  const extra = bufferCost(buffer, admitted);
+  return extra === undefined ? bound : { cost: bound.cost + extra, by: `${bound.by}, plus buffer ${buffer.replicas} × (cpu ${buffer.cpu}, memory ${buffer.memory})` };
+}
+
+/**
+ * What one pool can cost per hour at its limits, rounded to 1/10000 ({@link maxCostPerHour}):
+ * the one per-pool figure explain prints and team ceilings and budgets sum.
  * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
  */
 export function poolCeiling(cluster: Cluster, pool: Pool): PoolCeiling {
-  // The requirements its NodePool is written with: the plan's, as synth renders them.
-  const admitted = catalogMatcher().match(poolPlan(cluster, pool).nodePool.requirements).admitted;
-  const bound = costBound(pool, admitted);
+  const admitted = admittedTypes(cluster, pool);
+  const bound = ceilingOf(cluster, pool, admitted);
   return { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
+}
+
+/**
+ * What a buffer's placeholder pods are worth per hour on the pool: for cpu and for memory, the
+ * pods' total request times the highest price per unit among the admitted types; the larger of the two.
+ * Added on top of the pool's bound (contract 6.4: a buffer's cost is added to its pool).
+ */
+function bufferCost(buffer: CapacityBufferSpec, admitted: readonly InstanceType[]): number | undefined {
+  const priced = admitted.filter((t) => t.price !== undefined);
+  if (priced.length === 0) return undefined;
+  const worth = (resource: string, request: string) => {
+    const amount = buffer.replicas * inCatalogUnits(resource, Quantity.of(request), 'exact');
+    const perUnit = Math.max(...priced.map((t) => {
+      const cap = capacity(t, resource);
+      return cap ? (t.price ?? 0) / cap : 0;
+    }));
+    return amount * perUnit;
+  };
+  return Math.max(worth('cpu', buffer.cpu), worth('memory', buffer.memory));
 }
 
 /** One pool's ceiling in one cluster. */

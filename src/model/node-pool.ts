@@ -44,6 +44,12 @@ export interface NodePoolModel {
   readonly budgets: readonly Budget[];
   readonly limits?: Readonly<Record<string, string | number>>;
   readonly weight?: number;
+  /**
+   * A static pool's node count (StaticCapacity): Karpenter keeps exactly this many nodes.
+   * @default - a dynamic pool, sized by pod demand
+   * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
+   */
+  readonly replicas?: number;
 }
 
 /** Derives the NodePool of a pool. */
@@ -63,9 +69,16 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
     consolidateAfter: s.disruption.consolidateAfter,
     // The API server defaults each budget's nodes to 10%; the schema requires it, so it is always written.
     budgets: s.disruption.budgets,
-    limits: s.limits,
+    // A static pool takes only limits.nodes: the config refused others set at its level, and
+    // leaves out those it inherits (a pool cannot unset a limit of defaults).
+    limits: s.replicas !== undefined && s.limits ? staticLimits(s.limits) : s.limits,
     weight: s.weight,
+    replicas: s.replicas,
   };
+}
+
+function staticLimits(limits: Readonly<Record<string, string | number>>): Readonly<Record<string, string | number>> | undefined {
+  return limits.nodes === undefined ? undefined : { nodes: limits.nodes };
 }
 
 /** The pool's node taints: `dedicated=<team>:NoSchedule` when dedicated, then its own. */

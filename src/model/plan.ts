@@ -3,9 +3,10 @@
  * `Platform` before anything is rendered. Charts render it and decide nothing; `explain`,
  * `fit` and the summaries read it where they need a derived model.
  */
-import type { Cluster, Platform, Pool } from '../config/platform';
-import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
+import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
 import { chartValues } from './controller-values';
+import { CapacityBufferModel, capacityBufferModel } from './capacity-buffer';
 import { NodeClassModel, nodeClassModel } from './node-class';
 import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
@@ -65,6 +66,10 @@ export interface ClusterPlan {
   readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
   /** In the cluster's pool order. */
   readonly pools: readonly PoolPlan[];
+  /** `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer, with its team's pools. */
+  readonly buffers: readonly Planned<CapacityBufferModel>[];
+  /** `dist/<cluster>/overlays/<name>.yaml`: one NodeOverlay each. */
+  readonly overlays: readonly Planned<NodeOverlaySpec>[];
   /** `dist/<cluster>/smoke-tests/_namespace.yaml`: the namespace's name. @default - none: the cluster has no smoke tests */
   readonly smokeTestNamespace?: Planned<string>;
   /** `dist/<cluster>/nodepools/<team>/_drift-gate.yaml`, per team. @default - none: no later stage waits for the cluster */
@@ -126,6 +131,8 @@ export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
     controllerValues: { path: `${dir}/karpenter/values.yaml`, model: chartValues(cluster) },
     ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
     pools,
+    buffers: cluster.buffers.map((b) => ({ path: `${poolsDir(cluster, b.team)}/_buffer.yaml`, model: capacityBufferModel(cluster, b) })),
+    overlays: cluster.overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
     driftGates: isGated(platform, cluster) ? teams.map((team) => ({ path: `${poolsDir(cluster, team)}/_drift-gate.yaml`, model: gate(team) })) : [],
     ...(project ? { poolProject: { path: `argocd/${poolProjectFile(cluster)}.yaml`, model: project } } : {}),

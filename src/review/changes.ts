@@ -2,6 +2,8 @@ import { CostChange, costChanges } from './cost';
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
 import { atLeast, FieldChange, Risk, RISKS } from './risk';
 import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
+import { catalogMatcher } from '../catalog/match';
+import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
 /** What a pull request does to one resource, classified. */
@@ -60,7 +62,11 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   }
   changes.push(...ownerChanges(context));
   const costs = costChanges(base, head);
-  return { changes: sortByCluster(withKubernetesUpgrades(changes, context)), clusters: clusterChanges(base, head, before, after), ...(costs.length ? { costs } : {}) };
+  return {
+    changes: sortByCluster(withKubernetesUpgrades(changes.map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c)), context)),
+    clusters: clusterChanges(base, head, before, after),
+    ...(costs.length ? { costs } : {}),
+  };
 }
 
 /** What each side holds and how to look further into it, read lazily. */
@@ -95,6 +101,12 @@ class Context {
   /** The Application of this key in the head tree, if it is still there. */
   public headVersion(app: Resource): Resource | undefined {
     return this.after.get(app.key) ?? (this.base.files.get(app.file) === this.head.files.get(app.file) ? app : undefined);
+  }
+
+  /** Every NodePool of a cluster in the head tree. */
+  public headPools(cluster: string): Resource[] {
+    return [...this.head.files].filter(([f, text]) => clusterFolder(f) === cluster && text.includes('NodePool'))
+      .flatMap(([f]) => this.head.resourcesIn(f).filter((r) => r.kind === 'NodePool'));
   }
 
   /** The base NodePool (from a changed file) that uses an EC2NodeClass. */
@@ -250,6 +262,38 @@ function modification(before: Resource, after: Resource, context: Context): Chan
   }
   const why = unused && risk === 'other' ? 'no NodePool uses it: no node is replaced' : summary(risk, after);
   return [{ risk, resource: after, action: 'changed', fields, why }];
+}
+
+/**
+ * A NodeOverlay added, changed or removed: it replaces no node, but changes the price or
+ * capacity Karpenter sees for the instance types it picks, and so what consolidation and new
+ * launches choose. The change names the head NodePools of its cluster that admit one of those
+ * types (before or after the change), by the catalog's requirement semantics.
+ * @see https://karpenter.sh/docs/concepts/nodeoverlays/
+ */
+function overlayChange(c: Change, context: Context): Change {
+  const before = context.before.get(c.resource.key);
+  const after = context.after.get(c.resource.key);
+  const matcher = catalogMatcher();
+  const picked = new Set([before, after].flatMap((o) => (o ? matcher.match(overlayRequirements(o)).admitted.map((t) => t.name) : [])));
+  const poolNames = new Set([before, after].flatMap((o) => (o ? overlayRequirements(o) : []))
+    .filter((r) => r.key === 'karpenter.sh/nodepool' && r.operator === 'In').flatMap((r) => r.values ?? []));
+  const pools = context.headPools(c.resource.cluster).filter((p) => (poolNames.size === 0 || poolNames.has(p.name))
+    && matcher.match(list<NodeSelectorRequirement>(obj(obj(obj(p.body.spec).template).spec).requirements)).admitted.some((t) => picked.has(t.name)));
+  const which = pools.length ? `NodePool ${pools.map((p) => p.name).join(', ')}` : 'no NodePool of the cluster';
+  return {
+    ...c,
+    risk: pools.length ? 'capacity' : 'other',
+    why: `changes the prices or capacity Karpenter sees for ${which}: no node is replaced, but consolidation and new launches may pick other instance types`,
+  };
+}
+
+function overlayRequirements(o: Resource): NodeSelectorRequirement[] {
+  return list<NodeSelectorRequirement>(obj(o.body.spec).requirements);
+}
+
+function list<T>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
 }
 
 /** Where the review reads each cluster's Kubernetes version at both refs (SUMMARY.md carries it: `...; Kubernetes 1.34.`). */

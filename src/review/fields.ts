@@ -24,6 +24,8 @@ export const NODEPOOL_WHY = {
   behavioral: 'not in spec.template: no node drifts',
   consolidation: 'not in spec.template: no node drifts, but Karpenter may now consolidate (remove or replace) nodes it kept before',
   budgets: 'budgets pace disruption and are not hashed: no node drifts',
+  staticSwitch: 'the API server refuses it (NodePool CEL rule has(self.replicas) == has(oldSelf.replicas)), so the sync fails: '
+    + 'give the pool a new name instead (a new pool key), which creates the new pool and drains every node of the old one',
 } as const;
 
 /**
@@ -138,8 +140,27 @@ function nodePool(a: Body, b: Body, out: Changes): void {
   budgets(da.budgets, db.budgets, out.with('capacity', NODEPOOL_WHY.budgets));
   generic('spec.disruption', omit(da, 'consolidationPolicy', 'consolidateAfter', 'budgets'), omit(db, 'consolidationPolicy', 'consolidateAfter', 'budgets'), behavioral);
   mapDiff('limit', sa.limits, sb.limits, behavioral);
-  generic('', omit(sa, 'template', 'disruption', 'limits'), omit(sb, 'template', 'disruption', 'limits'), behavioral);
+  replicas(sa.replicas, sb.replicas, out);
+  generic('', omit(sa, 'template', 'disruption', 'limits', 'replicas'), omit(sb, 'template', 'disruption', 'limits', 'replicas'), behavioral);
   generic('', omit(a, 'metadata', 'spec'), omit(b, 'metadata', 'spec'), out.with('other', 'no effect on nodes'));
+}
+
+/**
+ * A static pool's `replicas`. Adding or removing it is refused by the API server (the NodePool
+ * CEL rule `has(self.replicas) == has(oldSelf.replicas)`): blocked, and destructive, since the
+ * fix, a pool under a new name, drains the old one. Lowering it removes that many nodes.
+ * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
+ */
+function replicas(a: unknown, b: unknown, out: Changes): void {
+  if (a === b) return;
+  if ((a === undefined) !== (b === undefined)) {
+    const turn = a === undefined ? `dynamic to static (replicas: ${String(b)})` : `static (replicas: ${String(a)}) to dynamic`;
+    out.add('destructive', `BLOCKED: the pool turns ${turn}`, NODEPOOL_WHY.staticSwitch);
+    return;
+  }
+  const [from, to] = [Number(a), Number(b)];
+  out.add('capacity', to < from ? `replicas: ${from} → ${to} (${from - to} node(s) go)` : `replicas: ${from} → ${to} (${to - from} node(s) more)`,
+    to < from ? 'a static pool keeps exactly replicas nodes: Karpenter removes the extra ones' : 'a static pool keeps exactly replicas nodes: Karpenter launches the missing ones');
 }
 
 function nodeClass(a: Body, b: Body, out: Changes): void {
