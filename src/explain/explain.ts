@@ -4,7 +4,7 @@ import type { Platform } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
 import { CEILING_BASIS, poolCeiling } from '../model/cost';
 
-export { admittedTypes, maxCostPerHour } from '../model/cost';
+export { maxCostPerHour } from '../model/cost';
 
 /** The admitted instance types of one family, with the smallest and largest size. */
 export interface FamilySizes {
