@@ -1,29 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import pkg from '../package.json';
+import { filesUnder } from './support/snapshot';
 import { run } from '../src/cli';
 import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 import { copyExample } from './builders';
 
-/** Every file under `dir`, relative to `root`, with its content. */
-function tree(root: string, dirs = ['dist', 'argocd']): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir)) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(root, path), readFileSync(path, 'utf8'));
-    }
-  };
-  for (const d of dirs) walk(join(root, d));
-  return out;
-}
 
 /** A copy of the example config (test/fixtures/example) in a fresh folder. */
 function project(): string {
@@ -44,7 +31,7 @@ async function synth(args: string[], env: NodeJS.ProcessEnv = {}) {
 describe('the repository\'s config/', () => {
   it('the committed dist/ and argocd/ are exactly what synth of config/ produces (run `npm run synth`)', async () => {
     const expected = synthesize(loadPlatform('config/platform.yaml').platform);
-    expect(tree('.')).toEqual(expected);
+    expect(filesUnder('.')).toEqual(expected);
   });
 });
 
@@ -56,7 +43,7 @@ describe('synth command', () => {
   it('writes one NodePool + EC2NodeClass file per pool and prints a table of pools', async () => {
     const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(0);
-    expect([...tree(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
+    expect([...filesUnder(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
       'dist/demo/nodepools/dataops/dataops.yaml', 'dist/demo/nodepools/ml/ml-gpu.yaml', 'dist/demo/nodepools/web/web.yaml',
     ]);
     expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+LIMITS$/m);
@@ -67,9 +54,9 @@ describe('synth command', () => {
   it('gives byte-identical files on a second run', async () => {
     const args = ['--config', join(dir, 'config/platform.yaml'), '--outdir', dir];
     await synth(args);
-    const first = tree(dir);
+    const first = filesUnder(dir);
     expect((await synth(args)).code).toBe(0);
-    expect(tree(dir)).toEqual(first);
+    expect(filesUnder(dir)).toEqual(first);
   });
 
   it('removes the files of a pool that was removed from the config', async () => {
@@ -107,7 +94,7 @@ describe('synth command', () => {
   it('fails when the config is invalid: exit 1, every problem on its own line, no stack trace, outputs untouched', async () => {
     const config = join(dir, 'config/platform.yaml');
     await synth(['--config', config, '--outdir', dir]);
-    const before = tree(dir);
+    const before = filesUnder(dir);
     writeFileSync(config, readFileSync(config, 'utf8')
       .replace('capacityTypes: [spot, on-demand]', 'capacityTypes: [spott, on-demand]')
       .replace('instanceCategories: [c, m, r]', 'instanceCategoriez: [c, m, r]'));
@@ -116,7 +103,7 @@ describe('synth command', () => {
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes\[0\]: unknown value "spott" \(allowed: on-demand, spot, reserved\)/);
     expect(r.err).toMatch(/platform\.yaml:\d+:\d+: teams\.dataops\.instanceCategoriez: unknown key "instanceCategoriez" \(did you mean "instanceCategories"\?\)/);
     expect(r.err).not.toMatch(/^\s+at /m);
-    expect(tree(dir)).toEqual(before);
+    expect(filesUnder(dir)).toEqual(before);
   });
 
   it('fails when a Terraform outputs file is missing, naming the config line that points at it', async () => {
@@ -140,12 +127,12 @@ describe('synth command', () => {
   it('replaces a file that stands where a folder of the output belongs', async () => {
     const config = join(dir, 'config/platform.yaml');
     await synth(['--config', config, '--outdir', dir]);
-    const before = tree(dir);
+    const before = filesUnder(dir);
     rmSync(join(dir, 'dist/demo/smoke-tests'), { recursive: true });
     writeFileSync(join(dir, 'dist/demo/smoke-tests'), 'in the way');
     const r = await synth(['--config', config, '--outdir', dir]);
     expect(r.code).toBe(0);
-    expect(tree(dir)).toEqual(before);
+    expect(filesUnder(dir)).toEqual(before);
   });
 
   it('prints warnings and still writes', async () => {
@@ -384,7 +371,7 @@ describe('moving a cluster to per-team pool Applications', () => {
     // Generated by the previous release for the example config (test/fixtures/README.md).
     cpSync(join(__dirname, 'fixtures/legacy-karpenter-nodepools.yaml'), join(dir, 'dist/demo/apps/karpenter-nodepools.yaml'));
     writeFileSync(join(dir, 'dist/demo/nodepools/web.yaml'), 'kind: NodePool\n');
-    return tree(dir);
+    return filesUnder(dir);
   }
   const config = () => join(dir, 'config/platform.yaml');
   const setOrphan = (on: boolean) => writeFileSync(config(), readFileSync(config(), 'utf8')
@@ -397,7 +384,7 @@ describe('moving a cluster to per-team pool Applications', () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error: dist\/demo\/apps\/karpenter-nodepools\.yaml is the pools Application of an earlier release and carries the resources finalizer: removing it would make Argo CD delete every pool of cluster demo \(every node drains\)\. Keep it one release, orphaned: add legacyNodepoolsApp: orphan to clusters\.demo/m);
     expect(r.err).toMatch(/nothing was changed$/);
-    expect(tree(dir)).toEqual(before);
+    expect(filesUnder(dir)).toEqual(before);
   });
 
   it('keeps it orphaned for one release, then removes it without deleting anything', async () => {

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { run } from '../../src/cli';
+import { filesUnder } from '../support/snapshot';
 import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { configState, EXAMPLE_MANIFEST, sha256 } from '../../src/init/example';
 import { EXAMPLE_CONFIG_DIR } from '../builders';
@@ -11,20 +12,6 @@ import { EXAMPLE_CONFIG_DIR } from '../builders';
 const FIXTURES = join(__dirname, '..', 'fixtures', 'init');
 const TERRAFORM = join(FIXTURES, 'north-lab.json');
 
-/** Every file under `dirs` of `root`, relative to it, with its content. */
-function tree(root: string, dirs: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir)) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(root, path), readFileSync(path, 'utf8'));
-    }
-  };
-  for (const d of dirs) walk(join(root, d));
-  return out;
-}
 
 /**
  * A repository as a clone of karpenter-gitops is: the code (node_modules linked), a stand-in for
@@ -69,7 +56,7 @@ describe('npm run init, in a clone of the example', () => {
     expect(init.stdout).toMatch(/^wrote config\/platform\.yaml: cluster north-lab \(terraform\/north-lab\.json\), Karpenter [\d.]+, one example team: apps$/m);
     expect(init.stdout).toMatch(/^removed config\/terraform\/demo\.json \(the example's\)$/m);
     expect(init.stdout).toMatch(/^removed config\/example\.sha256 \(the example's\)$/m);
-    expect([...tree(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json']);
+    expect([...filesUnder(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json']);
     expect(readFileSync(join(repo, 'config/terraform/north-lab.json'), 'utf8')).toBe(readFileSync(TERRAFORM, 'utf8'));
     const config = parse(readFileSync(join(repo, 'config/platform.yaml'), 'utf8'));
     expect(config).toMatchObject({
@@ -83,7 +70,7 @@ describe('npm run init, in a clone of the example', () => {
     expect(synth.stderr).toBe('');
     expect(synth.status).toBe(0);
     expect(npm(repo, 'check')).toMatchObject({ status: 0, stdout: expect.stringMatching(/^dist\/ and argocd\/ are up to date/) });
-    const generated = tree(repo, ['dist', 'argocd']);
+    const generated = filesUnder(repo, ['dist', 'argocd']);
     expect([...generated.keys()].filter((p) => p.startsWith('dist/')).map((p) => p.split('/')[1]).filter((c) => c !== 'SUMMARY.md'))
       .toEqual(expect.arrayContaining(['north-lab']));
     expect([...generated.keys()].every((p) => !/demo|dataops|web/.test(p))).toBe(true);
@@ -101,37 +88,37 @@ describe('npm run init, in a clone of the example', () => {
   it('fails when the Terraform outputs file is wrong, naming the file as given and the output, and writes nothing', () => {
     mkdirSync(join(repo, 'ops'));
     cpSync(join(FIXTURES, 'north-lab-mixed-up.json'), join(repo, 'ops/north-lab.json'));
-    const before = tree(repo, ['config', 'dist', 'argocd']);
+    const before = filesUnder(repo, ['config', 'dist', 'argocd']);
     const init = npm(repo, 'init', ['north-lab', '--terraform', 'north-lab.json'], join(repo, 'ops'));
     expect(init.status).toBe(1);
     expect(init.stderr).toMatch(/^north-lab\.json:\d+:\d+: cluster_name\.value: expected the cluster name, got an ARN: use "north-lab-eks"$/m);
     expect(init.stderr).toMatch(/^1 problem\(s\) found; nothing was written$/m);
     expect(init.stderr).not.toMatch(/^\s+at /m);
-    expect(tree(repo, ['config', 'dist', 'argocd'])).toEqual(before);
+    expect(filesUnder(repo, ['config', 'dist', 'argocd'])).toEqual(before);
   });
 
   it('fails when the Terraform outputs file is not there, writing nothing', () => {
-    const before = tree(repo, ['config']);
+    const before = filesUnder(repo, ['config']);
     const init = npm(repo, 'init', ['north-lab', '--terraform', 'nowhere.json']);
     expect(init).toMatchObject({ status: 1, stderr: expect.stringMatching(/^nowhere\.json: file not found$/m) });
-    expect(tree(repo, ['config'])).toEqual(before);
+    expect(filesUnder(repo, ['config'])).toEqual(before);
   });
 
   it('refuses an edited config/ without --force, writing nothing; --force replaces platform.yaml and keeps what is not the example\'s', () => {
     const platform = join(repo, 'config/platform.yaml');
     writeFileSync(platform, readFileSync(platform, 'utf8').replace('cpu: "10"', 'cpu: "20"'));
     writeFileSync(join(repo, 'config/terraform/prod.json'), readFileSync(join(repo, 'config/terraform/demo.json')));
-    const before = tree(repo, ['config']);
+    const before = filesUnder(repo, ['config']);
     const refused = npm(repo, 'init', ['north-lab', '--terraform', TERRAFORM]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/^error: config\/ is no longer the example karpenter-gitops ships \(platform\.yaml changed, terraform\/prod\.json added\): .*--force.*; nothing was written$/m);
-    expect(tree(repo, ['config'])).toEqual(before);
+    expect(filesUnder(repo, ['config'])).toEqual(before);
 
     const forced = npm(repo, 'init', ['north-lab', '--terraform', TERRAFORM, '--force']);
     expect(forced.status).toBe(0);
     expect(forced.stdout).toMatch(/^kept config\/terraform\/prod\.json: not the example's/m);
     expect(forced.stdout).toMatch(/^gitops\.repoURL: https:\/\/github\.com\/acme\/platform-gitops\.git \(kept from the config it replaced\)$/m);
-    expect([...tree(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json', 'config/terraform/prod.json']);
+    expect([...filesUnder(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json', 'config/terraform/prod.json']);
   });
 
   it('prints what docs/making-it-yours.md shows', () => {
@@ -159,7 +146,7 @@ describe('npm run init, in a clone of the example', () => {
     cpSync(TERRAFORM, join(repo, 'config/terraform/north-lab.json'));
     const init = npm(repo, 'init', ['north-lab', '--terraform', 'config/terraform/north-lab.json']);
     expect(init.status).toBe(0);
-    expect([...tree(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json']);
+    expect([...filesUnder(repo, ['config']).keys()].sort()).toEqual(['config/platform.yaml', 'config/terraform/north-lab.json']);
   });
 });
 

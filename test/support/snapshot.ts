@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
@@ -21,5 +21,20 @@ export function snapshot(root: string): Map<string, string> {
     }
   };
   walk(root);
+  return out;
+}
+
+/** Every file under the folders `dirs` of `root` (missing ones are empty), relative to `root`, with its content. */
+export function filesUnder(root: string, dirs: readonly string[] = ['dist', 'argocd']): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(root, path), readFileSync(path, 'utf8'));
+    }
+  };
+  for (const d of dirs) walk(join(root, d));
   return out;
 }
