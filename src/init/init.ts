@@ -8,7 +8,8 @@ import { InputError, Problem } from '../input/problems';
 import { clusterIdProblem } from '../config/schema';
 import { readTerraformOutputs } from '../config/terraform';
 import { REAL_FS } from '../output/fs-ops';
-import { INIT_TXN_DIR, STATE_DIR } from '../output/layout';
+import { INIT_TXN_DIR } from '../output/layout';
+import { stateFolder } from '../output/output-dir';
 import { acquireLock } from '../output/lock';
 import { OutputError } from '../output/output-error';
 import { applyChange, ChangeScope, planChange, recover } from '../output/transaction';
@@ -165,10 +166,7 @@ function validate(platform: string, target: string, terraform: string, names: { 
 
 /** Makes `config/` hold `files` and no longer the `replaced` ones, in one transaction under the lock. */
 async function replaceConfig(root: string, files: ReadonlyMap<string, string>, replaced: readonly string[]): Promise<{ written: string[]; removed: string[] }> {
-  const stateDir = join(root, STATE_DIR);
-  const kind = kindOf(stateDir);
-  if (kind === 'missing') mkdirSync(stateDir);
-  else if (kind !== 'dir') throw new OutputError(`${STATE_DIR} is not a folder: it is karpenter-gitops' own state folder; remove it and run again`);
+  const stateDir = stateFolder(root);
   const lock = acquireLock(stateDir, 'init');
   try {
     const txn = join(stateDir, INIT_TXN_DIR);

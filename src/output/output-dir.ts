@@ -8,6 +8,20 @@ import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './trans
 import { kindOf, OutputTree, readOutputTree } from './tree';
 
 /**
+ * The generator's state folder under `root` (the lock, and the staging areas of synth, upgrade
+ * and init), made when missing; anything else there (a file, a link) is refused.
+ */
+export function stateFolder(root: string): string {
+  const state = join(root, STATE_DIR);
+  const kind = kindOf(state);
+  if (kind === 'missing') mkdirSync(state);
+  else if (kind !== 'dir') {
+    throw new OutputError(`${STATE_DIR} is ${kind === 'link' ? 'a symbolic link' : 'not a folder'}: it is karpenter-gitops' own state folder; remove it and run again`);
+  }
+  return state;
+}
+
+/**
  * The output folders under one root (`dist/`, `argocd/` and the generator's state folder),
  * held under the lock for one run. The only way the generator touches them.
  */
@@ -20,12 +34,7 @@ export class OutputDir {
    */
   public static open(root: string, command: string, ops: FsOps = REAL_FS): OutputDir {
     mkdirSync(root, { recursive: true });
-    const state = join(root, STATE_DIR);
-    const kind = kindOf(state);
-    if (kind === 'missing') mkdirSync(state);
-    else if (kind !== 'dir') {
-      throw new OutputError(`${STATE_DIR} is ${kind === 'link' ? 'a symbolic link' : 'not a folder'}: it is karpenter-gitops' own state folder; remove it and run again`);
-    }
+    const state = stateFolder(root);
     for (const inside of ['lock', TXN_DIR]) {
       if (kindOf(join(state, inside)) === 'link') throw new OutputError(`${STATE_DIR}/${inside} is a symbolic link: remove it and run again`);
     }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, tokenize, usageHint } from '../command-line/args';
@@ -6,7 +6,8 @@ import { versionText } from '../command-line/commands';
 import { userDir } from '../command-line/paths';
 import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { FsOps, REAL_FS } from '../output/fs-ops';
-import { STATE_DIR, UPGRADE_TXN_DIR } from '../output/layout';
+import { UPGRADE_TXN_DIR } from '../output/layout';
+import { stateFolder } from '../output/output-dir';
 import { acquireLock } from '../output/lock';
 import { OutputError } from '../output/output-error';
 import { applyChange, ChangeScope, planChange, recover } from '../output/transaction';
@@ -90,10 +91,7 @@ export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, con
   const root = resolve(context.root ?? '.');
   const env = context.env ?? process.env;
   try {
-    const state = join(root, STATE_DIR);
-    const kind = kindOf(state);
-    if (kind === 'missing') mkdirSync(state);
-    else if (kind !== 'dir') throw new OutputError(`${STATE_DIR} is not a folder: it is karpenter-gitops' own state folder; remove it and run again`);
+    const state = stateFolder(root);
     const lock = acquireLock(state, 'upgrade');
     try {
       const txn = join(state, UPGRADE_TXN_DIR);
