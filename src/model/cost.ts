@@ -75,10 +75,20 @@ function ceilingOf(cluster: Cluster, pool: Pool, admitted: readonly InstanceType
  * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
  */
 export function poolCeiling(cluster: Cluster, pool: Pool): PoolCeiling {
+  // Budgets, SUMMARY's team and cluster tables each sum every pool: match each once per run.
+  const known = CEILINGS.get(cluster) ?? new WeakMap<Pool, PoolCeiling>();
+  CEILINGS.set(cluster, known);
+  const cached = known.get(pool);
+  if (cached) return cached;
   const admitted = admittedTypes(cluster, pool);
   const bound = ceilingOf(cluster, pool, admitted);
-  return { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
+  const ceiling = { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
+  known.set(pool, ceiling);
+  return ceiling;
 }
+
+/** Each pool's ceiling once computed, by cluster and pool (both plain data that never change). */
+const CEILINGS = new WeakMap<Cluster, WeakMap<Pool, PoolCeiling>>();
 
 /**
  * What a buffer's placeholder pods are worth per hour on the pool: for cpu and for memory, the
