@@ -72,7 +72,8 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
       const test = pool.smokeTest;
       if (test) add(test.path, (scope) => new SmokeTestChart(scope, pool.name, { test: test.model, namespace: test.namespace }));
     }
-    for (const gate of cluster.driftGates) add(gate.path, (scope) => new DriftGateChart(scope, 'drift-gate', { gate: gate.model }));
+    const gate = cluster.driftGate;
+    if (gate) add(gate.path, (scope) => new DriftGateChart(scope, 'drift-gate', { gate: gate.model }));
     const poolProject = cluster.poolProject;
     if (poolProject) add(poolProject.path, (scope) => new ProjectChart(scope, 'project', { project: poolProject.model }));
     const namespace = cluster.smokeTestNamespace;

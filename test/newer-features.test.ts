@@ -229,16 +229,23 @@ describe('a buffer', () => {
     const objects = docs(files, 'dist/new/nodepools/ingest/_buffer.yaml');
     const cb = objects.find((d) => d.kind === 'CapacityBuffer') as any;
     const template = objects.find((d) => d.kind === 'PodTemplate') as any;
-    expect(cb).toMatchObject({ apiVersion: 'autoscaling.x-k8s.io/v1beta1', metadata: { name: 'ingest-buffer', namespace: 'ingest' }, spec: { podTemplateRef: { name: 'ingest-buffer' }, replicas: 2 } });
-    expect(template.metadata.namespace).toBe('ingest');
+    expect(cb).toMatchObject({ apiVersion: 'autoscaling.x-k8s.io/v1beta1', metadata: { name: 'ingest-buffer', namespace: 'ingest-buffer' }, spec: { podTemplateRef: { name: 'ingest-buffer' }, replicas: 2 } });
+    expect(template.metadata.namespace).toBe('ingest-buffer');
     expect(template.template.spec.nodeSelector).toEqual({ 'karpenter.sh/nodepool': 'ingest' });
     expect(template.template.spec.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'ingest', effect: 'NoSchedule' }]);
     expect(template.template.spec.containers[0].resources.requests).toEqual({ cpu: '2', memory: '4Gi' });
     expect(validateFor('1.14.1', cb)).toEqual([]);
-    expect(objects.some((d) => d.kind === 'Namespace')).toBe(false);
   });
 
-  it('goes in a generated namespace for a team without namespaces, on its first pool', () => {
+  it('orders the PodTemplate before its buffer (sync waves), so Karpenter never looks for a template not there yet', () => {
+    const objects = docs(files, 'dist/new/nodepools/ingest/_buffer.yaml') as any[];
+    const wave = (kind: string) => Number(objects.find((d) => d.kind === kind).metadata.annotations?.['argocd.argoproj.io/sync-wave'] ?? 0);
+    expect(wave('PodTemplate')).toBeLessThan(wave('CapacityBuffer'));
+    expect(wave('Namespace')).toBeLessThan(wave('CapacityBuffer'));
+  });
+
+  it('goes in a namespace of its own, written with it (its pods are virtual: no admission sees them), whether the team lists namespaces or not', () => {
+    expect(docs(files, 'dist/new/nodepools/ingest/_buffer.yaml').find((d) => d.kind === 'Namespace')?.metadata.name).toBe('ingest-buffer');
     const objects = docs(files, 'dist/new/nodepools/batch/_buffer.yaml');
     expect(objects.find((d) => d.kind === 'Namespace')?.metadata.name).toBe('batch-buffer');
     expect(objects.find((d) => d.kind === 'CapacityBuffer')?.metadata).toMatchObject({ name: 'batch-big-buffer', namespace: 'batch-buffer' });

@@ -2,7 +2,7 @@
  * Windows and stages in a fleet (issue 24): `prod` with a Berlin weeknight window at stage 2,
  * `dev` without a window at stage 1.
  */
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { synthesize } from './../src/synth';
 import { aTerraform, removeProjects } from './builders';
 import { load } from './config/helpers';
@@ -34,18 +34,19 @@ describe('a fleet with a window and stages', () => {
     expect(validate(pool)).toEqual([]);
   });
 
-  it('leaves dev\'s pools as they are', () => {
+  it('leaves dev\'s pools as they are, but for the drift gate\'s digest (metadata: no node drifts)', () => {
     expect(one(files, 'dist/dev/nodepools/web/web.yaml', 'NodePool').spec.disruption.budgets).toEqual([{ nodes: '10%' }]);
-    expect(files.get('dist/dev/nodepools/web/web.yaml')).toBe(fleet({}, {}).get('dist/dev/nodepools/web/web.yaml'));
+    const withoutDigest = (text: string) => text.split('\n').filter((l) => !l.includes('karpenter-gitops.io/digest')).join('\n');
+    expect(withoutDigest(files.get('dist/dev/nodepools/web/web.yaml')!)).toBe(fleet({}, {}).get('dist/dev/nodepools/web/web.yaml'));
   });
 
-  it('puts prod\'s pool Applications in prod-pools, an AppProject with the sync window, synced by the bootstrap', () => {
+  it('puts prod\'s pool Applications in prod-pools, an AppProject whose sync windows are the UTC minutes Karpenter may drift', () => {
     const project = one(files, 'argocd/prod.project.yaml', 'AppProject');
     expect(project.metadata.name).toBe('prod-pools');
-    expect(project.spec.syncWindows).toEqual([{
-      kind: 'allow', schedule: '0 22 * * mon,tue,wed,thu', duration: '6h', timeZone: 'Europe/Berlin',
-      applications: ['prod-pools-web', 'prod-pools-ml'], manualSync: true,
-    }]);
+    const applications = ['prod-pools-web', 'prod-pools-ml'];
+    expect(project.spec.syncWindows).toEqual([
+      { kind: 'allow', schedule: '0 21 * * mon,tue,wed,thu', duration: '5h', timeZone: 'UTC', applications, manualSync: true },
+    ]);
     expect(one(files, 'dist/prod/apps/pools-web.yaml', 'Application').spec.project).toBe('prod-pools');
     expect(one(files, 'dist/prod/apps/karpenter.yaml', 'Application').spec.project).toBe('default');
     expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('default');
@@ -53,45 +54,86 @@ describe('a fleet with a window and stages', () => {
     expect(one(files, 'argocd/bootstrap.yaml', 'Application').spec.source.directory.include).toMatch(/prod\.project\.yaml/);
   });
 
-  it('tracks the stage ref for stage 2 pools, gitops.targetRevision for stage 1 and for the roots', () => {
-    expect(one(files, 'dist/prod/apps/pools-web.yaml', 'Application').spec.source.targetRevision).toBe('karpenter-gitops/stage-2');
-    expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.source.targetRevision).toBe('HEAD');
-    expect(one(files, 'argocd/prod.yaml', 'Application').spec.source.targetRevision).toBe('HEAD');
+  it('tells the health check that prod\'s pools wait on their window, and its root on its stage ref', () => {
+    const waits = (path: string) => (one(files, path, 'Application').metadata as any).annotations?.['karpenter-gitops.io/waits-for'];
+    expect(waits('dist/prod/apps/pools-web.yaml')).toMatch(/^its sync window weeknights \(mon 21:00-tue 02:00, .* UTC\)$/);
+    expect(waits('argocd/prod.yaml')).toBe('its stage ref karpenter-gitops/stage-2 (moved by npm run promote once stage 1 is done)');
+    expect(waits('dist/prod/apps/karpenter.yaml')).toBeUndefined();
+    expect(waits('dist/dev/apps/pools-web.yaml')).toBeUndefined();
+    expect(waits('argocd/dev.yaml')).toBeUndefined();
   });
 
-  it('gates dev\'s pools (stage 2 waits for them) and not prod\'s (no stage 3)', () => {
-    expect([...files.keys()].filter((f) => f.endsWith('_drift-gate.yaml'))).toEqual([
-      'dist/dev/nodepools/ml/_drift-gate.yaml', 'dist/dev/nodepools/web/_drift-gate.yaml',
-    ]);
-    expect([...fleet({ window: 'weeknights' }, {}).keys()].filter((f) => f.endsWith('_drift-gate.yaml'))).toEqual([]);
+  it('brings everything of a stage-2 cluster through its stage ref: root, controller values, pools; stage 1 tracks gitops.targetRevision', () => {
+    const revisions = (path: string) => {
+      const spec = one(files, path, 'Application').spec;
+      return (spec.sources ?? [spec.source]).filter((s: any) => s.chart === undefined).map((s: any) => s.targetRevision);
+    };
+    // Every git source; the CRD Application has only the chart, of the cluster's version.
+    const git = (prefix: string) => [...files.keys()].filter((p) => p.startsWith(prefix) && !p.endsWith('/karpenter-crd.yaml'));
+    expect(git('dist/prod/apps/').length).toBeGreaterThan(3);
+    for (const f of git('dist/prod/apps/')) expect(revisions(f)).toEqual(['karpenter-gitops/stage-2']);
+    expect(revisions('argocd/prod.yaml')).toEqual(['karpenter-gitops/stage-2']);
+    for (const f of git('dist/dev/apps/')) expect(revisions(f)).toEqual(['HEAD']);
+    expect(revisions('argocd/dev.yaml')).toEqual(['HEAD']);
+    expect(revisions('argocd/bootstrap.yaml')).toEqual(['HEAD']);
   });
 
-  it('makes the gate a regular Job, restricted and read-only', () => {
-    const gate = docs(files, 'dist/dev/nodepools/web/_drift-gate.yaml');
+  it('gates dev (stage 2 waits for it) with one Application and Job, and not prod (no stage 3)', () => {
+    expect([...files.keys()].filter((f) => f.includes('drift-gate'))).toEqual(['dist/dev/apps/drift-gate.yaml', 'dist/dev/drift-gate/gate.yaml']);
+    expect([...fleet({ window: 'weeknights' }, {}).keys()].filter((f) => f.includes('drift-gate'))).toEqual([]);
+    const app = one(files, 'dist/dev/apps/drift-gate.yaml', 'Application');
+    expect(app.metadata.name).toBe('dev-drift-gate');
+    expect((app.metadata as any).annotations['argocd.argoproj.io/sync-wave']).toBe('2');
+  });
+
+  it('makes the gate a regular Job run by the image\'s own node, with no shell, no deadline, restricted and read-only', () => {
+    const gate = docs(files, 'dist/dev/drift-gate/gate.yaml');
     const job = gate.find((d) => d.kind === 'Job')! as any;
     expect(job.metadata.annotations['argocd.argoproj.io/hook']).toBeUndefined();
-    expect(job.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe('10');
-    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 21600 });
+    expect(job.spec.activeDeadlineSeconds).toBeUndefined();
     expect(job.spec.ttlSecondsAfterFinished).toBeUndefined();
+    expect(job.spec.podFailurePolicy).toEqual({ rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] });
     const pod = job.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     expect(pod.containers[0].securityContext).toEqual({
       allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(pod.containers[0].image).toMatch(/^registry\.k8s\.io\/kubectl:v\d+\.\d+\.\d+$/);
-    expect(pod.containers[0].command[2]).toMatch(/karpenter\.sh\/nodepool in \(web\)/);
-    const role = gate.find((d) => d.kind === 'ClusterRole') as any;
-    expect(role.rules).toEqual([{ apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['get', 'list', 'watch'] }]);
+    expect(pod.containers[0].image).toMatch(/^docker\.io\/library\/node:\d+\.\d+\.\d+-alpine@sha256:[0-9a-f]{64}$/);
+    expect(pod.containers[0].command.slice(0, 2)).toEqual(['node', '-e']);
+    expect(JSON.stringify(pod.containers[0].command)).not.toMatch(/\/bin\/sh|kubectl/);
+    const spec = JSON.parse(pod.containers[0].env.find((e: { name: string }) => e.name === 'GATE').value);
+    expect(spec).toMatchObject({ cluster: 'dev', controller: { namespace: 'kube-system', deployment: 'karpenter', chart: 'karpenter-1.14.1' }, settleSeconds: 600 });
+    expect(spec.nodePools.map((p: { name: string }) => p.name)).toEqual(['web', 'ml-gpu']);
+    const clusterRole = gate.find((d) => d.kind === 'ClusterRole') as any;
+    expect(clusterRole.rules.flatMap((r: { verbs: string[] }) => r.verbs)).toEqual(['get', 'list', 'watch', 'get', 'list', 'watch']);
+    const role = gate.find((d) => d.kind === 'Role') as any;
+    expect(role.rules).toEqual([{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['karpenter'], verbs: ['get'] }]);
     expect(pod.serviceAccountName).toBe(gate.find((d) => d.kind === 'ServiceAccount')!.metadata.name);
   });
 
-  it('names the gate by what it gates: a change to the team\'s pools makes a new Job', () => {
-    const name = (f: Map<string, string>) => one(f, 'dist/dev/nodepools/web/_drift-gate.yaml', 'Job').metadata.name;
-    const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1 }, prod: { stage: 2 } } });
-    (config.teams as any).web.expireAfter = '360h';
-    const changed = synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
-    expect(name(changed)).not.toBe(name(files));
-    expect(one(changed, 'dist/dev/nodepools/ml/_drift-gate.yaml', 'Job').metadata.name).toBe(one(files, 'dist/dev/nodepools/ml/_drift-gate.yaml', 'Job').metadata.name);
+  it('writes the digest the gate waits for on each of dev\'s NodePools and EC2NodeClasses and on the controller\'s pods', () => {
+    const spec = JSON.parse((one(files, 'dist/dev/drift-gate/gate.yaml', 'Job') as any).spec.template.spec.containers[0].env[0].value);
+    const pool = one(files, 'dist/dev/nodepools/web/web.yaml', 'NodePool') as any;
+    expect(pool.metadata.annotations['karpenter-gitops.io/digest']).toBe(spec.nodePools[0].digest);
+    expect(one(files, 'dist/dev/nodepools/web/web.yaml', 'EC2NodeClass').metadata).toMatchObject({ annotations: { 'karpenter-gitops.io/digest': spec.nodeClasses[0].digest } });
+    expect(parse(files.get('dist/dev/karpenter/values.yaml')!).podAnnotations).toEqual({ 'karpenter-gitops.io/values-digest': spec.controller.valuesDigest });
+    // prod has no gate: its files carry no digest.
+    expect((one(files, 'dist/prod/nodepools/web/web.yaml', 'NodePool') as any).metadata.annotations['karpenter-gitops.io/digest']).toBeUndefined();
+  });
+
+  it('names the gate by everything in it: a pool change, a controller change or another image makes a new Job', () => {
+    const name = (f: Map<string, string>) => one(f, 'dist/dev/drift-gate/gate.yaml', 'Job').metadata.name;
+    const synth = (edit: (config: any) => void) => {
+      const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1 }, prod: { stage: 2 } } });
+      edit(config);
+      return synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
+    };
+    const base = name(synth(() => undefined));
+    expect(base).toMatch(/^drift-gate-[0-9a-f]{16}$/);
+    expect(name(synth((c) => { c.teams.web.expireAfter = '360h'; }))).not.toBe(base);
+    expect(name(synth((c) => { c.gitops.driftGateImage = 'registry.example/node:22.21.0-alpine'; }))).not.toBe(base);
+    expect(name(synth((c) => { c.clusters.dev.karpenter = { controller: { logLevel: 'debug' } }; }))).not.toBe(base);
+    expect(name(synth(() => undefined))).toBe(base);
   });
 });
 
@@ -100,8 +142,8 @@ describe('dist/SUMMARY.md of a fleet with a window and stages', () => {
     const summary = fleet().get('dist/SUMMARY.md')!;
     expect(summary).toContain('Window `weeknights`: mon, tue, wed, thu 22:00 for 6h (Europe/Berlin), mon 22:00-tue 04:00, tue 22:00-wed 04:00, wed 22:00-thu 04:00, thu 22:00-fri 04:00 local. '
       + 'Drifted nodes are replaced only in mon 21:00-tue 02:00, tue 21:00-wed 02:00, wed 21:00-thu 02:00, thu 21:00-fri 02:00 UTC (1200 of 1440 minutes a week)');
-    expect(summary).toMatch(/Stage 2: its pools track `karpenter-gitops\/stage-2`, promoted once `dev` \(stage 1\)/);
-    expect(summary).toMatch(/Stage 1: its pools track `HEAD`; `prod` \(stage 2\) wait for its drift gates/);
+    expect(summary).toMatch(/Stage 2: its root and every Application it creates track `karpenter-gitops\/stage-2`, promoted once `dev` \(stage 1\)/);
+    expect(summary).toMatch(/Stage 1: its root and every Application it creates track `HEAD`; `prod` \(stage 2\) wait for its drift gate/);
   });
 });
 
@@ -122,8 +164,10 @@ describe('the AppProjects of a staged fleet', () => {
     const files = synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
     const jobs = (path: string) => one(files, path, 'AppProject').spec.namespaceResourceWhitelist.filter((k: { kind: string }) => k.kind === 'Job');
     expect(jobs('argocd/project.yaml')).toEqual([{ group: 'batch', kind: 'Job' }]);
-    expect(jobs('argocd/dev.project.yaml')).toEqual([{ group: 'batch', kind: 'Job' }]);
+    // The gate has an Application of its own in the fleet project: the windowed projects hold no Job.
+    expect(jobs('argocd/dev.project.yaml')).toEqual([]);
     expect(jobs('argocd/prod.project.yaml')).toEqual([]);
+    expect(one(files, 'dist/dev/apps/drift-gate.yaml', 'Application').spec.project).toBe('karpenter');
     expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('dev-pools');
     expect(one(files, 'dist/dev/apps/karpenter.yaml', 'Application').spec.project).toBe('karpenter');
   });

@@ -11,7 +11,9 @@ export interface CapacityBufferChartProps {
 
 /**
  * `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer
- * (autoscaling.x-k8s.io/v1beta1), the PodTemplate it points at, and its Namespace when generated.
+ * (autoscaling.x-k8s.io/v1beta1), the PodTemplate it points at, and their Namespace. The
+ * buffer is a sync wave after the PodTemplate, so Karpenter never reconciles it before the
+ * template exists (it would say `PodTemplateNotFound`).
  * @see https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/proposals/buffers.md
  */
 export class CapacityBufferChart extends Chart {
@@ -19,9 +21,7 @@ export class CapacityBufferChart extends Chart {
     super(scope, id, { disableResourceNameHashes: true });
     const b = props.buffer;
     const labels = { 'app.kubernetes.io/managed-by': MANAGED_BY, [TEAM_LABEL]: b.team };
-    if (b.createNamespace) {
-      new ApiObject(this, 'Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: b.namespace, labels } });
-    }
+    new ApiObject(this, 'Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: b.namespace, labels } });
     const template = new ApiObject(this, 'PodTemplate', {
       apiVersion: 'v1',
       kind: 'PodTemplate',
@@ -38,7 +38,7 @@ export class CapacityBufferChart extends Chart {
     new ApiObject(this, 'Buffer', {
       apiVersion: 'autoscaling.x-k8s.io/v1beta1',
       kind: 'CapacityBuffer',
-      metadata: { name: b.name, namespace: b.namespace, labels },
+      metadata: { name: b.name, namespace: b.namespace, labels, annotations: { 'argocd.argoproj.io/sync-wave': '1' } },
       spec: { podTemplateRef: { name: template.name }, replicas: b.replicas },
     });
   }

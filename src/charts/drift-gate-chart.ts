@@ -9,7 +9,7 @@ export interface DriftGateChartProps {
   readonly gate: DriftGateModel;
 }
 
-/** `dist/<cluster>/nodepools/<team>/_drift-gate.yaml`: the drift gate of a team's pools (a pool name cannot start with `_`). */
+/** `dist/<cluster>/drift-gate/gate.yaml`: the drift gate of a cluster a later stage waits for (docs/windows.md). */
 export class DriftGateChart extends Chart {
   public constructor(scope: Construct, id: string, props: DriftGateChartProps) {
     super(scope, id, { disableResourceNameHashes: true });

@@ -17,6 +17,7 @@ export class NodePoolChart extends Chart {
       nodeClass: props.pool.nodeClass,
       nodePool: props.pool.nodePool,
       team: props.pool.team,
+      digests: props.pool.digests,
     });
   }
 }

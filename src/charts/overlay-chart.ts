@@ -5,6 +5,7 @@ import type { ClusterPlan } from '../model/plan';
 /** A NodeOverlay of the plan. */
 type NodeOverlaySpec = ClusterPlan['overlays'][number]['model'];
 import { MANAGED_BY } from '../model/node-pool';
+import { DIGEST_ANNOTATION } from '../model/stages';
 
 /** Properties of an {@link OverlayChart}. */
 export interface OverlayChartProps {
@@ -23,7 +24,7 @@ export class OverlayChart extends Chart {
     new ApiObject(this, 'Overlay', {
       apiVersion: 'karpenter.sh/v1alpha1',
       kind: 'NodeOverlay',
-      metadata: { name: o.name, labels: { 'app.kubernetes.io/managed-by': MANAGED_BY } },
+      metadata: { name: o.name, labels: { 'app.kubernetes.io/managed-by': MANAGED_BY }, ...(o.digest !== undefined ? { annotations: { [DIGEST_ANNOTATION]: o.digest } } : {}) },
       spec: {
         requirements: o.requirements.map((r) => ({ key: r.key, operator: r.operator, ...(r.values ? { values: [...r.values] } : {}) })),
         ...(o.price !== undefined ? { price: o.price } : {}),

@@ -209,7 +209,7 @@ function applicationNameClashes(source: SourceFile, clusters: readonly Cluster[]
       [APP_NAMES.crds(c.id), 'its CRD Application'], [APP_NAMES.controller(c.id), 'its controller Application'],
       [APP_NAMES.root(c.id), 'its root Application'], [APP_NAMES.smokeTests(c.id), 'its smoke-test Application'],
       [APP_NAMES.legacyPools(c.id), 'its pools Application of earlier releases'], [APP_NAMES.policies(c.id), 'its tenancy policy Application'],
-      [APP_NAMES.overlays(c.id), 'its overlays Application'],
+      [APP_NAMES.overlays(c.id), 'its overlays Application'], [APP_NAMES.driftGate(c.id), 'its drift gate Application'],
       ...teams.map((t): [string, string] => [APP_NAMES.pools(c.id, t), `the pools Application of team ${t}`]),
     ];
     for (const [name, what] of names) {

@@ -89,9 +89,12 @@ export function resolveBuffers(on: ClusterInput, pools: readonly Pool[]): Capaci
       problems.push(source.problem([...at, 'pool'], `team ${team} has no pool "${buffer.pool}" on cluster ${clusterId} (its pools there: ${mine.map((p) => p.name).join(', ')}): name one of its pools keys`));
       continue;
     }
-    const namespace = t.namespaces?.[0];
+    // A namespace of its own, written with the buffer, so it always exists and its project allows
+    // it: the buffer's pods are virtual (Karpenter simulates them, never creates them, so no
+    // admission sees them: kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/buffers.go
+    // IsVirtualPod), and a team namespace may not exist yet on a cluster.
     out.push({
-      team, pool: pool.name, namespace: namespace ?? `${team}-buffer`, generatedNamespace: namespace === undefined,
+      team, pool: pool.name, namespace: `${team}-buffer`,
       replicas: buffer.replicas, cpu: buffer.cpu, memory: buffer.memory,
     });
   }

@@ -151,10 +151,8 @@ export interface CapacityBufferSpec {
   readonly team: string;
   /** The pool the placeholder pods select and tolerate. */
   readonly pool: string;
-  /** The team's first `namespaces` entry, or `<team>-buffer` (generated). */
+  /** `<team>-buffer`, written with the buffer (config/overlays.ts resolveBuffers says why). */
   readonly namespace: string;
-  /** Whether the namespace is generated (its Namespace is written with the buffer). */
-  readonly generatedNamespace: boolean;
   readonly replicas: number;
   readonly cpu: string;
   readonly memory: string;

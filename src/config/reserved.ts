@@ -36,6 +36,7 @@ export const APP_NAMES = {
   smokeTests: (cluster: string) => `${cluster}-karpenter-smoke-tests`,
   policies: (cluster: string) => `${cluster}-policies`,
   overlays: (cluster: string) => `${cluster}-overlays`,
+  driftGate: (cluster: string) => `${cluster}-drift-gate`,
   root: (cluster: string) => `${cluster}-karpenter-root`,
   bootstrap: 'karpenter-gitops-bootstrap',
 } as const;

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { DRIFT_GATE_WAVE, driftGateScript, DriftGateModel } from '../model/stages';
+import { DriftGateModel } from '../model/stages';
 import { MANAGED_BY } from '../model/node-pool';
 
 /** Properties of a {@link DriftGate}. */
@@ -10,12 +10,16 @@ export interface DriftGateProps {
 }
 
 /**
- * The drift gate of a team's pools: a ServiceAccount allowed only to read NodeClaims, and a
- * Job in the last sync wave that succeeds once none of the team's NodeClaims is Drifted. A
- * regular Job, not a hook: Argo CD counts it toward the Application's health (Progressing
- * while it runs, Degraded when it fails), and no `ttlSecondsAfterFinished`, which would make
- * Argo CD see it missing and create it again. Pod Security: restricted.
+ * The drift gate of a cluster: a ServiceAccount that may only read NodePools, EC2NodeClasses,
+ * NodeOverlays, NodeClaims and the controller's Deployment, and a Job that runs the gate
+ * program (src/gate/) with the image's own `node`, no shell. A regular Job, not a hook: Argo CD
+ * counts it toward the Application's health (Progressing while it waits, Healthy once
+ * Karpenter has finished with the revision). No `activeDeadlineSeconds`: it never fails
+ * because a window closed, it waits for the next one; no `ttlSecondsAfterFinished`, which would
+ * make Argo CD see it missing and create it again. An eviction (the node it runs on drained)
+ * does not count as a failure (`podFailurePolicy`). Pod Security: restricted.
  * @see https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
+ * @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#pod-failure-policy
  */
 export class DriftGate extends Construct {
   /** The Job. */
@@ -24,47 +28,61 @@ export class DriftGate extends Construct {
   public constructor(scope: Construct, id: string, props: DriftGateProps) {
     super(scope, id);
     const g = props.gate;
-    const labels = { 'app.kubernetes.io/managed-by': MANAGED_BY, 'app.kubernetes.io/component': 'drift-gate', team: g.team };
-    // RBAC first, the Job last: the Job's pod needs its ServiceAccount and role to start.
-    const rbacWave = { 'argocd.argoproj.io/sync-wave': String(DRIFT_GATE_WAVE - 1) };
+    const labels = { 'app.kubernetes.io/managed-by': MANAGED_BY, 'app.kubernetes.io/component': 'drift-gate' };
+    // RBAC first, the Job in the last wave: its pod needs its ServiceAccount and roles to start.
+    const rbacWave = { 'argocd.argoproj.io/sync-wave': '0' };
     const serviceAccount = new ApiObject(this, 'ServiceAccount', {
       apiVersion: 'v1', kind: 'ServiceAccount',
       metadata: { name: g.rbacName, namespace: g.namespace, labels, annotations: rbacWave },
       automountServiceAccountToken: true,
     });
-    const role = new ApiObject(this, 'ClusterRole', {
+    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: g.namespace }];
+    const clusterRole = new ApiObject(this, 'ClusterRole', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
       metadata: { name: g.rbacName, labels, annotations: rbacWave },
-      // Read-only, NodeClaims only (they are cluster-scoped: a ClusterRole).
-      rules: [{ apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['get', 'list', 'watch'] }],
+      // Read-only: Karpenter's cluster-scoped objects the gate looks at.
+      rules: [
+        { apiGroups: ['karpenter.sh'], resources: ['nodepools', 'nodeclaims', 'nodeoverlays'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['karpenter.k8s.aws'], resources: ['ec2nodeclasses'], verbs: ['get', 'list', 'watch'] },
+      ],
     });
     new ApiObject(this, 'ClusterRoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
       metadata: { name: g.rbacName, labels, annotations: rbacWave },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.name },
-      subjects: [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: g.namespace }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole.name },
+      subjects,
+    });
+    // Read-only, and only the controller's Deployment.
+    const role = new ApiObject(this, 'Role', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role',
+      metadata: { name: g.rbacName, namespace: g.spec.controller.namespace, labels, annotations: rbacWave },
+      rules: [{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: [g.spec.controller.deployment], verbs: ['get'] }],
+    });
+    new ApiObject(this, 'RoleBinding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding',
+      metadata: { name: g.rbacName, namespace: g.spec.controller.namespace, labels, annotations: rbacWave },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
+      subjects,
     });
     this.job = new ApiObject(this, 'Job', {
       apiVersion: 'batch/v1', kind: 'Job',
-      metadata: { name: g.name, namespace: g.namespace, labels, annotations: { 'argocd.argoproj.io/sync-wave': String(DRIFT_GATE_WAVE) } },
+      metadata: { name: g.name, namespace: g.namespace, labels, annotations: { 'argocd.argoproj.io/sync-wave': '1' } },
       spec: {
-        activeDeadlineSeconds: g.deadlineSeconds,
-        backoffLimit: 0,
+        // Only the program's own failure counts (it exits 1 when it may not read what it must); an eviction does not.
+        backoffLimit: 2,
+        podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] },
         template: {
           metadata: { labels },
           spec: {
             serviceAccountName: serviceAccount.name,
             restartPolicy: 'Never',
             securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '16Mi' } }],
             containers: [{
               name: 'gate',
               image: g.image,
-              command: ['/bin/sh', '-c', driftGateScript(g)],
-              // kubectl keeps its discovery cache under $HOME: a scratch volume, the root stays read-only.
-              env: [{ name: 'HOME', value: '/tmp' }],
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-              resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '64Mi' } },
+              command: ['node', '-e', g.program],
+              env: [{ name: 'GATE', value: JSON.stringify(g.spec) }],
+              resources: { requests: { cpu: '10m', memory: '48Mi' }, limits: { memory: '96Mi' } },
               securityContext: {
                 allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
                 capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },

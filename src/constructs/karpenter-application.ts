@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import * as argo from '../../imports/argoproj.io';
 import { ApplicationModel, ChartSource, GitSource } from '../model/applications';
 import { MANAGED_BY } from '../model/node-pool';
+import { WAITS_FOR_ANNOTATION } from '../model/stages';
 
 /** Properties of a {@link KarpenterApplication}. */
 export interface KarpenterApplicationProps {
@@ -29,6 +30,7 @@ export class KarpenterApplication extends Construct {
     const annotations: Record<string, string> = {};
     if (a.wave !== undefined) annotations['argocd.argoproj.io/sync-wave'] = String(a.wave);
     if (a.serverSideDiff) annotations['argocd.argoproj.io/compare-options'] = 'ServerSideDiff=true';
+    if (a.waitsFor !== undefined) annotations[WAITS_FOR_ANNOTATION] = a.waitsFor;
     const [single] = a.sources;
     this.application = new argo.Application(this, 'Application', {
       metadata: {

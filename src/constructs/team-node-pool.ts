@@ -5,6 +5,7 @@ import * as karpenter from '../../imports/karpenter.sh';
 import { MANAGED_BY, NodePoolModel, POOL_SYNC_OPTIONS, TEAM_LABEL } from '../model/node-pool';
 import { NodeClassModel } from '../model/node-class';
 import { escapeKeys } from './safe-keys';
+import { DIGEST_ANNOTATION } from '../model/stages';
 
 /** Properties of a {@link TeamNodePool}. */
 export interface TeamNodePoolProps {
@@ -14,6 +15,12 @@ export interface TeamNodePoolProps {
   readonly nodeClass: NodeClassModel;
   /** The owning team, labelled on both objects. */
   readonly team: string;
+  /**
+   * The digests the drift gate waits for (annotation `karpenter-gitops.io/digest`; metadata of
+   * the objects, which Karpenter's hashes leave out: no node drifts for it).
+   * @default - none: no later stage waits for the cluster
+   */
+  readonly digests?: { readonly nodePool: string; readonly nodeClass: string };
 }
 
 /**
@@ -34,7 +41,7 @@ export class TeamNodePool extends Construct {
     const nc = props.nodeClass;
     const np = props.nodePool;
     this.nodeClass = new aws.Ec2NodeClass(this, 'EC2NodeClass', escapeKeys({
-      metadata: metadata(nc.name, props.team),
+      metadata: metadata(nc.name, props.team, props.digests?.nodeClass),
       spec: {
         role: nc.role,
         amiFamily: nc.amiFamily as aws.Ec2NodeClassSpecAmiFamily,
@@ -89,7 +96,7 @@ export class TeamNodePool extends Construct {
     }));
 
     this.nodePool = new karpenter.NodePool(this, 'NodePool', escapeKeys({
-      metadata: metadata(np.name, props.team),
+      metadata: metadata(np.name, props.team, props.digests?.nodePool),
       spec: {
         template: {
           metadata: { labels: np.labels },
@@ -133,10 +140,10 @@ export class TeamNodePool extends Construct {
   }
 }
 
-function metadata(name: string, team: string): ApiObjectMetadata {
+function metadata(name: string, team: string, digest: string | undefined): ApiObjectMetadata {
   return {
     name,
     labels: { 'app.kubernetes.io/managed-by': MANAGED_BY, [TEAM_LABEL]: team },
-    annotations: { 'argocd.argoproj.io/sync-options': POOL_SYNC_OPTIONS },
+    annotations: { 'argocd.argoproj.io/sync-options': POOL_SYNC_OPTIONS, ...(digest !== undefined ? { [DIGEST_ANNOTATION]: digest } : {}) },
   };
 }

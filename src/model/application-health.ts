@@ -7,8 +7,15 @@
  *
  * For an automated child it reports:
  * - Progressing while its status was computed for another spec (the root just changed it),
- *   while it is not Synced, or while its last operation has not Succeeded;
- * - Degraded when its last operation Failed or Errored (gitops-engine then fails the wave);
+ *   while an operation runs, or while it is not Synced;
+ * - Degraded when its last operation Failed or Errored and it is still not Synced (gitops-engine
+ *   then fails the wave); once it is Synced again (fixed by a later reconcile or by hand), the
+ *   failed operation no longer counts;
+ * - Healthy, saying why, when it is not Synced only because of what its annotation
+ *   `karpenter-gitops.io/waits-for` names (its sync window, its stage ref not created or not
+ *   yet holding the cluster): Argo CD writes no condition when a sync window holds an
+ *   auto-sync (controller/appcontroller.go v3.5.1 l. 1947-1970 only logs it), so the generator
+ *   says which children may wait, and a root or the bootstrap never waits on them;
  * - otherwise Argo CD's own `status.health.status`.
  *
  * "Computed for this spec" is Argo CD's own test (`specEqualsCompareTo`, controller/state.go
@@ -65,6 +72,8 @@ end
 
 local hs = { status = "Progressing", message = "" }
 local spec = obj.spec or {}
+-- What this child may wait on, written by the generator (its sync window, its stage ref).
+local waitsFor = ((obj.metadata or {}).annotations or {})["karpenter-gitops.io/waits-for"]
 local policy = spec.syncPolicy or {}
 local automated = policy.automated ~= nil and policy.automated.enabled ~= false
 if not automated then
@@ -73,7 +82,22 @@ if not automated then
   return hs
 end
 local status = obj.status
+-- An error condition says why a child waits. (No string library: Argo CD opens only base, table,
+-- package and a safe os for health checks.)
+local errorTypes = { ComparisonError = true, InvalidSpecError = true, SyncError = true, DeletionError = true, UnknownError = true }
+local errorCondition = nil
+for _, c in ipairs((status or {}).conditions or {}) do
+  if errorTypes[c.type] then
+    errorCondition = c.type .. ": " .. (c.message or "")
+    break
+  end
+end
 if status == nil or status.sync == nil or zero(status.sync.comparedTo) then
+  if waitsFor ~= nil and errorCondition ~= nil then
+    hs.status = "Healthy"
+    hs.message = "waits for " .. waitsFor .. ": " .. errorCondition
+    return hs
+  end
   hs.message = "waiting for the first comparison"
   return hs
 end
@@ -92,25 +116,25 @@ if not current then
   return hs
 end
 local op = status.operationState
-if op ~= nil and (op.phase == "Failed" or op.phase == "Error") then
-  hs.status = "Degraded"
-  hs.message = "last sync " .. op.phase .. ": " .. (op.message or "")
-  return hs
-end
-if op ~= nil and op.phase ~= "Succeeded" then
+local failed = op ~= nil and (op.phase == "Failed" or op.phase == "Error")
+if op ~= nil and not failed and op.phase ~= "Succeeded" then
   hs.message = "sync " .. (op.phase or "pending")
   return hs
 end
 if status.sync.status ~= "Synced" then
+  if failed then
+    hs.status = "Degraded"
+    hs.message = "last sync " .. op.phase .. ": " .. (op.message or "")
+    return hs
+  end
+  if waitsFor ~= nil then
+    hs.status = "Healthy"
+    hs.message = "sync status " .. (status.sync.status or "unknown") .. ": waits for " .. waitsFor .. (errorCondition ~= nil and ("; " .. errorCondition) or "")
+    return hs
+  end
   hs.message = "sync status " .. (status.sync.status or "unknown") .. ": waiting for automated sync (a pending Prune=confirm or Delete=confirm waits for a person)"
-  -- An error condition says why it waits. (No string library: Argo CD opens only base, table,
-  -- package and a safe os for health checks.)
-  local errors = { ComparisonError = true, InvalidSpecError = true, SyncError = true, DeletionError = true, UnknownError = true }
-  for _, c in ipairs(status.conditions or {}) do
-    if errors[c.type] then
-      hs.message = "sync status " .. (status.sync.status or "unknown") .. ": " .. c.type .. ": " .. (c.message or "")
-      break
-    end
+  if errorCondition ~= nil then
+    hs.message = "sync status " .. (status.sync.status or "unknown") .. ": " .. errorCondition
   end
   return hs
 end
@@ -177,9 +201,64 @@ return hs
 export const NODE_OVERLAY_HEALTH_LUA = conditionHealthLua('NodeOverlay', ['Ready']);
 
 /**
- * Health of an `autoscaling.x-k8s.io/CapacityBuffer` (Argo CD has none): its `Ready` condition
- * ("indicates if the buffer is successfully provisioned and active", the CRD's
- * `status.conditions`), or the buffers proposal's `ReadyForProvisioning` where that is what is set.
- * @see https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/proposals/buffers.md
+ * Health of an `autoscaling.x-k8s.io/CapacityBuffer` (Argo CD has none), from the two
+ * conditions Karpenter 1.14.1 writes:
+ * - `ReadyForProvisioning`, by the buffer controller: True once the pod template resolves,
+ *   False with `PodTemplateNotFound` while the PodTemplate is missing (a buffer reconciled
+ *   before its PodTemplate: Progressing, not Degraded), or another reason (Degraded);
+ *   kubernetes-sigs/karpenter v1.14.1 pkg/controllers/capacitybuffer/controller.go l. 168-195,
+ *   constants.go l. 22-26;
+ * - `Provisioning`, by the provisioner on each scheduling pass (the buffer controller triggers
+ *   one every 30s, controller.go l. 116-123): True `FitsExistingCapacity` when every virtual pod
+ *   fits on existing nodes, i.e. the headroom exists (Healthy); False `RequiresNewCapacity`
+ *   while Karpenter launches nodes for it (Progressing); False `BufferEmpty` with zero replicas
+ *   (Healthy: nothing to keep); False `NotReadyForProvisioning` follows the first condition
+ *   (pkg/controllers/provisioning/buffers.go l. 146-190).
+ * Both carry observedGeneration; one observed for an older generation is Progressing.
+ * Lua 5.1, with only the libraries Argo CD opens for health checks.
  */
-export const CAPACITY_BUFFER_HEALTH_LUA = conditionHealthLua('CapacityBuffer', ['Ready', 'ReadyForProvisioning']);
+export const CAPACITY_BUFFER_HEALTH_LUA = `-- karpenter-gitops: health of a CapacityBuffer from Karpenter's ReadyForProvisioning and Provisioning conditions.
+-- Lua 5.1 (Argo CD runs health checks with gopher-lua); no string or math library.
+local hs = { status = "Progressing", message = "waiting for Karpenter to resolve the buffer's pod template" }
+local status = obj.status
+if status == nil or status.conditions == nil then return hs end
+local generation = (obj.metadata or {}).generation
+local byType = {}
+for _, c in ipairs(status.conditions) do
+  byType[c.type] = c
+end
+local function stale(c)
+  return generation ~= nil and c.observedGeneration ~= nil and c.observedGeneration < generation
+end
+local ready = byType.ReadyForProvisioning
+if ready == nil then return hs end
+if stale(ready) then
+  hs.message = "waiting for Karpenter to observe generation " .. generation
+  return hs
+end
+if ready.status == "False" then
+  if ready.reason == "PodTemplateNotFound" then
+    hs.message = "waiting for its PodTemplate: " .. (ready.message or "")
+  else
+    hs.status = "Degraded"
+    hs.message = "ReadyForProvisioning is False: " .. (ready.reason or "") .. ": " .. (ready.message or "")
+  end
+  return hs
+end
+if ready.status ~= "True" then
+  hs.message = "ReadyForProvisioning is " .. (ready.status or "Unknown")
+  return hs
+end
+local provisioning = byType.Provisioning
+if provisioning == nil or stale(provisioning) then
+  hs.message = "waiting for Karpenter to place the buffer's pods"
+  return hs
+end
+if provisioning.status == "True" or provisioning.reason == "BufferEmpty" then
+  hs.status = "Healthy"
+  hs.message = (provisioning.reason or "") .. ": " .. (provisioning.message or "")
+  return hs
+end
+hs.message = "headroom not there yet: " .. (provisioning.reason or "") .. ": " .. (provisioning.message or "")
+return hs
+`;

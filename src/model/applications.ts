@@ -12,8 +12,13 @@ export const IN_CLUSTER = 'https://kubernetes.default.svc';
 /**
  * The sync waves, in order: each waits for the previous to be healthy (see APPLICATION_HEALTH_LUA).
  * The tenancy policy goes beside the controller (which it never looks at), so it is in place before any pool.
+ * The pools are the root's last wave, with the overlays, the drift gate and the smoke tests: a
+ * sync operation succeeds once its last wave is applied, without waiting for its health
+ * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 700-707), so a root's sync (an
+ * emergency controller revert) never waits for a pool held by its window or a gate that waits
+ * for Karpenter.
  */
-export const WAVES = { crds: 0, controller: 1, policies: 1, nodePools: 2, smokeTests: 3 } as const;
+export const WAVES = { crds: 0, controller: 1, policies: 1, nodePools: 2, driftGate: 2, smokeTests: 2 } as const;
 
 /** A Helm chart source. */
 export interface ChartSource {
@@ -59,6 +64,18 @@ export interface ApplicationModel {
    * still subject to its `Delete=confirm`). @default true
    */
   readonly finalizer: boolean;
+  /**
+   * What it may wait on (its sync window, its stage ref), as the annotation
+   * `karpenter-gitops.io/waits-for`: the health check then calls it Healthy while it waits,
+   * so no root or bootstrap waits on it (model/application-health.ts).
+   * @default - none: it never waits on anything but Argo CD
+   */
+  readonly waitsFor?: string;
+}
+
+/** Whether a later stage waits for this cluster (some cluster is at its stage + 1): it then has a drift gate (model/stages.ts). */
+export function isGated(platform: Platform, cluster: Cluster): boolean {
+  return cluster.stage !== undefined && platform.clusters.some((c) => c.stage === cluster.stage! + 1);
 }
 
 /** The teams of a cluster that have pools, in pool order. */
@@ -76,6 +93,11 @@ export function overlaysDir(cluster: Cluster): string {
   return `dist/${cluster.id}/overlays`;
 }
 
+/** The folder of a cluster's drift gate (docs/windows.md), relative to the output root. */
+export function driftGateDir(cluster: Cluster): string {
+  return `dist/${cluster.id}/drift-gate`;
+}
+
 /** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
 export function policiesDir(cluster: Cluster): string {
   return `dist/${cluster.id}/policies`;
@@ -85,9 +107,11 @@ export function policiesDir(cluster: Cluster): string {
  * The Applications of one cluster, in wave order: the CRDs, the controller, the tenancy policy
  * (when a team of the cluster lists namespaces, see docs/tenancy.md), one per team for
  * its pools (a pending `Prune=confirm` of one team's pool then holds back only that team),
- * the orphaned pools Application of earlier releases while it is kept, and the smoke tests.
+ * the overlays, the drift gate when a later stage waits for the cluster (`gated`), the
+ * orphaned pools Application of earlier releases while it is kept, and the smoke tests.
  */
 export function clusterApplications(platform: Platform, cluster: Cluster): ApplicationModel[] {
+  const gated = isGated(platform, cluster);
   const { gitops } = platform;
   const { karpenter } = cluster;
   const base = { namespace: gitops.argocdNamespace, project: gitops.project, retry: true, serverSideDiff: true, finalizer: true };
@@ -161,6 +185,20 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       name: APP_NAMES.overlays(cluster.id),
       wave: WAVES.nodePools,
       sources: [{ ...git, path: overlaysDir(cluster) }],
+      destination: at(karpenter.namespace),
+      automated: true,
+      prune: true,
+      syncOptions: [],
+    });
+  }
+  if (gated) {
+    // The drift gate (model/stages.ts): its own Application, so no pool's sync waits for it.
+    apps.push({
+      ...base,
+      file: 'drift-gate',
+      name: APP_NAMES.driftGate(cluster.id),
+      wave: WAVES.driftGate,
+      sources: [{ ...git, path: driftGateDir(cluster) }],
       destination: at(karpenter.namespace),
       automated: true,
       prune: true,
@@ -302,7 +340,7 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'autoscaling.x-k8s.io', kind: 'CapacityBuffer' },
 ];
 
-/** The drift gate's Job (docs/windows.md): allowed only where a cluster a later stage waits for deploys one. */
+/** The drift gate's Job (docs/windows.md): allowed only when a cluster a later stage waits for deploys one. */
 export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
 
 /** An AppProject, derived from the platform. */
@@ -325,6 +363,7 @@ export interface ProjectModel {
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/projects/
  */
 export function projectModel(platform: Platform): ProjectModel | undefined {
+  const gated = platform.clusters.some((c) => isGated(platform, c));
   const { gitops } = platform;
   if (gitops.project === 'default') return undefined;
   const destinations = new Map<string, Destination & { namespace: string }>();
@@ -343,8 +382,7 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
     // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
-    namespaceResourceWhitelist: platform.clusters.some((c) => c.stage !== undefined && platform.clusters.some((d) => d.stage === c.stage! + 1))
-      ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
+    namespaceResourceWhitelist: gated ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
   };
 }
 

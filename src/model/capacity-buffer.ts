@@ -15,8 +15,6 @@ export interface CapacityBufferModel {
   readonly team: string;
   readonly pool: string;
   readonly namespace: string;
-  /** Write the Namespace too (the team lists no namespaces). */
-  readonly createNamespace: boolean;
   readonly replicas: number;
   readonly requests: { readonly cpu: string; readonly memory: string };
   readonly nodeSelector: Readonly<Record<string, string>>;
@@ -32,7 +30,6 @@ export function capacityBufferModel(cluster: Cluster, spec: CapacityBufferSpec):
     team: spec.team,
     pool: spec.pool,
     namespace: spec.namespace,
-    createNamespace: spec.generatedNamespace,
     replicas: spec.replicas,
     requests: { cpu: spec.cpu, memory: spec.memory },
     nodeSelector: { 'karpenter.sh/nodepool': spec.pool },

@@ -126,3 +126,17 @@ function isMap(v: unknown): v is Record<string, unknown> {
 function prune<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
+
+/**
+ * The name of the controller's Deployment: the chart's `karpenter.fullname` for the release
+ * `karpenter` (`fullnameOverride`, else the release name when it contains the chart name,
+ * else `<release>-<name>`).
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/templates/_helpers.tpl (karpenter.fullname)
+ */
+export function controllerDeploymentName(values: Record<string, unknown>): string {
+  const release = 'karpenter';
+  const cut = (s: string) => s.slice(0, 63).replace(/-+$/, '');
+  if (typeof values.fullnameOverride === 'string' && values.fullnameOverride !== '') return cut(values.fullnameOverride);
+  const name = typeof values.nameOverride === 'string' && values.nameOverride !== '' ? values.nameOverride : 'karpenter';
+  return cut(release.includes(name) ? release : `${release}-${name}`);
+}

@@ -4,15 +4,18 @@
  * `fit` and the summaries read it where they need a derived model.
  */
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
-import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
-import { chartValues } from './controller-values';
+import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, driftGateDir, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import { chartValues, controllerDeploymentName } from './controller-values';
+import { digestOf } from './digest';
+import { DRIFT_GATE_PROGRAM } from '../gate/program.generated';
+import { GateSpec, VALUES_DIGEST_ANNOTATION } from '../gate/spec';
 import { CapacityBufferModel, capacityBufferModel } from './capacity-buffer';
 import { NodeClassModel, nodeClassModel } from './node-class';
 import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
-import { DriftGateModel, driftGateModel, isGated, poolProject, poolProjectFile, staged } from './stages';
+import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, poolProjectFile, staged, stagedRoot } from './stages';
 import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
 
 /** Options of {@link fleetPlan}. */
@@ -49,6 +52,11 @@ export interface PoolPlan {
   readonly smokeTest?: PlannedSmokeTest;
   /** Comment lines above the pool's file: its cluster's maintenance window. @default - none: the cluster has no window */
   readonly header?: string;
+  /**
+   * The digests of the NodePool and the EC2NodeClass (annotation `karpenter-gitops.io/digest`),
+   * which the cluster's drift gate waits for. @default - none: no later stage waits for the cluster
+   */
+  readonly digests?: { readonly nodePool: string; readonly nodeClass: string };
 }
 
 /** Everything generated for one cluster. */
@@ -68,12 +76,12 @@ export interface ClusterPlan {
   readonly pools: readonly PoolPlan[];
   /** `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer, with its team's pools. */
   readonly buffers: readonly Planned<CapacityBufferModel>[];
-  /** `dist/<cluster>/overlays/<name>.yaml`: one NodeOverlay each. */
-  readonly overlays: readonly Planned<NodeOverlaySpec>[];
+  /** `dist/<cluster>/overlays/<name>.yaml`: one NodeOverlay each, with its digest when the cluster is gated. */
+  readonly overlays: readonly Planned<NodeOverlaySpec & { readonly digest?: string }>[];
   /** `dist/<cluster>/smoke-tests/_namespace.yaml`: the namespace's name. @default - none: the cluster has no smoke tests */
   readonly smokeTestNamespace?: Planned<string>;
-  /** `dist/<cluster>/nodepools/<team>/_drift-gate.yaml`, per team. @default - none: no later stage waits for the cluster */
-  readonly driftGates: readonly Planned<DriftGateModel>[];
+  /** `dist/<cluster>/drift-gate/gate.yaml`. @default - none: no later stage waits for the cluster */
+  readonly driftGate?: Planned<DriftGateModel>;
   /** `argocd/<cluster>.project.yaml`: the AppProject of its pool Applications, with its sync window. @default - none: the cluster has no window or stage */
   readonly poolProject?: Planned<ProjectModel>;
 }
@@ -115,37 +123,62 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
 /** The plan of one cluster's files. */
 export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
   const dir = `dist/${cluster.id}`;
-  const root = rootApplication(platform, cluster);
+  const gated = isGated(platform, cluster);
+  const root = stagedRoot(platform, cluster, rootApplication(platform, cluster));
   const policy = tenancyPolicy(cluster);
-  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool));
+  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool, gated));
   const project = poolProject(platform, cluster);
-  const teams = [...new Set(pools.map((p) => p.team))];
-  // A gate is named by the hash of what it gates: the team's NodePool and EC2NodeClass models.
-  const gate = (team: string) => driftGateModel(platform, cluster, team,
-    JSON.stringify(pools.filter((p) => p.team === team).map((p) => [p.nodePool, p.nodeClass])));
+  const overlays = cluster.overlays.map((overlay) => ({ ...overlay, ...(gated ? { digest: digestOf(overlay) } : {}) }));
+  const values = chartValues(cluster);
+  // The gate knows the controller runs this revision's values by a digest on its pods.
+  const controllerValues = gated ? withValuesDigest(values) : values;
+  const spec: GateSpec | undefined = gated ? {
+    cluster: cluster.id,
+    controller: {
+      namespace: cluster.karpenter.namespace,
+      deployment: controllerDeploymentName(values),
+      chart: `karpenter-${cluster.karpenter.version}`,
+      valuesDigest: digestOf(values),
+    },
+    nodePools: pools.map((p) => ({ name: p.nodePool.name, digest: p.digests!.nodePool })),
+    nodeClasses: pools.map((p) => ({ name: p.nodeClass.name, digest: p.digests!.nodeClass })),
+    nodeOverlays: overlays.map((o) => ({ name: o.name, digest: o.digest! })),
+    settleSeconds: DRIFT_GATE_SETTLE_SECONDS,
+    pollSeconds: DRIFT_GATE_POLL_SECONDS,
+  } : undefined;
   return {
     id: cluster.id,
     karpenterVersion: cluster.karpenter.version,
     applications: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)).map((app) => ({ path: `${dir}/apps/${app.file}.yaml`, model: app })),
     root: { path: `argocd/${root.file}.yaml`, model: root },
-    controllerValues: { path: `${dir}/karpenter/values.yaml`, model: chartValues(cluster) },
+    controllerValues: { path: `${dir}/karpenter/values.yaml`, model: controllerValues },
     ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
     pools,
     buffers: cluster.buffers.map((b) => ({ path: `${poolsDir(cluster, b.team)}/_buffer.yaml`, model: capacityBufferModel(cluster, b) })),
-    overlays: cluster.overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
+    overlays: overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
-    driftGates: isGated(platform, cluster) ? teams.map((team) => ({ path: `${poolsDir(cluster, team)}/_drift-gate.yaml`, model: gate(team) })) : [],
+    ...(spec ? { driftGate: { path: `${driftGateDir(cluster)}/gate.yaml`, model: driftGateModel(platform, cluster, spec, DRIFT_GATE_PROGRAM) } } : {}),
     ...(project ? { poolProject: { path: `argocd/${poolProjectFile(cluster)}.yaml`, model: project } } : {}),
   };
 }
 
-export function poolPlan(cluster: Cluster, pool: Pool): PoolPlan {
+/** Chart values with the digest of the rest on the controller's pods (`podAnnotations`), which the drift gate reads. */
+function withValuesDigest(values: Record<string, unknown>): Record<string, unknown> {
+  const podAnnotations = (values.podAnnotations ?? {}) as Record<string, string>;
+  return { ...values, podAnnotations: { ...podAnnotations, [VALUES_DIGEST_ANNOTATION]: digestOf(values) } };
+}
+
+/** The plan of one pool of a cluster; `gated`: a later stage waits for the cluster, so its objects carry digests. */
+export function poolPlan(cluster: Cluster, pool: Pool, gated = false): PoolPlan {
+  const nodePool = withWindowBudgets(nodePoolModel(pool), cluster);
+  const nodeClass = nodeClassModel(pool, cluster);
   return {
     name: pool.name,
     team: pool.team,
     path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
-    nodePool: withWindowBudgets(nodePoolModel(pool), cluster),
-    nodeClass: nodeClassModel(pool, cluster),
+    nodePool,
+    nodeClass,
+    ...(gated ? { digests: { nodePool: digestOf(nodePool), nodeClass: digestOf(nodeClass) } } : {}),
     ...(cluster.window ? { header: windowHeader(cluster.window) } : {}),
     ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
   };

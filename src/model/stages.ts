@@ -1,29 +1,51 @@
-import { createHash } from 'node:crypto';
 import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
+import type { GateSpec } from '../gate/spec';
 import type { ApplicationModel, ProjectModel } from './applications';
-import { clusterTeams, CLUSTER_KINDS, JOB_KIND, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
-import { syncWindowModel, SyncWindowModel } from '../schedule/windows';
+import { clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
+export { isGated } from './applications';
+export { DIGEST_ANNOTATION } from '../gate/spec';
+import { digestOf } from './digest';
+import { describeRuns, syncWindowModels, SyncWindowModel, windowPlan } from '../schedule/windows';
 
-/** Branch prefix of the stage refs: a stage-N cluster's pools track `<prefix>N` (N ≥ 2). */
+/** Branch prefix of the stage refs: everything of a stage-N cluster tracks `<prefix>N` (N ≥ 2). */
 export const STAGE_REF_PREFIX = 'karpenter-gitops/stage-';
-/**
- * Image of the drift gate Job: it runs `/bin/sh -c` with kubectl. A pinned tag, so the gate
- * never changes under a fleet; set `gitops.driftGateImage` to an image of your registry that
- * holds both (docs/windows.md).
- */
-export const DRIFT_GATE_IMAGE = 'registry.k8s.io/kubectl:v1.34.1';
-/** How long a gate waits for the drifted nodes of its pools before it fails (the Application turns Degraded). */
-export const DRIFT_GATE_DEADLINE_SECONDS = 6 * 3600;
-/** Seconds between two looks at the NodeClaims. Karpenter re-evaluates drift about every five minutes. */
-export const DRIFT_GATE_POLL_SECONDS = 30;
-/** The last sync wave inside a pool Application: after every NodePool and EC2NodeClass. */
-export const DRIFT_GATE_WAVE = 10;
 
-/** The git revision the pool Applications of a cluster track: the stage ref for stage 2 and later. */
-export function poolRevision(platform: Platform, cluster: Cluster): string {
-  if (cluster.stage === undefined || cluster.stage < 2) return platform.gitops.targetRevision;
-  return `${platform.gitops.stageRefPrefix ?? STAGE_REF_PREFIX}${cluster.stage}`;
+/**
+ * Image of the drift gate Job: the Docker official Node.js image, pinned by digest. The gate
+ * runs `node -e <program>` (src/gate/): no shell, no package, nothing but the image's own
+ * `node`. Set `gitops.driftGateImage` to a mirror of it in your registry.
+ * @see https://github.com/nodejs/docker-node (the image's Dockerfile: node on PATH, no entrypoint needed with `command`)
+ */
+export const DRIFT_GATE_IMAGE = 'docker.io/library/node:22.21.0-alpine@sha256:bd26af08779f746650d95a2e4d653b0fd3c8030c44284b6b98d701c9b5eb66b9';
+/**
+ * Seconds every condition must hold, without a break, before a gate passes: two of
+ * Karpenter's drift re-evaluations (each NodeClaim is looked at again every 5 minutes,
+ * kubernetes-sigs/karpenter v1.14.1 pkg/controllers/nodeclaim/disruption/drift.go l. 74 and 82).
+ */
+export const DRIFT_GATE_SETTLE_SECONDS = 600;
+/** Seconds between two looks of the gate at the API server. */
+export const DRIFT_GATE_POLL_SECONDS = 30;
+/** The annotation of an Application that may wait on its window or stage: why, for the health check (model/application-health.ts). */
+export const WAITS_FOR_ANNOTATION = 'karpenter-gitops.io/waits-for';
+
+/**
+ * The git revision everything of a cluster tracks: its stage ref for stage 2 and later (the
+ * root, and so every Application it creates, the controller's values, the pools, overlays,
+ * policies and the drift gate), else `gitops.targetRevision`.
+ */
+export function clusterRevision(platform: Platform, cluster: Cluster): string {
+  return isStaged(cluster) ? stageRef(platform, cluster.stage!) : platform.gitops.targetRevision;
+}
+
+/** The stage ref of stage `stage`: `<gitops.stageRefPrefix>N`. */
+export function stageRef(platform: Platform, stage: number): string {
+  return `${platform.gitops.stageRefPrefix ?? STAGE_REF_PREFIX}${stage}`;
+}
+
+/** Whether a cluster tracks a stage ref (stage 2 or later). */
+export function isStaged(cluster: Cluster): boolean {
+  return cluster.stage !== undefined && cluster.stage >= 2;
 }
 
 /** The AppProject of a cluster's pool Applications when it has a window: `<cluster>-pools`. */
@@ -31,25 +53,45 @@ export function poolProjectName(cluster: Cluster): string {
   return `${cluster.id}-pools`;
 }
 
-/** The Applications that follow a cluster's stage and window: one per team's pools, and the tenancy policy. */
-export function stagedApplicationNames(cluster: Cluster): string[] {
+/** The Applications a cluster's window holds: one per team's pools, and the tenancy policy. */
+export function windowedApplicationNames(cluster: Cluster): string[] {
   // The policy Application exists when a team of the cluster lists namespaces (model/applications.ts).
   const policies = cluster.pools.some((p) => p.namespaces !== undefined) ? [APP_NAMES.policies(cluster.id)] : [];
   return [...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t)), ...policies];
 }
 
+/** Why a windowed Application may stay OutOfSync: its window, in the UTC minutes Argo CD and Karpenter share. */
+function windowWait(cluster: Cluster): string {
+  const w = cluster.window!;
+  return `its sync window ${w.name} (${describeRuns(windowPlan(w).kept).join(', ')} UTC)`;
+}
+
 /**
- * A cluster Application as its stage and window want it: the pool and policy Applications
- * track the stage's revision and, with a window, sit in the cluster's own AppProject (which
- * carries the sync window). The CRDs, the controller and the smoke tests are left as they are.
+ * A cluster Application as its stage and window want it: every git source tracks the
+ * cluster's revision (so a stage-N cluster gets pools, overlays, policies, the controller's
+ * values and the gate only through its stage ref), and with a window the pool and policy
+ * Applications sit in the cluster's own AppProject, which carries the sync window, and say so
+ * to the health check (a root never waits on a child held by its window).
  */
 export function staged(platform: Platform, cluster: Cluster, app: ApplicationModel): ApplicationModel {
-  if (!stagedApplicationNames(cluster).includes(app.name)) return app;
-  const revision = poolRevision(platform, cluster);
+  const revision = clusterRevision(platform, cluster);
+  const sources = app.sources.map((s) => ('chart' in s ? s : { ...s, targetRevision: revision }));
+  if (!cluster.window || !windowedApplicationNames(cluster).includes(app.name)) return { ...app, sources };
+  return { ...app, sources, project: poolProjectName(cluster), waitsFor: windowWait(cluster) };
+}
+
+/**
+ * The root of a stage-N cluster tracks its stage ref (the Applications it creates then come
+ * from that ref too). Until the ref exists, or holds the cluster's folder, the root cannot
+ * compare; it says so, and the bootstrap does not wait on it.
+ */
+export function stagedRoot(platform: Platform, cluster: Cluster, root: ApplicationModel): ApplicationModel {
+  if (!isStaged(cluster)) return root;
+  const ref = stageRef(platform, cluster.stage!);
   return {
-    ...app,
-    project: cluster.window ? poolProjectName(cluster) : app.project,
-    sources: app.sources.map((s) => ('path' in s && s.path !== undefined ? { ...s, targetRevision: revision } : s)),
+    ...root,
+    sources: root.sources.map((s) => ('chart' in s ? s : { ...s, targetRevision: ref })),
+    waitsFor: `its stage ref ${ref} (moved by npm run promote once stage ${cluster.stage! - 1} is done)`,
   };
 }
 
@@ -60,20 +102,22 @@ export interface PoolProjectModel extends ProjectModel {
 
 /**
  * The AppProject `<cluster>-pools` of a cluster with a window: the git repository, the
- * cluster's destination in the controller's namespace (where pools, policy and gate go), the
- * fleet project's kinds, and the window as an `allow` sync window for the pool Applications.
+ * cluster's destination in the controller's namespace (pools and policy) and in its buffers'
+ * namespaces, the fleet project's kinds, and the window as `allow` sync windows in exactly the
+ * UTC minutes Karpenter may replace drifted nodes (one clock for syncs and drift).
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync_windows/
  */
 export function poolProject(platform: Platform, cluster: Cluster): PoolProjectModel | undefined {
   if (!cluster.window) return undefined;
+  const namespaces = [...new Set([cluster.karpenter.namespace, ...cluster.buffers.map((b) => b.namespace)])];
   return {
     name: poolProjectName(cluster),
     namespace: platform.gitops.argocdNamespace,
     sourceRepos: [platform.gitops.repoURL, KARPENTER_CHART_REPO],
-    destinations: [{ ...cluster.destination, namespace: cluster.karpenter.namespace }],
+    destinations: namespaces.map((namespace) => ({ ...cluster.destination, namespace })),
     clusterResourceWhitelist: CLUSTER_KINDS,
-    namespaceResourceWhitelist: isGated(platform, cluster) ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
-    syncWindows: [syncWindowModel(cluster.window, stagedApplicationNames(cluster))],
+    namespaceResourceWhitelist: NAMESPACED_KINDS,
+    syncWindows: syncWindowModels(cluster.window, windowedApplicationNames(cluster)),
   };
 }
 
@@ -82,64 +126,39 @@ export function poolProjectFile(cluster: Cluster): string {
   return `${cluster.id}.project`;
 }
 
-/** Whether a later stage waits for this cluster: some cluster is at its stage + 1. */
-export function isGated(platform: Platform, cluster: Cluster): boolean {
-  return cluster.stage !== undefined && platform.clusters.some((c) => c.stage === cluster.stage! + 1);
-}
-
-/** The drift gate Job of one team's pools, and what it needs. */
+/** The drift gate of a cluster a later stage waits for: one Job, and what it needs. */
 export interface DriftGateModel {
-  /** `drift-gate-<team>-<hash>`: a new Job whenever the team's pools change. */
+  /** `drift-gate-<digest>`: the digest of everything below, so any change to the gate makes a new Job. */
   readonly name: string;
   readonly namespace: string;
-  readonly team: string;
-  /** The NodePools whose NodeClaims it watches. */
-  readonly nodePools: readonly string[];
   readonly image: string;
-  readonly deadlineSeconds: number;
-  readonly pollSeconds: number;
-  /** The ServiceAccount, ClusterRole and ClusterRoleBinding: `karpenter-gitops-drift-gate-<team>`. */
+  /** The program `node -e` runs (src/gate/). */
+  readonly program: string;
+  /** What it waits for, passed as JSON in the `GATE` environment variable. */
+  readonly spec: GateSpec;
+  /** The ServiceAccount, ClusterRole, Role and their bindings: `karpenter-gitops-drift-gate`. */
   readonly rbacName: string;
 }
 
-/**
- * The gate of a team's pools in a cluster a later stage waits for: a regular Job (not a
- * hook, so it counts toward the Application's health) in the last sync wave, Progressing
- * until no NodeClaim of the team's pools is Drifted, Degraded when its deadline passes.
- * `pools` is what it gates (the rendered pool files): its hash names the Job, so a change
- * to the pools makes a new Job (a Job's template cannot change in place).
- * @see https://github.com/argoproj/gitops-engine/blob/master/pkg/health/health_job.go
- */
-export function driftGateModel(platform: Platform, cluster: Cluster, team: string, pools: string): DriftGateModel {
-  const hash = createHash('sha256').update(pools).digest('hex').slice(0, 8);
-  return {
-    name: `drift-gate-${team}-${hash}`.slice(0, 63),
-    namespace: cluster.karpenter.namespace,
-    team,
-    nodePools: cluster.pools.filter((p) => p.team === team).map((p) => p.name),
-    image: platform.gitops.driftGateImage ?? DRIFT_GATE_IMAGE,
-    deadlineSeconds: DRIFT_GATE_DEADLINE_SECONDS,
-    pollSeconds: DRIFT_GATE_POLL_SECONDS,
-    rbacName: `karpenter-gitops-drift-gate-${team}`,
-  };
-}
+/** The RBAC name of every cluster's drift gate. */
+export const DRIFT_GATE_RBAC_NAME = 'karpenter-gitops-drift-gate';
 
 /**
- * The gate's script: poll the team's NodeClaims until none has a `Drifted` condition with
- * status True (Karpenter sets it True with a reason and removes it, never sets it False).
+ * The gate of a cluster a later stage waits for: a regular Job (not a hook: it counts toward
+ * its Application's health, gitops-engine pkg/health/health_job.go) in an Application of its
+ * own, `<cluster>-drift-gate`, in the root's last wave, so no sync operation ever waits for it
+ * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 700-707: the last wave of non-hooks
+ * succeeds at once "EVEN if those objects subsequently degrade"). A revert is synced at once and
+ * replaces the Job (its name changes with `spec`); `npm run promote` waits for its success.
  */
-export function driftGateScript(gate: DriftGateModel): string {
-  const selector = `karpenter.sh/nodepool in (${gate.nodePools.join(',')})`;
-  const jsonpath = '{range .items[*]}{.metadata.name}{" "}{.status.conditions[?(@.type=="Drifted")].status}{"\\n"}{end}';
-  return [
-    'set -eu',
-    'while true; do',
-    // Assigned alone, so a failing kubectl (RBAC, API) fails the Job instead of reading as none drifted.
-    `  claims=$(kubectl get nodeclaims.karpenter.sh -l '${selector}' -o jsonpath='${jsonpath}')`,
-    '  drifted=$(printf \'%s\\n\' "$claims" | grep -c \' True$\' || true)',
-    '  if [ "$drifted" = "0" ]; then echo "no drifted NodeClaim in ' + gate.nodePools.join(', ') + '"; exit 0; fi',
-    `  echo "$drifted drifted NodeClaim(s) left; next look in ${gate.pollSeconds}s"`,
-    `  sleep ${gate.pollSeconds}`,
-    'done',
-  ].join('\n');
+export function driftGateModel(platform: Platform, cluster: Cluster, spec: GateSpec, program: string): DriftGateModel {
+  const image = platform.gitops.driftGateImage ?? DRIFT_GATE_IMAGE;
+  return {
+    name: `drift-gate-${digestOf([image, program, spec])}`,
+    namespace: cluster.karpenter.namespace,
+    image,
+    program,
+    spec,
+    rbacName: DRIFT_GATE_RBAC_NAME,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Cluster, Platform } from '../config/platform';
-import { isGated, poolProjectName, poolRevision } from './stages';
+import { clusterRevision, isGated, poolProjectName } from './stages';
 import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
 
 /**
@@ -15,14 +15,14 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
     lines.push('', `Window \`${w.name}\`: ${w.days.join(', ')} ${w.start} for ${budgetDuration(plan.localMinutes / w.days.length)} (${w.timeZone}), `
       + `${describeRuns(plan.local).join(', ')} local. Drifted nodes are replaced only in ${describeRuns(plan.kept).join(', ')} UTC `
       + `(${plan.keptMinutes} of ${plan.localMinutes} minutes a week): ${plan.note}. `
-      + `The pool Applications sync in the window (AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
+      + `The pool Applications sync only in those UTC minutes too (AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
   }
   if (cluster.stage !== undefined) {
     const earlier = platform.clusters.filter((c) => c.stage === cluster.stage! - 1).map((c) => `\`${c.id}\``);
     const later = platform.clusters.filter((c) => c.stage === cluster.stage! + 1).map((c) => `\`${c.id}\``);
-    lines.push('', `Stage ${cluster.stage}: its pools track \`${poolRevision(platform, cluster)}\``
-      + `${earlier.length ? `, promoted once ${earlier.join(', ')} (stage ${cluster.stage - 1}) run the revision, healthy with no drifted node` : ''}`
-      + `${isGated(platform, cluster) ? `; ${later.join(', ')} (stage ${cluster.stage + 1}) wait for its drift gates` : ''}.`);
+    lines.push('', `Stage ${cluster.stage}: its root and every Application it creates track \`${clusterRevision(platform, cluster)}\``
+      + `${earlier.length ? `, promoted once ${earlier.join(', ')} (stage ${cluster.stage - 1}) run the revision and Karpenter has finished with it there` : ''}`
+      + `${isGated(platform, cluster) ? `; ${later.join(', ')} (stage ${cluster.stage + 1}) wait for its drift gate` : ''}.`);
   }
   return lines;
 }

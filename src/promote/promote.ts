@@ -1,11 +1,12 @@
-import type { Platform } from '../config/platform';
-import { STAGE_REF_PREFIX, stagedApplicationNames } from '../model/stages';
+import type { Cluster, Platform } from '../config/platform';
+import { clusterApplications, rootApplication } from '../model/applications';
+import { clusterRevision, isStaged, stageRef, staged, stagedRoot } from '../model/stages';
 
 /** What `npm run promote` decided. */
 export interface Promotion {
   /** Whether every Application of the stage before is Synced at the revision and Healthy. */
   readonly ready: boolean;
-  /** The command that promotes, when ready: `git push origin SHA:refs/heads/<prefix>STAGE`. */
+  /** The command that promotes, when ready: `git push origin SHA:refs/heads/<prefix>STAGE` (it creates the ref the first time). */
   readonly command?: string;
   /** One line per Application that holds the promotion back, naming it and why. */
   readonly blockers: readonly string[];
@@ -19,16 +20,39 @@ interface LiveApplication {
   readonly status?: {
     readonly sync?: { readonly status?: string; readonly revision?: string; readonly revisions?: readonly string[] };
     readonly health?: { readonly status?: string };
+    readonly conditions?: readonly { readonly type?: string; readonly message?: string }[];
   };
 }
 
+/** An Application a promotion waits for: its name, and whether its status carries the git revision. */
+interface Checked {
+  readonly name: string;
+  /** It has a git source: `status.sync.revision` (or one of `revisions`) must be the revision. */
+  readonly git: boolean;
+}
+
 /**
- * Whether `revision` may be promoted to stage `stage`: every pool (and tenancy policy)
- * Application of every stage-(STAGE-1) cluster reports `status.sync.status` Synced at
- * `status.sync.revision` = revision, and `status.health.status` Healthy. Healthy includes
- * the drift gate Job, which completes only when none of the team's NodeClaims is Drifted.
+ * The Applications of a cluster that must have a revision before the next stage gets it:
+ * its root and every automated Application the root creates (CRDs, controller, policies,
+ * pools, overlays and the drift gate, whose health is Karpenter having finished); not the
+ * smoke tests (synced by hand) or the orphaned pools Application of earlier releases.
+ */
+function applicationsOf(platform: Platform, cluster: Cluster): Checked[] {
+  const apps = [stagedRoot(platform, cluster, rootApplication(platform, cluster)), ...clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a))];
+  return apps.filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)) }));
+}
+
+/** Messages Argo CD's repo server gives when a git revision cannot be resolved (a stage ref not created yet). */
+const UNRESOLVED = /unable to resolve|couldn't find remote ref|reference not found|not a valid revision/i;
+
+/**
+ * Whether `revision` may be promoted to stage `stage`: every Application of every
+ * stage-(STAGE-1) cluster (see applicationsOf) reports `status.sync.status` Synced, at
+ * `revision` (`status.sync.revision`, or among `revisions` for the controller's chart and
+ * values), and `status.health.status` Healthy. The drift gate Application is Healthy only
+ * once its Job has seen Karpenter finish with this revision (docs/windows.md).
  * `applications` is `kubectl -n argocd get applications -o json` (a List, or one Application).
- * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (SyncStatus: revision, revisions)
  */
 export function promotion(platform: Platform, stage: number, revision: string, applications: unknown): Promotion {
   const items: LiveApplication[] = Array.isArray((applications as { items?: unknown })?.items)
@@ -41,25 +65,27 @@ export function promotion(platform: Platform, stage: number, revision: string, a
   else if (!platform.clusters.some((c) => c.stage === stage)) blockers.push(`no cluster is at stage ${stage}`);
   else if (before.length === 0) blockers.push(`no cluster is at stage ${stage - 1}, which stage ${stage} waits for`);
   for (const cluster of blockers.length === 0 ? before : []) {
-    for (const name of stagedApplicationNames(cluster)) {
+    for (const { name, git } of applicationsOf(platform, cluster)) {
       checked.push(name);
       const app = byName.get(name);
+      const where = `${name} (cluster ${cluster.id}, stage ${stage - 1})`;
       if (!app) {
-        blockers.push(`${name} (cluster ${cluster.id}, stage ${stage - 1}): not in the Applications given`);
+        blockers.push(`${where}: not in the Applications given${isStaged(cluster) ? ` (its root creates it from ${clusterRevision(platform, cluster)})` : ''}`);
         continue;
       }
       const sync = app.status?.sync;
-      const at = sync?.revision ?? sync?.revisions?.[0];
+      const revisions = sync?.revisions ?? (sync?.revision !== undefined ? [sync.revision] : []);
       const health = app.status?.health?.status ?? 'Unknown';
+      const unresolved = (app.status?.conditions ?? []).find((c) => c.type === 'ComparisonError' && UNRESOLVED.test(c.message ?? ''));
       const why = [
+        unresolved && isStaged(cluster) ? `its stage ref ${stageRef(platform, cluster.stage!)} does not exist yet: promote stage ${cluster.stage} first` : undefined,
         sync?.status !== 'Synced' ? `sync is ${sync?.status ?? 'Unknown'}` : undefined,
-        at !== revision ? `at revision ${at ?? 'none'}, not ${revision}` : undefined,
-        health !== 'Healthy' ? `health is ${health}${health === 'Progressing' ? ' (its drift gate may still be waiting for drifted nodes)' : ''}` : undefined,
+        git && !revisions.includes(revision) ? `at revision ${revisions.join(', ') || 'none'}, not ${revision}` : undefined,
+        health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && name.endsWith('-drift-gate') ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
       ].filter((w): w is string => w !== undefined);
-      if (why.length) blockers.push(`${name} (cluster ${cluster.id}, stage ${stage - 1}): ${why.join(', ')}`);
+      if (why.length) blockers.push(`${where}: ${why.join(', ')}`);
     }
   }
   const ready = blockers.length === 0;
-  const prefix = platform.gitops.stageRefPrefix ?? STAGE_REF_PREFIX;
-  return { ready, blockers, checked, ...(ready ? { command: `git push origin ${revision}:refs/heads/${prefix}${stage}` } : {}) };
+  return { ready, blockers, checked, ...(ready ? { command: `git push origin ${revision}:refs/heads/${stageRef(platform, stage)}` } : {}) };
 }

@@ -2,6 +2,7 @@ import { compareRequirements, RequirementSpec } from './requirements';
 import { FieldChange, Risk } from './risk';
 import { Body, Resource } from './tree';
 import { TENANCY_KINDS, tenancyFieldChanges } from './tenancy';
+import { DIGEST_ANNOTATION } from '../gate/spec';
 
 /**
  * Why a NodePool field does or does not replace nodes. Karpenter hashes
@@ -260,7 +261,8 @@ function metadata(a: Body, b: Body, out: Changes): void {
   const confirmLost = /Prune=confirm/.test(String(aa[syncOptions] ?? '')) && !/Prune=confirm/.test(String(ab[syncOptions] ?? ''));
   mapDiff('annotation', { [syncOptions]: aa[syncOptions] }, { [syncOptions]: ab[syncOptions] },
     out.with('other', confirmLost ? `${METADATA_WHY}; but Argo CD would now prune it without asking a person (Prune=confirm dropped)` : METADATA_WHY));
-  mapDiff('annotation', omit(aa, syncOptions), omit(ab, syncOptions), sink);
+  // The drift gate's digest changes exactly when the object's spec does: the spec's changes say it all.
+  mapDiff('annotation', omit(aa, syncOptions, DIGEST_ANNOTATION), omit(ab, syncOptions, DIGEST_ANNOTATION), sink);
   generic('metadata', omit(ma, 'labels', 'annotations'), omit(mb, 'labels', 'annotations'), sink);
 }
 

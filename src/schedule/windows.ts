@@ -247,22 +247,24 @@ export interface SyncWindowModel {
 }
 
 /**
- * The sync window of a cluster's pool Applications: `allow` in local time (Argo CD applies
- * the zone's offset at the time it checks, so its window follows daylight saving), with
- * manual sync allowed so a person can still roll out a fix outside it.
+ * The sync windows of a cluster's pool Applications: `allow`, in UTC, in exactly the minutes
+ * the window keeps for Karpenter (the kept runs, one window per time of day and length), so
+ * Argo CD syncs a pool only when Karpenter may replace the nodes it drifts: one clock for
+ * both. Argo CD reads the schedule in `timeZone` (types.go `active()`); UTC has no daylight
+ * saving, so the minutes are the budgets' complement exactly. Manual sync stays allowed so a
+ * person can still roll out a fix outside it.
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (SyncWindow, active)
  */
-export function syncWindowModel(window: MaintenanceWindow, applications: readonly string[]): SyncWindowModel {
-  const start = startMinute(window.start) ?? 0;
-  const days = DAYS.filter((d) => window.days.includes(d));
-  return {
+export function syncWindowModels(window: MaintenanceWindow, applications: readonly string[]): SyncWindowModel[] {
+  const kept = keptMask(window);
+  return cronGroups(kept.includes(true) ? runsOf(kept) : []).map((g) => ({
     kind: 'allow',
-    schedule: `${start % 60} ${Math.floor(start / 60)} * * ${days.join(',')}`,
-    duration: budgetDuration(durationMinutes(window.duration) ?? 0),
-    timeZone: window.timeZone,
+    schedule: g.schedule,
+    duration: budgetDuration(g.minutes),
+    timeZone: 'UTC',
     applications: [...applications],
     manualSync: true,
-  };
+  }));
 }
 
 /**

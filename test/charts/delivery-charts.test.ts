@@ -20,7 +20,7 @@ describe('ApplicationChart', () => {
   it('writes the wave annotation, resources finalizer and a manual-only sync for the smoke tests', () => {
     const app = clusterApplications(platform, aCluster()).find((a) => a.file === 'karpenter-smoke-tests')!;
     const [application] = Testing.synth(new ApplicationChart(Testing.app(), 'smoke', { app })) as any[];
-    expect(application.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe('3');
+    expect(application.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe('2');
     expect(application.metadata.finalizers).toEqual(['resources-finalizer.argocd.argoproj.io']);
     expect(application.spec.syncPolicy).not.toHaveProperty('automated');
   });

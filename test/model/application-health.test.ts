@@ -9,6 +9,7 @@ import { Testing } from 'cdk8s';
 import { ApplicationChart } from '../../src/charts/application-chart';
 import { APPLICATION_HEALTH_LUA } from '../../src/model/application-health';
 import { ApplicationModel, bootstrapApplication, clusterApplications, rootApplication } from '../../src/model/applications';
+import { staged, stagedRoot } from '../../src/model/stages';
 import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
 import { LiveApplication, StatusOptions, anApplicationStatus, goJson } from '../support/argocd-status';
 import { LUA_RUNTIMES, LuaRuntime, assertLua51 } from '../support/lua';
@@ -100,10 +101,16 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
       });
     });
 
-    it('is Degraded when the last sync failed or errored, so the wave fails instead of waiting forever', () => {
-      expect(health(withStatus(app, { operation: { phase: 'Failed', message: 'one or more objects failed to apply' } })))
+    it('is Degraded when the last sync failed or errored and left it out of sync, so the wave fails instead of waiting forever', () => {
+      expect(health(withStatus(app, { sync: 'OutOfSync', operation: { phase: 'Failed', message: 'one or more objects failed to apply' } })))
         .toEqual({ status: 'Degraded', message: 'last sync Failed: one or more objects failed to apply' });
-      expect(health(withStatus(app, { operation: { phase: 'Error', message: 'rpc error' } })).status).toBe('Degraded');
+      expect(health(withStatus(app, { sync: 'OutOfSync', operation: { phase: 'Error', message: 'rpc error' } })).status).toBe('Degraded');
+    });
+
+    it('forgets a failed sync once the Application is Synced again without a new operation (fixed by hand or in the cluster)', () => {
+      expect(health(withStatus(app, { operation: { phase: 'Failed', message: 'one or more objects failed to apply' } })))
+        .toEqual({ status: 'Healthy', message: 'synced and healthy' });
+      expect(health(withStatus(app, { operation: { phase: 'Error', message: 'rpc error' }, health: 'Progressing' })).status).toBe('Progressing');
     });
 
     it('reports Argo CD\'s own health once synced (a Progressing controller Deployment holds the next wave)', () => {
@@ -136,6 +143,39 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
   it('names the error condition while a child waits (a ComparisonError keeps it Progressing, not Healthy)', () => {
     const app = withStatus(multi, { sync: 'Unknown', conditions: [{ type: 'ComparisonError', message: 'failed to load target state: chart not found' }] });
     expect(health(app)).toEqual({ status: 'Progressing', message: 'sync status Unknown: ComparisonError: failed to load target state: chart not found' });
+  });
+
+  describe('a child that waits on its window or its stage (the annotation karpenter-gitops.io/waits-for)', () => {
+    // prod: stage 2 with a Berlin window; dev: stage 1. The Applications as synth writes them.
+    const weeknights = { name: 'weeknights', timeZone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu'] as const, start: '22:00', duration: '6h' };
+    const sDev = aCluster([aPool({}, { name: 'web', team: 'web' })], { id: 'dev', stage: 1 });
+    const sProd = aCluster([aPool({}, { name: 'web', team: 'web' })], { id: 'prod', stage: 2, window: { ...weeknights, days: [...weeknights.days] } });
+    const fleet = aPlatform([sDev, sProd]);
+    const pools = render(clusterApplications(fleet, sProd).map((a) => staged(fleet, sProd, a)).find((a) => a.name === 'prod-pools-web')!);
+    const root = render(stagedRoot(fleet, sProd, rootApplication(fleet, sProd)));
+    const devPools = render(clusterApplications(fleet, sDev).map((a) => staged(fleet, sDev, a)).find((a) => a.name === 'dev-pools-web')!);
+
+    it('keeps a root healthy while a windowed pools Application is OutOfSync, held by its window', () => {
+      expect(health(withStatus(pools, { sync: 'OutOfSync' }))).toEqual({
+        status: 'Healthy', message: 'sync status OutOfSync: waits for its sync window weeknights (mon 21:00-tue 02:00, tue 21:00-wed 02:00, wed 21:00-thu 02:00, thu 21:00-fri 02:00 UTC)',
+      });
+      // The same Application without a window waits as before.
+      expect(health(withStatus(devPools, { sync: 'OutOfSync' })).status).toBe('Progressing');
+    });
+
+    it('keeps the bootstrap healthy while a stage-2 root cannot resolve its stage ref, and says so', () => {
+      const missing = { sync: 'Unknown' as const, conditions: [{ type: 'ComparisonError', message: "failed to resolve revision: unable to resolve 'karpenter-gitops/stage-2' to a commit SHA" }] };
+      expect(health({ ...root, status: { conditions: missing.conditions } })).toEqual({
+        status: 'Healthy', message: "waits for its stage ref karpenter-gitops/stage-2 (moved by npm run promote once stage 1 is done): ComparisonError: failed to resolve revision: unable to resolve 'karpenter-gitops/stage-2' to a commit SHA",
+      });
+      expect(health(withStatus(root, missing))).toMatchObject({ status: 'Healthy', message: expect.stringMatching(/^sync status Unknown: waits for its stage ref karpenter-gitops\/stage-2 .*; ComparisonError: /) });
+    });
+
+    it('still reports a sync that runs, a failed sync and Argo CD\'s own health of a waiting child', () => {
+      expect(health(withStatus(pools, { operation: { phase: 'Running', message: 'one or more tasks are running' } })).status).toBe('Progressing');
+      expect(health(withStatus(pools, { sync: 'OutOfSync', operation: { phase: 'Failed', message: 'boom' } })).status).toBe('Degraded');
+      expect(health(withStatus(pools, { health: 'Degraded' })).status).toBe('Degraded');
+    });
   });
 
   it('reads a status written by an Argo CD before omitzero (directory.jsonnet kept as {}) the same way', () => {

@@ -15,9 +15,18 @@ const object = (kind: string, conditions?: unknown[], generation = 1) => ({ kind
 
 const CHECKS: [string, string, string][] = [
   ['NodeOverlay', NODE_OVERLAY_HEALTH_LUA, 'Ready'],
-  ['CapacityBuffer', CAPACITY_BUFFER_HEALTH_LUA, 'Ready'],
-  ['CapacityBuffer', CAPACITY_BUFFER_HEALTH_LUA, 'ReadyForProvisioning'],
 ];
+
+/**
+ * The conditions Karpenter 1.14.1 writes on a CapacityBuffer: ReadyForProvisioning by the buffer
+ * controller (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/capacitybuffer/controller.go
+ * l. 168-195, reasons in constants.go l. 22-33) and Provisioning by the provisioner
+ * (pkg/controllers/provisioning/buffers.go computeProvisioningCondition, l. 146-190).
+ */
+const bufferCondition = (type: 'ReadyForProvisioning' | 'Provisioning', status: 'True' | 'False', reason: string, message: string, observedGeneration = 1) => ({
+  type, status, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration,
+});
+const RESOLVED = bufferCondition('ReadyForProvisioning', 'True', 'Resolved', 'Pod template resolved successfully');
 
 describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, LuaRuntime]))('condition health checks under %s', (_name, lua) => {
   describe.each(CHECKS)('%s (%s)', (kind, script, type) => {
@@ -39,6 +48,39 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
       expect(health(object(kind, [condition(type, 'Unknown')]))).toMatchObject({ status: 'Progressing' });
       expect(health(object(kind, [condition(type, 'True', 1)], 2))).toMatchObject({ status: 'Progressing', message: 'waiting for the controller to observe generation 2' });
     });
+  });
+});
+
+describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, LuaRuntime]))('the CapacityBuffer health check under %s', (_name, lua) => {
+  const health = (conditions?: unknown[], generation = 1) => lua.run(CAPACITY_BUFFER_HEALTH_LUA, object('CapacityBuffer', conditions, generation)) as { status: string; message: string };
+
+  it('is Progressing until Karpenter resolved the template and placed the pods', () => {
+    expect(health().status).toBe('Progressing');
+    expect(health([RESOLVED])).toEqual({ status: 'Progressing', message: 'waiting for Karpenter to place the buffer\'s pods' });
+  });
+
+  it('is Progressing, not Degraded, while its PodTemplate is missing (the buffer reconciled first)', () => {
+    expect(health([bufferCondition('ReadyForProvisioning', 'False', 'PodTemplateNotFound', 'podtemplates "web-buffer" not found')]))
+      .toEqual({ status: 'Progressing', message: 'waiting for its PodTemplate: podtemplates "web-buffer" not found' });
+  });
+
+  it('is Degraded when the template cannot be resolved for another reason', () => {
+    expect(health([bufferCondition('ReadyForProvisioning', 'False', 'ResolutionFailed', 'Neither podTemplateRef nor scalableRef is set')]))
+      .toEqual({ status: 'Degraded', message: 'ReadyForProvisioning is False: ResolutionFailed: Neither podTemplateRef nor scalableRef is set' });
+  });
+
+  it('is Progressing while the headroom needs new nodes, Healthy once it fits on existing capacity', () => {
+    expect(health([RESOLVED, bufferCondition('Provisioning', 'False', 'RequiresNewCapacity', '2/2 virtual pods required new capacity, 0 failed')]))
+      .toEqual({ status: 'Progressing', message: 'headroom not there yet: RequiresNewCapacity: 2/2 virtual pods required new capacity, 0 failed' });
+    expect(health([RESOLVED, bufferCondition('Provisioning', 'True', 'FitsExistingCapacity', 'All 2 virtual pods fit on existing capacity')]))
+      .toEqual({ status: 'Healthy', message: 'FitsExistingCapacity: All 2 virtual pods fit on existing capacity' });
+    expect(health([RESOLVED, bufferCondition('Provisioning', 'False', 'BufferEmpty', 'Buffer has zero desired replicas')]).status).toBe('Healthy');
+  });
+
+  it('is Progressing while a condition was observed for an older generation', () => {
+    expect(health([RESOLVED, bufferCondition('Provisioning', 'True', 'FitsExistingCapacity', 'All 2 virtual pods fit on existing capacity')], 2))
+      .toEqual({ status: 'Progressing', message: 'waiting for Karpenter to observe generation 2' });
+    expect(health([bufferCondition('ReadyForProvisioning', 'True', 'Resolved', '', 2), bufferCondition('Provisioning', 'True', 'FitsExistingCapacity', '', 1)], 2).status).toBe('Progressing');
   });
 });
 

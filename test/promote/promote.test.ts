@@ -21,25 +21,39 @@ const files = synthesize(platform);
 
 /** The Application the generator wrote, with the status Argo CD would report. */
 function live(cluster: string, file: string, status: StatusOptions = {}): Record<string, unknown> {
-  const app = parse(files.get(`dist/${cluster}/apps/${file}.yaml`)!) as Record<string, unknown>;
+  const path = file === 'root' ? `argocd/${cluster}.yaml` : `dist/${cluster}/apps/${file}.yaml`;
+  const app = parse(files.get(path)!) as Record<string, unknown>;
   return { ...app, status: anApplicationStatus(app as never, { revision: SHA, ...status }) };
 }
+/** Every Application of a cluster the generator wrote (its root and its children), synced at SHA and healthy, but for `overrides` by file. */
+function cluster(id: string, overrides: Record<string, StatusOptions> = {}): Record<string, unknown>[] {
+  const children = [...files.keys()].filter((p) => p.startsWith(`dist/${id}/apps/`)).map((p) => p.slice(`dist/${id}/apps/`.length, -'.yaml'.length));
+  return ['root', ...children].map((file) => live(id, file, overrides[file]));
+}
 const list = (...items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', items });
+const DEV_APPS = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-pools-ml', 'dev-drift-gate'];
 
 describe('promote', () => {
-  it('is ready when every pool Application of the stage before is Synced at the revision and Healthy', () => {
-    const decision = promotion(platform, 2, SHA, list(live('dev', 'pools-web'), live('dev', 'pools-ml'), live('staging', 'pools-web', { health: 'Progressing' })));
-    expect(decision).toEqual({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: ['dev-pools-web', 'dev-pools-ml'] });
+  it('is ready when every automated Application of the stage before, its root and drift gate included, is Synced at the revision and Healthy', () => {
+    const decision = promotion(platform, 2, SHA, list(...cluster('dev'), live('staging', 'pools-web', { health: 'Progressing' })));
+    expect(decision).toEqual({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS });
   });
 
-  it('holds back while a drift gate runs (Progressing), naming the Application and why', () => {
-    const decision = promotion(platform, 2, SHA, list(live('dev', 'pools-web', { health: 'Progressing' }), live('dev', 'pools-ml')));
+  it('holds back while the drift gate waits for Karpenter (Progressing), naming the Application and why', () => {
+    const decision = promotion(platform, 2, SHA, list(...cluster('dev', { 'drift-gate': { health: 'Progressing' } })));
     expect(decision.ready).toBe(false);
-    expect(decision.blockers).toEqual([expect.stringMatching(/^dev-pools-web \(cluster dev, stage 1\): health is Progressing \(its drift gate/)]);
+    expect(decision.blockers).toEqual(['dev-drift-gate (cluster dev, stage 1): health is Progressing (the drift gate waits for Karpenter to finish with the revision)']);
+  });
+
+  it('holds back while the controller has not synced the revision (its values are a second source)', () => {
+    const other = 'f'.repeat(40);
+    const decision = promotion(platform, 2, SHA, list(...cluster('dev', { karpenter: { revision: other } })));
+    expect(decision.blockers).toEqual([`dev-karpenter (cluster dev, stage 1): at revision ${other}, ${other}, not ${SHA}`]);
   });
 
   it('holds back when an Application is at another revision, out of sync, Degraded or missing', () => {
-    const decision = promotion(platform, 2, SHA, list(live('dev', 'pools-web', { revision: 'f'.repeat(40), sync: 'OutOfSync', health: 'Degraded' })));
+    const apps = cluster('dev', { 'pools-web': { revision: 'f'.repeat(40), sync: 'OutOfSync', health: 'Degraded' } }).filter((a) => (a.metadata as { name: string }).name !== 'dev-pools-ml');
+    const decision = promotion(platform, 2, SHA, list(...apps));
     expect(decision.blockers).toEqual([
       `dev-pools-web (cluster dev, stage 1): sync is OutOfSync, at revision ${'f'.repeat(40)}, not ${SHA}, health is Degraded`,
       'dev-pools-ml (cluster dev, stage 1): not in the Applications given',
@@ -47,8 +61,14 @@ describe('promote', () => {
   });
 
   it('checks only the stage before: stage 3 waits for staging, not dev', () => {
-    const decision = promotion(platform, 3, SHA, list(live('staging', 'pools-web'), live('dev', 'pools-web', { health: 'Degraded' })));
+    const decision = promotion(platform, 3, SHA, list(...cluster('staging'), live('dev', 'pools-web', { health: 'Degraded' })));
     expect(decision).toMatchObject({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-3` });
+  });
+
+  it('says when the stage before has no stage ref yet: stage 3 waits for stage 2 to be promoted first', () => {
+    const unresolved = { sync: 'Unknown' as const, health: 'Healthy' as const, conditions: [{ type: 'ComparisonError', message: "unable to resolve 'karpenter-gitops/stage-2' to a commit SHA" }] };
+    const decision = promotion(platform, 3, SHA, list(live('staging', 'root', unresolved)));
+    expect(decision.blockers[0]).toBe('staging-karpenter-root (cluster staging, stage 2): its stage ref karpenter-gitops/stage-2 does not exist yet: promote stage 2 first, sync is Unknown');
   });
 
   it('refuses stage 1 and a stage no cluster has', () => {
@@ -58,7 +78,7 @@ describe('promote', () => {
 
   it('uses gitops.stageRefPrefix', () => {
     const own = { ...platform, gitops: { ...platform.gitops, stageRefPrefix: 'release/' } };
-    expect(promotion(own, 2, SHA, list(live('dev', 'pools-web'), live('dev', 'pools-ml'))).command).toBe(`git push origin ${SHA}:refs/heads/release/2`);
+    expect(promotion(own, 2, SHA, list(...cluster('dev'))).command).toBe(`git push origin ${SHA}:refs/heads/release/2`);
   });
 });
 
@@ -69,7 +89,9 @@ describe('npm run promote', () => {
     const config = aFleetConfig(['dev', 'prod'], { clusters: { dev: { stage: 1 }, prod: { stage: 2 } }, teams: { web: {} } });
     const project = writeProject({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } });
     const appsFile = `${project.dir}/apps.json`;
-    const apps = (health: StatusOptions['health']) => JSON.stringify(list({ metadata: { name: 'dev-pools-web' }, spec: {}, status: anApplicationStatus({ spec: {} }, { revision: SHA, health }) }));
+    const names = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-drift-gate'];
+    const apps = (health: StatusOptions['health']) => JSON.stringify(list(...names.map((name) => (
+      { metadata: { name }, spec: {}, status: anApplicationStatus({ spec: {} }, { revision: SHA, health: name === 'dev-pools-web' ? health : 'Healthy' }) }))));
     writeFileSync(appsFile, apps('Healthy'));
     const ok = await cli(['promote', '2', '--revision', SHA, '--applications', appsFile, '--config', project.configPath]);
     expect(ok).toMatchObject({ code: 0, out: expect.stringContaining(`git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`) });

@@ -1,0 +1,2 @@
+// placeholder until the gate program lands
+export const DRIFT_GATE_PROGRAM = '';
