@@ -358,7 +358,8 @@ function promote(say: Reporter, configPath: string, stage: number, revision: str
   }
   say.err(`not promoting ${revision} to stage ${stage}:`);
   for (const b of decision.blockers) say.err(`  ${b}`);
-  return EXIT.failed;
+  // 2: there is no such stage (the promote workflow's loop over the stages ends there); 1: not yet.
+  return decision.noSuchStage ? EXIT.usage : EXIT.failed;
 }
 
 function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json'): number {

@@ -12,6 +12,8 @@ export interface Promotion {
   readonly blockers: readonly string[];
   /** The Applications checked. */
   readonly checked: readonly string[];
+  /** No cluster is at this stage: a loop over the stages (the promote workflow) stops here. */
+  readonly noSuchStage: boolean;
 }
 
 /** The fields of an Argo CD Application that the decision reads (`kubectl get applications -o json`). */
@@ -87,5 +89,5 @@ export function promotion(platform: Platform, stage: number, revision: string, a
     }
   }
   const ready = blockers.length === 0;
-  return { ready, blockers, checked, ...(ready ? { command: `git push origin ${revision}:refs/heads/${stageRef(platform, stage)}` } : {}) };
+  return { ready, blockers, checked, noSuchStage: stage >= 2 && !platform.clusters.some((c) => c.stage === stage), ...(ready ? { command: `git push origin ${revision}:refs/heads/${stageRef(platform, stage)}` } : {}) };
 }

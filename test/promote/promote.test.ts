@@ -36,7 +36,7 @@ const DEV_APPS = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'd
 describe('promote', () => {
   it('is ready when every automated Application of the stage before, its root and drift gate included, is Synced at the revision and Healthy', () => {
     const decision = promotion(platform, 2, SHA, list(...cluster('dev'), live('staging', 'pools-web', { health: 'Progressing' })));
-    expect(decision).toEqual({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS });
+    expect(decision).toEqual({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS, noSuchStage: false });
   });
 
   it('holds back while the drift gate waits for Karpenter (Progressing), naming the Application and why', () => {
