@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { promotion } from './promote/promote';
-import { windowReviewLines } from './review/windows';
+import { stageAdoptionLine, stageAdoptions, windowReviewLines } from './review/windows';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -19,7 +19,7 @@ import { OutputError } from './output/output-error';
 import { review } from './review/changes';
 import { checkTree, Drift } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
-import { GitError, treeAt } from './review/git';
+import { commitOf, GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
@@ -304,8 +304,11 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   say.out(diffOptions.format === 'markdown'
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
-  // Windows and stages (docs/windows.md): when each window next opens, from now.
-  const windows = windowReviewLines(platform, new Date());
+  // Windows and stages (docs/windows.md): a cluster moving onto a stage ref, and when each window next opens, from now.
+  const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
+  const adoptions = stageAdoptions(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'))
+    .map((a) => stageAdoptionLine(a, commitOf(a.ref, options.root), baseCommit));
+  const windows = [...adoptions, ...windowReviewLines(platform, new Date())];
   if (windows.length) say.out(['', diffOptions.format === 'markdown' ? '### Windows and stages' : 'Windows and stages:', '', ...windows.map((l) => `- ${l}`)].join('\n'));
   const gate = diffOptions.failOn;
   if (gate === 'cost') {

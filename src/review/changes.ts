@@ -55,7 +55,7 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   const added = [...after.values()].filter((r) => !before.has(r.key));
   const renames = likelyRenames(removed, added);
   for (const r of removed) changes.push(removal(r, context, renames.get(r)));
-  for (const r of added) changes.push(addition(r, renames.get(r)));
+  for (const r of added) changes.push(addition(r, context, renames.get(r)));
   for (const a of after.values()) {
     const b = before.get(a.key);
     if (b) changes.push(...modification(b, a, context));
@@ -172,6 +172,7 @@ function removal(r: Resource, context: Context, rename?: string): Change {
     return change('destructive', `${tenancyRemovalWhy(r, policy?.body)}${confirm}`);
   }
   if (r.kind === 'Application') return applicationRemoval(r, context);
+  if (isDriftGate(r)) return change('other', driftGateRemovalWhy(r, context));
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'the Karpenter controller loses its values');
   return change('other', 'no effect on nodes');
@@ -221,7 +222,7 @@ function applicationRemoval(app: Resource, context: Context): Change {
   return change('destructive', `its resources finalizer deletes what it deployed (${what}) — ${consequence}`);
 }
 
-function addition(r: Resource, rename?: string): Change {
+function addition(r: Resource, context: Context, rename?: string): Change {
   const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'added', fields: [], why: `${why}${rename ? `; ${rename}` : ''}` });
   if (r.kind === 'NodePool') return change('capacity', 'new pool: Karpenter may launch nodes for it');
   if (r.kind === 'EC2NodeClass') return change('other', 'no node until a NodePool uses it');
@@ -231,9 +232,58 @@ function addition(r: Resource, rename?: string): Change {
     const what = [...chartsOf(r.body).map((c) => `chart ${c}`), ...paths].join(', ');
     return change(isControllerApp(r.body) ? 'controller' : 'other', `Argo CD starts syncing ${what || 'it'}`);
   }
+  if (isDriftGate(r)) return change('other', driftGateAdditionWhy(r, context));
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'new values for the Karpenter controller');
   return change('other', 'no effect on nodes');
+}
+
+/** The drift gate's Job of a cluster a later stage waits for (docs/windows.md). */
+function isDriftGate(r: Resource): boolean {
+  return r.kind === 'Job' && labelsOf(r.body)['app.kubernetes.io/component'] === 'drift-gate';
+}
+
+/** A gate Job's image and what it waits for (its `GATE` environment variable). */
+function gateOf(r: Resource): { image: string; spec: Record<string, unknown> } {
+  const container = ((obj(obj(obj(r.body.spec).template).spec).containers as Body[] | undefined) ?? [])[0] ?? {};
+  const env = ((container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'GATE');
+  let spec: Record<string, unknown> = {};
+  try {
+    spec = JSON.parse(env?.value ?? '{}') as Record<string, unknown>;
+  } catch {
+    // A hand-edited gate: nothing to compare but its image.
+  }
+  return { image: String(container.image ?? ''), spec };
+}
+
+/** The other side's gate Job of the same cluster, when the change replaces one gate by another. */
+function counterpartGate(r: Resource, side: ReadonlyMap<string, Resource>, other: ReadonlyMap<string, Resource>): Resource | undefined {
+  return [...side.values()].find((x) => isDriftGate(x) && x.cluster === r.cluster && x.key !== r.key && !other.has(x.key));
+}
+
+/**
+ * A new gate Job: a new name is a new gate, because it is named by everything in it. Argo CD
+ * prunes the old one and creates it at once (its own Application, in the root's last wave: no
+ * sync waits for it); it touches no node, and the next stage is promoted once it has seen
+ * Karpenter finish with the revision.
+ */
+function driftGateAdditionWhy(r: Resource, context: Context): string {
+  const old = counterpartGate(r, context.before, context.after);
+  const what = 'it touches no node and no sync waits for it; the next stage is promoted once it sees Karpenter finish with this revision';
+  if (!old) return `a drift gate for cluster ${r.cluster}: ${what}`;
+  const [a, b] = [gateOf(old), gateOf(r)];
+  const changed = [
+    a.image !== b.image ? `image ${a.image} -> ${b.image}` : undefined,
+    ...['controller', 'nodePools', 'nodeClasses', 'nodeOverlays', 'settleSeconds', 'pollSeconds']
+      .filter((k) => JSON.stringify(a.spec[k]) !== JSON.stringify(b.spec[k]))
+      .map((k) => ({ controller: 'the controller it waits for', nodePools: 'the NodePools', nodeClasses: 'the EC2NodeClasses', nodeOverlays: 'the NodeOverlays', settleSeconds: 'how long it settles', pollSeconds: 'how often it looks' } as Record<string, string>)[k]),
+  ].filter((x): x is string => x !== undefined);
+  return `replaces drift gate ${old.name} of cluster ${r.cluster} (${changed.join(', ') || 'its program'} changed): a new Job, never an edit of the old one (a Job's template cannot change); ${what}`;
+}
+
+function driftGateRemovalWhy(r: Resource, context: Context): string {
+  const next = counterpartGate(r, context.after, context.before);
+  return next ? `replaced by drift gate ${next.name} (see there): no node is touched` : `cluster ${r.cluster} no longer gates a later stage: no node is touched`;
 }
 
 /**

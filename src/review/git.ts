@@ -56,6 +56,18 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/**
+ * The commit a ref names, or undefined when there is none: `ref` as given (a local branch, a
+ * tag), then as a remote-tracking branch of `origin` (a stage ref pushed by CI).
+ */
+export function commitOf(ref: string, root: string): string | undefined {
+  for (const name of [ref, `origin/${ref}`]) {
+    const r = spawnSync('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${name}^{commit}`], { encoding: 'utf8' });
+    if (r.status === 0) return r.stdout.trim();
+  }
+  return undefined;
+}
+
 /** The id git gives a blob of this text: SHA-1, or SHA-256 in a repository of that object format (64 hex digits). */
 function blobId(text: string, length: number): string {
   const bytes = Buffer.from(text, 'utf8');
