@@ -559,8 +559,8 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
       argocdNamespace: dnsLabel.optional().describe('default argocd'),
       project: dnsLabel.optional().describe('Argo CD AppProject, default "default"'),
       stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
-        .optional().describe('the branch a stage-N cluster\'s pools track is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
-      driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: needs kubectl and /bin/sh; default registry.k8s.io/kubectl (see docs/windows.md)'),
+        .optional().describe('the branch everything of a stage-N cluster tracks is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
+      driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: runs `node -e`, no shell; default the official Node.js image pinned by digest (see docs/windows.md)'),
     }),
     karpenter: z.strictObject({ version, ...karpenterFields }),
     windows: map(dnsLabel, windowSchema).optional().describe('named maintenance windows; clusters.<id>.window picks one (docs/windows.md)'),
