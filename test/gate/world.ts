@@ -6,6 +6,7 @@
  */
 import type { Snapshot } from '../../src/gate/assess';
 import type { GateSpec } from '../../src/gate/spec';
+import type { KubeApiStandIn } from '../support/kube-api';
 import {
   aDeployment, aLaunchedNodeClaim, aNodeOverlay, aNodePool, anEC2NodeClass, karpenterReconcilesNodeClass,
   karpenterReconcilesNodeOverlay, karpenterReconcilesNodePool, SimObject,
@@ -74,4 +75,9 @@ export function snapshotOf(world: World, spec: GateSpec = aGateSpec()): Snapshot
     nodeOverlays: pick(world.overlays, spec.nodeOverlays),
     nodeClaims: Object.values(world.claims).filter((c) => pools.has(c.metadata.labels?.['karpenter.sh/nodepool'] ?? '')).map(copy),
   };
+}
+
+/** Puts every object of the world into the stand-in (by reference: later changes are served). */
+export function serve(api: KubeApiStandIn, world: World): void {
+  api.put(world.deployment, ...Object.values(world.pools), ...Object.values(world.classes), ...Object.values(world.overlays), ...Object.values(world.claims));
 }
