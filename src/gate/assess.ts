@@ -60,10 +60,10 @@ export function assess(snapshot: Snapshot, spec: GateSpec): Assessment {
 /** The lines of a finished gate: what held, in numbers. */
 export function doneSummary(snapshot: Snapshot, spec: GateSpec): string {
   const d = snapshot.deployment;
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   return [
     `karpenter ${spec.controller.chart} rolled out (${d?.status?.availableReplicas ?? 0}/${replicasOf(d)} available)`,
-    `${count(spec.nodePools.length, 'nodepool')}, ${count(spec.nodeClasses.length, 'ec2nodeclass')}, ${count(spec.nodeOverlays.length, 'nodeoverlay')} applied and observed`,
+    `${count(spec.nodePools.length, 'nodepool')}, ${count(spec.nodeClasses.length, 'ec2nodeclass', 'ec2nodeclasses')}, ${count(spec.nodeOverlays.length, 'nodeoverlay')} applied and observed`,
     `${count(snapshot.nodeClaims?.length ?? 0, 'nodeclaim')}, none drifted or built from an older spec`,
   ].join('; ');
 }

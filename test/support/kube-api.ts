@@ -111,7 +111,7 @@ export class KubeApiStandIn {
     this.objects.delete(this.key(kind, name, namespace));
   }
 
-  /** The next requests whose path and query match answer these codes, in order, instead of their answer. */
+  /** The next requests whose path and query match answer these codes, in order, instead of their answer (200: their answer). */
   public script(match: RegExp, ...statuses: number[]): void {
     this.scripted.push({ match, statuses });
   }
@@ -138,8 +138,8 @@ export class KubeApiStandIn {
     if (req.headers.authorization !== `Bearer ${this.token}`) return fail(401, 'Unauthorized');
     if (req.method !== 'GET') return fail(405, `the server does not allow this method on the requested resource`);
     const script = this.scripted.find((s) => s.match.test(req.url ?? '') && s.statuses.length);
-    if (script) {
-      const code = script.statuses.shift()!;
+    const code = script?.statuses.shift() ?? 200;
+    if (code !== 200) {
       const messages: Record<number, string> = {
         403: `is forbidden: User "system:serviceaccount:karpenter:karpenter-gitops-drift-gate" cannot get this resource`,
         409: 'the object has been modified; please apply your changes to the latest version and try again',
