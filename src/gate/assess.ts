@@ -11,12 +11,14 @@ export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1/labels.go#L52-L53
  */
 export const NODEPOOL_HASH = 'karpenter.sh/nodepool-hash';
+/** The version of {@link NODEPOOL_HASH}'s algorithm: hashes of different versions are not compared. */
 export const NODEPOOL_HASH_VERSION = 'karpenter.sh/nodepool-hash-version';
 /**
  * The EC2NodeClass's static-drift hash and its version, on the EC2NodeClass and on each NodeClaim.
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/labels.go#L174-L176
  */
 export const EC2NODECLASS_HASH = 'karpenter.k8s.aws/ec2nodeclass-hash';
+/** The version of {@link EC2NODECLASS_HASH}'s algorithm: hashes of different versions are not compared. */
 export const EC2NODECLASS_HASH_VERSION = 'karpenter.k8s.aws/ec2nodeclass-hash-version';
 /** The chart's label on the controller Deployment: `<chart>-<version>`. */
 export const CHART_LABEL = 'helm.sh/chart';

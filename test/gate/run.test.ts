@@ -1,5 +1,6 @@
 import type { Api } from '../../src/gate/api';
-import { DENIED_LOOKS, runGate } from '../../src/gate/run';
+import { DENIED_LOOKS, reads, runGate } from '../../src/gate/run';
+import { GATE_RBAC_RULES } from '../../src/gate/spec';
 import { aLaunchedNodeClaim, argoApplies, karpenterMarksDrift } from '../support/karpenter';
 import { KubeApiStandIn } from '../support/kube-api';
 import { simulate } from './simulation';
@@ -125,6 +126,19 @@ describe('runGate: the gate over time, against the API server stand-in', () => {
     expect(run.result).toBe(0);
     expect(lines(run.out).filter((l) => /\((\d)\/5\)/.test(l)).map((l) => /\((\d)\/5\)/.exec(l)![1])).toEqual(['1', '2', '3', '4', '1']);
     expect(run.at).toBe(6 * 30 + 600);
+  });
+});
+
+describe('reads: what a look asks the API server', () => {
+  it('is allowed by GATE_RBAC_RULES, read by path as the API server authorizes it (get a named object, list a collection)', () => {
+    const r = reads(aGateSpec());
+    const all = [r.deployment, ...[...r.nodePools, ...r.nodeClasses, ...r.nodeOverlays].map((x) => x.read), r.nodeClaims!];
+    const requests = all.map((x) => {
+      const m = /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([^/?]+)(\/[^/?]+)?(\?.*)?$/.exec(x.path)!;
+      return { group: m[1], resource: m[2], verb: m[3] ? 'get' : 'list' };
+    });
+    expect(requests.filter((q) => !GATE_RBAC_RULES.some((rule) => rule.apiGroups.includes(q.group) && rule.resources.includes(q.resource) && rule.verbs.includes(q.verb)))).toEqual([]);
+    expect(new Set(requests.map((q) => `${q.verb} ${q.resource}.${q.group}`))).toEqual(new Set(GATE_RBAC_RULES.flatMap((rule) => rule.resources.flatMap((res) => rule.verbs.map((v) => `${v} ${res}.${rule.apiGroups[0]}`)))));
   });
 });
 
