@@ -97,10 +97,11 @@ const DOCUMENTED_CYCLES: readonly string[] = [];
 
 describe('the rooms of src/', () => {
   it('finds the imports it checks (the reader is not blind)', () => {
-    expect(ROOMS).toEqual(expect.arrayContaining(['catalog', 'charts', 'config', 'constructs', 'input', 'model', 'output', 'quantity', 'release', 'schedule', 'synth']));
+    expect(ROOMS).toEqual(expect.arrayContaining(['catalog', 'charts', 'config', 'constructs', 'gate', 'input', 'model', 'output', 'quantity', 'release', 'schedule', 'synth']));
     expect(all.filter((i) => i.from === 'charts' && i.to === 'constructs').length).toBeGreaterThan(0);
     expect(all.filter((i) => i.from === 'constructs' && i.to === 'imports').length).toBeGreaterThan(0);
     expect(all.filter((i) => i.from === 'charts' && i.to === 'pkg:cdk8s').length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.from === 'gate' && i.to === 'pkg:node:https').length).toBeGreaterThan(0);
   });
 
   it('charts/ render the plan: they import model types and constructs, never config/', () => {
@@ -135,6 +136,10 @@ describe('the rooms of src/', () => {
   it('quantity/ and schedule/ (time arithmetic of maintenance windows) know no other room of src/', () => {
     expect(outside('quantity', (to) => !isRoom(to) || to === 'quantity')).toEqual([]);
     expect(outside('schedule', (to) => !isRoom(to) || to === 'schedule')).toEqual([]);
+  });
+
+  it('gate/ (the drift gate program, run alone as node -e in the Job) knows no other room of src/ and no npm package: node: built-ins only', () => {
+    expect(outside('gate', (to) => to === 'gate' || to.startsWith('pkg:node:'))).toEqual([]);
   });
 
   it('no cycle between rooms, except the documented ones', () => {

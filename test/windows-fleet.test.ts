@@ -9,6 +9,8 @@ import { load } from './config/helpers';
 import { aFleetConfig } from './review/fleet';
 import { validate } from './support/crd-validator';
 import { windowReviewLines } from '../src/review/windows';
+import { DRIFT_GATE_PROGRAM } from '../src/gate/program.generated';
+import { parseGateSpec } from '../src/gate/spec';
 
 afterAll(removeProjects);
 
@@ -101,11 +103,19 @@ describe('a fleet with a window and stages', () => {
     expect(pod.containers[0].image).toMatch(/^docker\.io\/library\/node:\d+\.\d+\.\d+-alpine@sha256:[0-9a-f]{64}$/);
     expect(pod.containers[0].command.slice(0, 2)).toEqual(['node', '-e']);
     expect(JSON.stringify(pod.containers[0].command)).not.toMatch(/\/bin\/sh|kubectl/);
-    const spec = JSON.parse(pod.containers[0].env.find((e: { name: string }) => e.name === 'GATE').value);
+    const gateEnv = pod.containers[0].env.find((e: { name: string }) => e.name === 'GATE').value;
+    // The gate program reads what the plan wrote, without a problem (src/gate/spec.ts).
+    expect(parseGateSpec(gateEnv)).toMatchObject({ ok: true });
+    expect(pod.containers[0].command[2]).toBe(DRIFT_GATE_PROGRAM);
+    const spec = JSON.parse(gateEnv);
     expect(spec).toMatchObject({ cluster: 'dev', controller: { namespace: 'kube-system', deployment: 'karpenter', chart: 'karpenter-1.14.1' }, settleSeconds: 600 });
     expect(spec.nodePools.map((p: { name: string }) => p.name)).toEqual(['web', 'ml-gpu']);
     const clusterRole = gate.find((d) => d.kind === 'ClusterRole') as any;
-    expect(clusterRole.rules.flatMap((r: { verbs: string[] }) => r.verbs)).toEqual(['get', 'list', 'watch', 'get', 'list', 'watch']);
+    expect(clusterRole.rules).toEqual([
+      { apiGroups: ['karpenter.sh'], resources: ['nodepools', 'nodeoverlays'], verbs: ['get'] },
+      { apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['list'] },
+      { apiGroups: ['karpenter.k8s.aws'], resources: ['ec2nodeclasses'], verbs: ['get'] },
+    ]);
     const role = gate.find((d) => d.kind === 'Role') as any;
     expect(role.rules).toEqual([{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['karpenter'], verbs: ['get'] }]);
     expect(pod.serviceAccountName).toBe(gate.find((d) => d.kind === 'ServiceAccount')!.metadata.name);

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { DriftGateModel } from '../model/stages';
+import { DriftGateModel, GATE_ENV, GATE_RBAC_RULES } from '../model/stages';
 import { MANAGED_BY } from '../model/node-pool';
 
 /** Properties of a {@link DriftGate}. */
@@ -40,11 +40,9 @@ export class DriftGate extends Construct {
     const clusterRole = new ApiObject(this, 'ClusterRole', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
       metadata: { name: g.rbacName, labels, annotations: rbacWave },
-      // Read-only: Karpenter's cluster-scoped objects the gate looks at.
-      rules: [
-        { apiGroups: ['karpenter.sh'], resources: ['nodepools', 'nodeclaims', 'nodeoverlays'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['karpenter.k8s.aws'], resources: ['ec2nodeclasses'], verbs: ['get', 'list', 'watch'] },
-      ],
+      // Read-only: exactly the reads of the gate (src/gate/spec.ts GATE_RBAC_RULES) on Karpenter's
+      // cluster-scoped objects; the Deployment's read is the Role's below, for one name.
+      rules: GATE_RBAC_RULES.filter((r) => !r.apiGroups.includes('apps')).map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
     });
     new ApiObject(this, 'ClusterRoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
@@ -81,7 +79,7 @@ export class DriftGate extends Construct {
               name: 'gate',
               image: g.image,
               command: ['node', '-e', g.program],
-              env: [{ name: 'GATE', value: JSON.stringify(g.spec) }],
+              env: [{ name: GATE_ENV, value: JSON.stringify(g.spec) }],
               resources: { requests: { cpu: '10m', memory: '48Mi' }, limits: { memory: '96Mi' } },
               securityContext: {
                 allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,

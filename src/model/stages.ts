@@ -1,10 +1,10 @@
 import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
-import type { GateSpec } from '../gate/spec';
+import { GATE_CLUSTER_ROLE, GateSpec } from '../gate/spec';
 import type { ApplicationModel, ProjectModel } from './applications';
 import { clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
 export { isGated } from './applications';
-export { DIGEST_ANNOTATION } from '../gate/spec';
+export { DIGEST_ANNOTATION, GATE_ENV, GATE_RBAC_RULES } from '../gate/spec';
 import { digestOf } from './digest';
 import { describeRuns, syncWindowModels, SyncWindowModel, windowPlan } from '../schedule/windows';
 
@@ -140,8 +140,8 @@ export interface DriftGateModel {
   readonly rbacName: string;
 }
 
-/** The RBAC name of every cluster's drift gate. */
-export const DRIFT_GATE_RBAC_NAME = 'karpenter-gitops-drift-gate';
+/** The RBAC name of every cluster's drift gate: the ClusterRole the gate names when a read is denied. */
+export const DRIFT_GATE_RBAC_NAME = GATE_CLUSTER_ROLE;
 
 /**
  * The gate of a cluster a later stage waits for: a regular Job (not a hook: it counts toward

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { buildGateProgram, GATE_PROGRAM_FILE, gateProgramFile } from '../../scripts/gate-program';
+import { DRIFT_GATE_PROGRAM } from '../../src/gate/program.generated';
+import type { GateSpec } from '../../src/gate/spec';
+import { argoApplies } from '../support/karpenter';
+import { KubeApiStandIn } from '../support/kube-api';
+import { aGateSpec, aWorld, serve } from './world';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Runs the shipped text as the Job does, `node -e <text>`, with `GATE` and a pod's environment of the stand-in's cluster. */
+function runShipped(env: Record<string, string>, onOut?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['-e', DRIFT_GATE_PROGRAM], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    onOut?.(out, child);
+  });
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+/** A quick gate: one second of settle, a look every 0.2 s. */
+const quick = (spec: Partial<GateSpec> = {}) => JSON.stringify(aGateSpec({ settleSeconds: 1, pollSeconds: 0.2, ...spec }));
+
+describe('DRIFT_GATE_PROGRAM: the text the Job runs', () => {
+  it('is the bundle of src/gate/ as it is now (else: npm run gate)', () => {
+    const built = buildGateProgram(ROOT);
+    const fresh = DRIFT_GATE_PROGRAM === built && readFileSync(join(ROOT, GATE_PROGRAM_FILE), 'utf8') === gateProgramFile(built);
+    expect(fresh ? 'fresh' : `${GATE_PROGRAM_FILE} is stale: run npm run gate`).toBe('fresh');
+  });
+
+  it('is a CommonJS script for node -e: no import or export statement, only node: built-ins, no path of this machine', () => {
+    // A script (not a module): an import or export statement would not compile.
+    expect(() => new Script(DRIFT_GATE_PROGRAM)).not.toThrow();
+    expect([...DRIFT_GATE_PROGRAM.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]).sort()).toEqual(['node:fs', 'node:http', 'node:https', 'node:path']);
+    expect(DRIFT_GATE_PROGRAM).not.toContain(ROOT);
+    expect(DRIFT_GATE_PROGRAM.match(/^\/\/ .*$/gm)).toEqual(expect.arrayContaining(['// src/gate/main.ts']));
+  });
+
+  it('fits in one argument of a process: Linux limits one to 128 KiB (MAX_ARG_STRLEN)', () => {
+    expect(Buffer.byteLength(DRIFT_GATE_PROGRAM)).toBeLessThan(128 * 1024);
+  });
+
+  describe('run as node -e against the API server stand-in', () => {
+    let api: KubeApiStandIn;
+    beforeEach(async () => {
+      api = await KubeApiStandIn.start();
+    });
+    afterEach(() => api.close());
+
+    it('exits 0 once Karpenter is done and it held for the settle time', async () => {
+      serve(api, aWorld());
+      const run = await runShipped({ ...api.env(), GATE: quick() });
+      expect(run).toMatchObject({ code: 0, err: '' });
+      const lines = run.out.trim().split('\n');
+      expect(lines[0]).toMatch(/^reading https:\/\/127\.0\.0\.1:\d+ as the ServiceAccount of .*\/token$/);
+      expect(lines.at(-1)).toMatch(/^done: karpenter karpenter-1\.14\.1 rolled out \(2\/2 available\); .*; held 1s$/);
+    });
+
+    it('exits 1 when the API server keeps denying a read, naming the ClusterRole', async () => {
+      serve(api, aWorld());
+      api.script(/nodeclaims/, 403, 403, 403, 403, 403);
+      const run = await runShipped({ ...api.env(), GATE: quick() });
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/^error: the API server denied the gate's reads 5 looks in a row: list nodeclaims\.karpenter\.sh .*check that the ClusterRole karpenter-gitops-drift-gate grants them/);
+    });
+
+    it('exits 1 on a GATE it cannot read, or outside a pod, saying why', async () => {
+      expect(await runShipped({ ...api.env(), GATE: '{"cluster":"prod-eu"}' })).toMatchObject({ code: 1, out: '', err: expect.stringMatching(/^error: GATE: controller: expected an object, got nothing\n/) });
+      expect(await runShipped({ GATE: quick() })).toMatchObject({ code: 1, err: expect.stringMatching(/^error: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set/) });
+    });
+
+    it('stops at once on SIGTERM, with 128 + 15', async () => {
+      const world = aWorld();
+      serve(api, world);
+      argoApplies(world.pools.web, 'rev0');
+      const run = await runShipped({ ...api.env(), GATE: quick() }, (out, child) => {
+        if (out.includes('waiting (settled 0/1s)') && child.exitCode === null && !child.killed) child.kill('SIGTERM');
+      });
+      expect(run.code).toBe(143);
+      expect(run.out.trim().split('\n').at(-1)).toBe('stopped: SIGTERM');
+    });
+  });
+});
