@@ -168,7 +168,7 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
   ['fails when a node affinity term selects the team\'s label',
     create('web', aDeploymentPod({ terms: [[{ key: 'team', operator: 'In', values: ['vision'] }, { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]] })), /team vision's pool vision \(the pod selects it/],
   ['fails when a DaemonSet\'s pod in another namespace selects the team\'s nodes and tolerates only its taint',
-    create('monitoring', aDaemonSetPod({ tolerations: [dedicated('web')], terms: [[{ key: 'team', operator: 'In', values: ['web'] }]] })), /team web's pool web/],
+    create('monitoring', aDaemonSetPod({ tolerations: [dedicated('web')], nodeSelector: { team: 'web' } })), /team web's pool web/],
 ];
 
 describe('what the policy admits', () => {
