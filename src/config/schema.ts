@@ -481,7 +481,7 @@ function defineSchemas(map: MapOf, listOrMap: ListOrMap) {
 
   /** How the API server acts on a pod the tenancy policy refuses. */
   const tenancySchema = z.strictObject({
-    action: z.enum(TENANCY_ACTIONS).optional().describe('Deny (default): refuse the pod; Warn: admit it with a warning to the client; Audit: admit it and record it in the audit log'),
+    action: z.enum(TENANCY_ACTIONS).optional().describe('Deny (default): refuse the pod; Warn: admit it with a warning to the client; Audit: admit it and record it in the audit log (start with Audit on a cluster that already runs workloads, see docs/tenancy.md)'),
   });
 
   /** Keys of the controller chart values that `karpenter.controller` maps to. */

@@ -72,6 +72,8 @@ export interface Workload {
   /** `metadata.name` (or `generateName`). */
   readonly name: string;
   readonly pod: PodConstraints;
+  /** A Pod whose controller (its ownerReference with `controller: true`) is an `apps/v1` DaemonSet. @default false */
+  readonly ownedByDaemonSet?: boolean;
 }
 
 /** An object of the manifest that is not a workload. */
@@ -181,7 +183,12 @@ const podSpec = z.looseObject({
 const object = z.looseObject({
   apiVersion: z.string().min(1),
   kind: z.string().min(1),
-  metadata: z.looseObject({ name: z.string().nullish(), generateName: z.string().nullish(), namespace: z.string().nullish() }).nullish(),
+  metadata: z.looseObject({
+    name: z.string().nullish(),
+    generateName: z.string().nullish(),
+    namespace: z.string().nullish(),
+    ownerReferences: z.array(z.looseObject({ apiVersion: z.unknown(), kind: z.unknown(), controller: z.unknown() })).nullish(),
+  }).nullish(),
   items: z.array(z.unknown()).nullish(),
 });
 
@@ -223,7 +230,9 @@ function readObject(source: SourceFile, data: unknown, at: FieldPath, found: Fou
     return;
   }
   const pod = readPod(source, data, [...at, ...POD_SPEC[workloadKind]], workloadKind === 'DaemonSet', problems);
-  if (pod) workloads.push({ kind: workloadKind, namespace, name, pod });
+  const ownedByDaemonSet = workloadKind === 'Pod'
+    && (metadata?.ownerReferences ?? []).some((r) => r.apiVersion === 'apps/v1' && r.kind === 'DaemonSet' && r.controller === true);
+  if (pod) workloads.push({ kind: workloadKind, namespace, name, pod, ...(ownedByDaemonSet ? { ownedByDaemonSet } : {}) });
 }
 
 /** The constraints of the pod spec at `at`, or undefined after adding its problems. */

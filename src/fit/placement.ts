@@ -13,7 +13,7 @@ import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTem
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
 import { fleetPlan } from '../model/plan';
-import { daemonSetTolerateAll, GuardedPool, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import { daemonSetAgent, GuardedPool, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -79,19 +79,20 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
 
 /**
  * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
- * pod as written when the pod tolerates or selects a pool its namespace may not use (then
+ * pod as written when the pod selects or can run on a pool its namespace may not use (then
  * every pool of the cluster says so); otherwise the pool is open to the namespace when the
  * pool is not guarded, its team lists the namespace, or the namespace is exempt. A DaemonSet's
- * pods that tolerate every taint pass (see tenancyCel).
+ * pods that tolerate every taint may run on any pool (see tenancyCel).
  */
 function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) => Admission {
-  const facts = { ...w.pod, namespace: w.namespace, ownedByDaemonSet: w.kind === 'DaemonSet' };
-  if (daemonSetTolerateAll(facts) || policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
+  if (policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
+  const facts = admissionFacts(w);
   const refusal = tenancyRefusal(facts, policy);
   if (refusal) {
     const refused = { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
     return () => refused;
   }
+  if (daemonSetAgent(facts)) return () => ({ allowed: true });
   const guarded = new Map<string, GuardedPool>(policy.pools.map((g) => [g.pool, g]));
   return (pool) => {
     const g = guarded.get(pool);
@@ -101,6 +102,24 @@ function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) =>
       allowed: false,
       reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
     };
+  };
+}
+
+/**
+ * The workload's pods as the policy sees them when they are created. A DaemonSet's pods are
+ * owned by it, and the DaemonSet controller replaces their required node affinity with one
+ * term that names the node (matchFields on metadata.name); their nodeSelector is kept.
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go (ReplaceDaemonSetPodNodeNameNodeAffinity)
+ */
+function admissionFacts(w: Workload): PodAdmissionFacts {
+  const daemonSet = w.kind === 'DaemonSet';
+  return {
+    namespace: w.namespace,
+    tolerations: w.pod.tolerations,
+    nodeSelector: w.pod.nodeSelector,
+    nodeSelectorTerms: daemonSet ? [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['<node>'] }] }] : w.pod.nodeSelectorTerms,
+    nodeName: w.pod.nodeName,
+    ownedByDaemonSet: daemonSet || w.ownedByDaemonSet === true,
   };
 }
 

@@ -105,23 +105,28 @@ export function tenancyFieldChanges(kind: string, before: Body, after: Body): Fi
   for (const [ns, pools] of [...losses].sort(([x], [y]) => cmp(x, y))) add(`namespace ${ns} loses pools ${byTeam(pools)}`, WHY.loses);
   for (const [ns, pools] of [...gains].sort(([x], [y]) => cmp(x, y))) add(`namespace ${ns} gains pools ${byTeam(pools)}`, WHY.gains);
   for (const p of now) if (!wasBy.has(p.pool)) add(`pool ${p.pool} (team ${p.team}) guarded: only namespaces ${p.namespaces.join(', ')}`, WHY.guarded);
-  const dedicated = (b: Body): Record<string, unknown> => {
-    const v = ((obj(b.spec).variables as Body[] | undefined) ?? []).find((x) => x.name === 'dedicated');
+  const data = (b: Body, name: string): Record<string, unknown> => {
+    const v = ((obj(b.spec).variables as Body[] | undefined) ?? []).find((x) => x.name === name);
     try {
       return obj(JSON.parse(String(v?.expression)));
     } catch {
       return {};
     }
   };
-  const [dedicatedBefore, dedicatedAfter] = [dedicated(before), dedicated(after)];
+  const [dedicatedBefore, dedicatedAfter] = [data(before, 'dedicated'), data(after, 'dedicated')];
   for (const p of now) {
     if (!wasBy.has(p.pool) || dedicatedBefore[p.pool] === dedicatedAfter[p.pool]) continue;
     add(`pool ${p.pool} (team ${p.team}): ${dedicatedAfter[p.pool] === true ? 'dedicated: pods that tolerate its taint are checked' : 'no longer dedicated: only selecting it is checked'}`, WHY.rules);
   }
+  // The labels and taints of a pool's nodes decide which pods select it or can run on it.
+  const nodes = (b: Body, pool: string) => JSON.stringify([data(b, 'labels')[pool], data(b, 'taints')[pool]]);
+  for (const p of now) {
+    if (wasBy.has(p.pool) && nodes(before, p.pool) !== nodes(after, p.pool)) add(`pool ${p.pool} (team ${p.team}): the labels or taints its pods are judged by changed`, WHY.rules);
+  }
   for (const p of was) if (!nowBy.has(p.pool)) add(`pool ${p.pool} (team ${p.team}) no longer guarded (was: ${p.namespaces.join(', ')})`, WHY.opened);
   // Anything else of the policy (its CEL, what it matches, the exempt namespaces).
-  const data = new Set(['pools', 'teams', 'dedicated', 'namespaces']);
-  const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => !data.has(String(v.name))) });
+  const literals = new Set(['pools', 'teams', 'dedicated', 'labels', 'taints', 'namespaces']);
+  const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => !literals.has(String(v.name))) });
   if (rest(before) !== rest(after)) add('policy rules changed (CEL, match constraints or exempt namespaces)', WHY.rules);
   return out;
 }

@@ -90,7 +90,9 @@ describe('a two-cluster fleet where team ml runs on prod only', () => {
     const docs = parseAllDocuments(files.get(`dist/${cluster}/policies/team-pools.yaml`) ?? '').map((d) => d.toJS() as JsonObject);
     return { policy: docs.find((d) => d.kind === 'ValidatingAdmissionPolicy') ?? {}, binding: docs.find((d) => d.kind === 'ValidatingAdmissionPolicyBinding') ?? {} };
   };
-  const borrowsMl = aDeploymentPod({ tolerations: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }], nodeSelector: { 'karpenter.sh/nodepool': 'ml-gpu' } });
+  const borrowsMl = aDeploymentPod({
+    tolerations: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }, { key: 'nvidia.com/gpu', operator: 'Exists' }], nodeSelector: { 'karpenter.sh/nodepool': 'ml-gpu' },
+  });
 
   it('has a policy per cluster, each with the pools that cluster runs', () => {
     expect(project.configText).toContain('namespaces');

@@ -4,11 +4,12 @@
  * (dedicated, namespaces vision and vision-batch), shared (not dedicated, namespace shared) and
  * legacy (no namespaces); cluster open has no team with namespaces.
  */
-import type { WorkloadKind } from '../../src/fit/manifest';
+import { manifestOf, WorkloadKind } from '../../src/fit/manifest';
 import { fitWorkloads } from '../../src/fit/placement';
 import { fitJson, fitTerminal } from '../../src/fit/report';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
-import { aPodSpec, expr, podOf, requiring } from './builders';
+import { SourceFile } from '../../src/input/source';
+import { aPodSpec, aWorkload, expr, manifest, podOf, requiring } from './builders';
 
 const platform = aPlatform([
   aCluster([
@@ -59,6 +60,35 @@ describe('fit and the tenancy policy', () => {
     expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision']).toEqual({ fits: true, admission: { allowed: true } });
     expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'Deployment')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
     expect(fit('monitoring', { tolerations: [visionToleration] }, 'DaemonSet')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
+  });
+
+  it('fails when a DaemonSet that tolerates every taint selects another team\'s nodes by its nodeSelector, which its pods keep', () => {
+    const rows = fit('monitoring', { tolerations: [{ operator: 'Exists' }], nodeSelector: { team: 'vision' } }, 'DaemonSet');
+    expect(rows['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod: namespace monitoring may not use team vision's pool vision \(the pod selects it/) });
+  });
+
+  it('says a DaemonSet that selects another team\'s nodes by node affinity is admitted: the DaemonSet controller replaces it on each pod', () => {
+    const rows = fit('monitoring', { tolerations: [{ operator: 'Exists' }], affinity: requiring([expr('team', 'In', 'vision')]) }, 'DaemonSet');
+    expect(rows['demo/vision'].admission).toEqual({ allowed: true });
+  });
+
+  it('fails when a pod names its node, and the node may be one of another team\'s', () => {
+    expect(fit('web', { nodeName: 'ip-10-0-12-34.ec2.internal' }, 'Pod')['demo/vision'].admission).toMatchObject({
+      allowed: false, reason: expect.stringMatching(/names its node \(spec\.nodeName\), which skips its taint dedicated=vision:NoSchedule/),
+    });
+  });
+
+  it('reads a Pod\'s owner: an apps/v1 DaemonSet controller that tolerates every taint passes, another group\'s does not', () => {
+    const ownedBy = (apiVersion: string) => {
+      const pod = aWorkload('Pod', aPodSpec({ tolerations: [{ operator: 'Exists' }] }), {
+        name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind: 'DaemonSet', name: 'agent', uid: 'c0ffee', controller: true }],
+      });
+      const { manifest: read } = manifestOf(SourceFile.parseDocuments(manifest(pod), 'app.yaml'));
+      const [w] = fitWorkloads(read.workloads, platform);
+      return [...w.fits, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
+    };
+    expect(ownedBy('apps/v1')).toEqual({ allowed: true });
+    expect(ownedBy('evil.example/v1')).toMatchObject({ allowed: false });
   });
 
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {

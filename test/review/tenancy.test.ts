@@ -70,6 +70,14 @@ describe('diff and the tenancy policy', () => {
     ]));
   });
 
+  it('reports a guarded pool whose taints change as access: which pods can run on it changes', async () => {
+    const fleet = await Fleet.create(config(['web'], ['ml']));
+    const ml = { ...teams.ml, namespaces: ['ml'], pools: { gpu: { ...((teams.ml.pools as Plain).gpu as Plain), taints: [] } } };
+    fleet.configure(aFleetConfig(['prod', 'staging'], { teams: { web: { ...teams.web, namespaces: ['web'] }, ml } }));
+    const r = await fleet.diff();
+    expect(r.out.split('\n')).toContain('      pool ml-gpu (team ml): the labels or taints its pods are judged by changed — what the policy checks changed: see docs/tenancy.md');
+  });
+
   it('reports the action changed from Deny to Audit as access', async () => {
     const fleet = await Fleet.create(config(['web'], ['ml']));
     fleet.configure(config(['web'], ['ml'], { tenancy: { action: 'Audit' } }));

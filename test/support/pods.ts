@@ -2,17 +2,18 @@
  * Pods as the API server holds them when validating admission runs: after the controller
  * that made them (ReplicaSet, Job, DaemonSet) filled in their owner and after defaulting and
  * the mutating admission plugins (DefaultTolerationSeconds adds the not-ready and unreachable
- * tolerations to every pod; the DaemonSet controller adds its own and pins each pod to a node
- * with matchFields).
+ * tolerations to every pod; the DaemonSet controller adds its own and replaces the required node
+ * affinity with one term that names the node, matchFields on metadata.name, keeping the
+ * nodeSelector).
  * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#defaulttolerationseconds
- * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go (AddOrUpdateDaemonPodTolerations, ReplaceDaemonSetPodNodeNameNodeAffinity)
  */
 import type { JsonObject } from './admission-policy';
 
 /** A toleration as a pod spec writes it. */
 export interface PodToleration {
   readonly key?: string;
-  readonly operator?: 'Exists' | 'Equal';
+  readonly operator?: 'Exists' | 'Equal' | 'Lt' | 'Gt';
   readonly value?: string;
   readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
   readonly tolerationSeconds?: number;
@@ -29,8 +30,22 @@ export interface PodOptions {
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Required node affinity terms. @default - none */
   readonly terms?: readonly Term[];
+  /** Preferred node affinity terms, each with its weight. @default - none */
+  readonly preferred?: readonly { readonly weight: number; readonly expressions: Term }[];
+  /** `spec.nodeName`. @default - none */
+  readonly nodeName?: string;
   /** @default "web" */
   readonly name?: string;
+}
+
+/** An ownerReference as a pod carries it. */
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
 }
 
 /** The tolerations DefaultTolerationSeconds adds to a pod that has none for these keys. */
@@ -51,14 +66,23 @@ function podSpec(o: PodOptions, extra: JsonObject = {}): JsonObject {
     enableServiceLinks: true,
     priority: 0,
     preemptionPolicy: 'PreemptLowerPriority',
+    ...(o.nodeName ? { nodeName: o.nodeName } : {}),
     ...(o.nodeSelector ? { nodeSelector: { ...o.nodeSelector } } : {}),
-    ...(o.terms ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: o.terms.map((t) => ({ matchExpressions: t.map((e) => ({ ...e })) })) } } } } : {}),
+    ...(o.terms || o.preferred ? {
+      affinity: {
+        nodeAffinity: {
+          ...(o.terms ? { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: o.terms.map((t) => ({ matchExpressions: t.map((e) => ({ ...e })) })) } } : {}),
+          ...(o.preferred ? { preferredDuringSchedulingIgnoredDuringExecution: o.preferred.map((p) => ({ weight: p.weight, preference: { matchExpressions: p.expressions.map((e) => ({ ...e })) } })) } : {}),
+        },
+      },
+    } : {}),
     tolerations: [...(o.tolerations ?? []), ...DEFAULTED_TOLERATIONS].map((t) => ({ ...t })),
     ...extra,
   };
 }
 
-function owner(apiVersion: string, kind: string, name: string): JsonObject {
+/** The ownerReference a controller writes on the pods it makes (`controller: true`). */
+export function owner(apiVersion: string, kind: string, name: string): OwnerReference {
   return { apiVersion, kind, name, uid: '6f1c3e0e-2b1a-4c47-9a51-5d0c8e1f2a3b', controller: true, blockOwnerDeletion: true };
 }
 
@@ -92,16 +116,15 @@ export function aJobPod(o: PodOptions = {}): JsonObject {
 }
 
 /**
- * A DaemonSet's pod: owner DaemonSet, the tolerations the DaemonSet controller adds, and the
- * node affinity by `metadata.name` it pins each pod with (matchFields, not matchExpressions).
+ * A DaemonSet's pod: owner DaemonSet, the tolerations the DaemonSet controller adds, and the one
+ * required term it pins each pod to its node with (matchFields on `metadata.name`), which replaces
+ * whatever required node affinity the DaemonSet has; its nodeSelector is kept.
  */
-export function aDaemonSetPod(o: PodOptions = {}): JsonObject {
+export function aDaemonSetPod(o: Omit<PodOptions, 'terms' | 'nodeName'> = {}): JsonObject {
   const name = o.name ?? 'node-exporter';
   const pinned = { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['ip-10-0-12-34.ec2.internal'] }] };
-  const terms = (o.terms ?? []).map((t) => ({ matchExpressions: t.map((e) => ({ ...e })), ...pinned }));
-  const spec = podSpec({ ...o, terms: undefined }, {
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.length ? terms : [pinned] } } },
-  });
+  const spec = podSpec(o, {});
+  spec.affinity = { nodeAffinity: { ...(obj(obj(spec.affinity).nodeAffinity)), requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [pinned] } } };
   spec.tolerations = [
     ...(o.tolerations ?? []),
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
@@ -122,10 +145,18 @@ export function aDaemonSetPod(o: PodOptions = {}): JsonObject {
   };
 }
 
-/** A bare pod (`kubectl run`): no owner. */
-export function aBarePod(o: PodOptions = {}): JsonObject {
+/** A bare pod (`kubectl run`): no owner, unless `owners` are given (anyone who may create pods may write any). */
+export function aBarePod(o: PodOptions = {}, owners: readonly OwnerReference[] = []): JsonObject {
   const name = o.name ?? 'debug';
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { run: name } }, spec: podSpec(o, { restartPolicy: 'Never' }) };
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name, labels: { run: name }, ...(owners.length > 0 ? { ownerReferences: owners.map((r) => ({ ...r })) } : {}) },
+    spec: podSpec(o, { restartPolicy: 'Never' }),
+  };
+}
+
+function obj(v: unknown): JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
 }
 
 /** The toleration that tolerates every taint (a key-less Exists). */
