@@ -4,7 +4,7 @@ import { stageAdoptionLine, stageAdoptions, windowReviewLines } from './review/w
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
-import { budgetProblems } from './model/cost';
+import { loadPlan } from './model/checks';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
@@ -25,7 +25,7 @@ import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
 import { GeneratedTree, TreeError } from './review/tree';
 import type { FleetPlan } from './model/plan';
-import { generate } from './synth';
+import { render } from './synth';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 import { CONFIG_DIR, InitRefused, InitRequest, initRepository, InitUsageError } from './init/init';
 import { CHART_VERSION } from './release/chart-values-keys.generated';
@@ -209,11 +209,9 @@ interface Options {
 async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
   try {
-    const { platform, warnings } = loadPlatform(configPath, say.loadOptions);
-    // Cost as code (docs/cost.md): a team whose ceiling exceeds its budget fails synth.
-    const overBudget = budgetProblems(platform);
-    if (overBudget.length) throw new InputError(overBudget);
-    const plan = generate(platform, (file) => renderer.add(file), { configFile: relative(root, configPath).split(sep).join('/') });
+    // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
+    const { platform, plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+    render(plan, (file) => renderer.add(file));
     return { platform, plan, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
@@ -328,8 +326,8 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
 /** `explain CLUSTER/POOL`: every resolved field with its origin, the instance types, prices and the cost bound (contract 5.3). */
 function explain(say: Reporter, { configPath }: Options, target: string, format: 'terminal' | 'json'): number {
   const [clusterId, poolName] = target.split('/');
-  const { platform } = loadPlatform(configPath, { ...say.loadOptions, provenance: true });
-  const explanation = explainPool(platform, clusterId, poolName);
+  const { platform, plan } = loadPlan(configPath, { ...say.loadOptions, provenance: true });
+  const explanation = explainPool(platform, clusterId, poolName, plan);
   if (typeof explanation === 'string') {
     say.error(explanation);
     return EXIT.failed;

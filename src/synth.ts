@@ -80,6 +80,7 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: namespace.model }));
   }
   emit({ path: plan.summary.path, text: plan.summary.model });
+  emit({ path: plan.summaryData.path, text: `${JSON.stringify(plan.summaryData.model, null, 2)}\n` });
   const { bootstrap, project, helmRepository, healthPatch } = plan;
   add(bootstrap.path, (scope) => new ApplicationChart(scope, bootstrap.model.file, { app: bootstrap.model }));
   if (project) add(project.path, (scope) => new ProjectChart(scope, 'project', { project: project.model }));

@@ -130,7 +130,7 @@ describe('the rooms of src/', () => {
   });
 
   it('model/ builds on config/, release/ and the leaf rooms only (the plan is derived, never rendered)', () => {
-    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'release', 'quantity', 'catalog', 'schedule', 'gate'].includes(to))).toEqual([]);
+    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'input', 'release', 'quantity', 'catalog', 'schedule', 'gate'].includes(to))).toEqual([]);
   });
 
   it('quantity/ and schedule/ (time arithmetic of maintenance windows) know no other room of src/', () => {

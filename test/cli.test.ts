@@ -46,9 +46,9 @@ describe('synth command', () => {
     expect([...filesUnder(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
       'dist/demo/nodepools/dataops/dataops.yaml', 'dist/demo/nodepools/ml/ml-gpu.yaml', 'dist/demo/nodepools/web/web.yaml',
     ]);
-    expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+LIMITS$/m);
-    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+251\s+cpu=64,memory=256Gi$/m);
-    expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+16\s+cpu=256,memory=1Ti,nvidia.com\/gpu=16$/m);
+    expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+NODES\s+LIMITS$/m);
+    expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+251\s+-\s+cpu=64,memory=256Gi$/m);
+    expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+16\s+-\s+cpu=256,memory=1Ti,nvidia.com\/gpu=16$/m);
   });
 
   it('gives byte-identical files on a second run', async () => {
@@ -265,7 +265,7 @@ describe('colour', () => {
       for (const [env, tty] of [[{}, true], [{ FORCE_COLOR: '1' }, false]] as const) {
         const r = await runAs(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir], env, tty);
         expect(r.code).toBe(0);
-        expect(r.out).toMatch(/^\u001b\[1mCLUSTER +POOL +ARCH +CAPACITY +TYPES +LIMITS\u001b\[22m$/m);
+        expect(r.out).toMatch(/^\u001b\[1mCLUSTER +POOL +ARCH +CAPACITY +TYPES +NODES +LIMITS\u001b\[22m$/m);
         expect(r.err).toMatch(/^\u001b\[33mwarning:\u001b\[39m .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: /m);
       }
     } finally {
@@ -310,9 +310,9 @@ describe('paths, from where the user ran npm (INIT_CWD)', () => {
     const r = await synth(['--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'out/dist/demo/nodepools/web/web.yaml'))).toBe(true);
-    expect(r.out).toMatch(/^out\/dist and out\/argocd: 19 files \(19 written, 0 removed, 0 unchanged\)$/m);
+    expect(r.out).toMatch(/^out\/dist and out\/argocd: 20 files \(20 written, 0 removed, 0 unchanged\)$/m);
     const check = await synth(['check', '--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
-    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (19 files)' });
+    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (20 files)' });
   });
 
   it('names the config in problems as seen from INIT_CWD', async () => {

@@ -31,9 +31,8 @@ export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/ne
  * catalog, exactly as Karpenter matches them (src/catalog/match.ts): errors for a pool that
  * admits no instance type (at the field that empties the set, with the closest real value,
  * or naming the fields that conflict), a `minValues` the admitted types cannot meet, and a
- * smoke test that fits none of them or, in a GPU pool, requests no GPU; warnings for a pool
- * without cpu or memory limits, a spot pool with few instance types, and values no instance
- * type has.
+ * smoke test that fits none of them or, in a GPU pool, requests no GPU; warnings for a spot
+ * pool with few instance types, and values no instance type has.
  * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
  */
 export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], matcher: Matcher = catalogMatcher()): { admitted: AdmittedTypes; problems: DryRunProblem[] } {
@@ -108,14 +107,9 @@ function smokeTestProblems(name: string, s: PoolSettings, result: MatchResult): 
 }
 
 function capacityWarnings(name: string, s: PoolSettings, result: MatchResult): DryRunProblem[] {
+  // A pool whose limits bound nothing is the plan's finding (model/checks.ts): what bounds a pool
+  // is its ceiling, after overlays, replicas and every limit, derived once.
   const problems: DryRunProblem[] = [];
-  const limits = s.limits ?? {};
-  if (limits.cpu === undefined && limits.memory === undefined) {
-    problems.push({
-      field: s.limits ? ['limits'] : [], severity: 'warning',
-      message: `pool ${name} has no cpu or memory limit: Karpenter may launch nodes without bound (${result.admitted.length} instance types, up to ${maxPrice(result)} each); set limits: { cpu: ..., memory: ... }`,
-    });
-  }
   const n = result.admitted.length;
   if (s.capacityTypes.includes('spot') && n < SPOT_DIVERSITY) {
     problems.push({
@@ -131,11 +125,6 @@ function capacityWarnings(name: string, s: PoolSettings, result: MatchResult): D
     });
   }
   return problems;
-}
-
-function maxPrice(result: MatchResult): string {
-  const prices = priceRange(result.admitted);
-  return prices ? `$${prices.max.toFixed(2)}/hour` : 'an unknown price';
 }
 
 /** How an amount of a resource reads: cpu from millicores, memory from MiB. */

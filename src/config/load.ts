@@ -43,26 +43,49 @@ export interface LoadResult {
  * {@link InputError} with every problem found when anything is wrong.
  */
 export function loadPlatform(configPath: string, options: LoadOptions = {}): LoadResult {
+  const { platform, problems, warnings } = readPlatform(configPath, options);
+  if (problems.length || !platform) throw new InputError(problems);
+  return { platform, warnings };
+}
+
+/** What {@link readPlatform} found: every problem, and the platform as far as it could be built. */
+export interface ReadResult {
+  /**
+   * The platform of what parsed (the fields the schema refused left out), even when there are
+   * problems, so checks that need more than the config (budgets against the plan's ceilings) can
+   * report in the same run. @default - none: the file could not be read or parsed at all
+   */
+  readonly platform?: Platform;
+  readonly problems: readonly Problem[];
+  readonly warnings: readonly Problem[];
+}
+
+/**
+ * {@link loadPlatform} without throwing for the config's problems: every problem of the config
+ * and its Terraform outputs, and the platform built from what parsed.
+ */
+export function readPlatform(configPath: string, options: LoadOptions = {}): ReadResult {
   const show = options.showPath ?? fromWorkingDirectory;
   const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
-  if (source.problems.length) throw new InputError(source.problems);
+  if (source.problems.length) return { problems: source.problems, warnings: [] };
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
   if (parsed.success) {
     const { platform, problems, warnings } = resolvePlatform(source, configPath, parsed.data, options);
-    if (problems.length) throw new InputError(dedupe(problems));
-    return { platform: deepFreeze(platform), warnings: dedupe(warnings) };
+    return { platform: deepFreeze(platform), problems: dedupe(problems), warnings: dedupe(warnings) };
   }
   // Check the rest as if the broken fields were absent, so one run reports every problem;
   // problems about the fields dropped (or the levels holding them) would only echo the first.
   const schemaProblems = zodProblems(source, platformSchema, data, parsed.error.issues);
   const { rest, dropped } = withoutInvalid(data, parsed.error.issues);
   const retry = rest === undefined ? undefined : platformSchema.safeParse(rest);
-  const more = retry?.success
-    ? resolvePlatform(source, configPath, retry.data, { showPath: show }).problems
-      .filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped))
-    : Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path, show).problems);
-  throw new InputError(dedupe([...schemaProblems, ...more]));
+  if (retry?.success) {
+    const resolved = resolvePlatform(source, configPath, retry.data, { ...options, showPath: show });
+    const more = resolved.problems.filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped));
+    return { platform: deepFreeze(resolved.platform), problems: dedupe([...schemaProblems, ...more]), warnings: dedupe(resolved.warnings) };
+  }
+  const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path, show).problems);
+  return { problems: dedupe([...schemaProblems, ...more]), warnings: [] };
 }
 
 /** Validates what the schema accepted: each cluster's Terraform outputs, Karpenter and pools, and the fleet's Application names. */

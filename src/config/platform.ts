@@ -85,10 +85,20 @@ export interface Pool {
   readonly settings: PoolSettings;
   /** Its NodePool's requirements, each with the field it comes from. */
   readonly requirements: readonly SourcedRequirement[];
-  /** What the dry run against Karpenter's instance-type catalog found. */
+  /** What the dry run against Karpenter's instance-type catalog found (before overlays; the plan's facts are after them). */
   readonly instanceTypes: AdmittedTypes;
+  /** Where a finding about the pool's limits is reported (its `limits`, or the pool where it sets none). */
+  readonly limitsAt: ProblemLocation;
   /** Every resolved field with the level and line that set it. @default - only when loaded for `explain` */
   readonly provenance?: readonly FieldProvenance[];
+}
+
+/** Where in the config a problem is reported: a Problem without its message. */
+export interface ProblemLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly path: string;
 }
 
 /** The instance types a pool admits, in short. */
@@ -210,5 +220,5 @@ export interface TeamBudget {
   /** USD per hour, as written (`"40"`). */
   readonly perHour: string;
   /** Where `teams.<team>.budget.perHour` is, for problems about it. */
-  readonly at: { readonly file: string; readonly line: number; readonly col: number; readonly path: string };
+  readonly at: ProblemLocation;
 }

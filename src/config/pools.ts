@@ -1,5 +1,5 @@
 import { suggest } from '../input/issues';
-import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings } from './platform';
+import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings, ProblemLocation } from './platform';
 import { FieldPath, Problem } from '../input/problems';
 import { COST_CENTER_LABEL, DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
@@ -122,6 +122,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         instanceTypes: checked?.admitted ?? { count: 0 },
+        limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
     }
@@ -343,4 +344,9 @@ function staticPoolGateProblems(ctx: PoolContext, version: string, facts: Releas
       + 'remove that setting (the generator turns the gate on where a pool is static), or remove replicas')];
   }
   return [];
+}
+
+/** Where a problem sits, without its message (a problem found later, against the plan, is reported there). */
+function location(p: Problem): ProblemLocation {
+  return { file: p.file, line: p.line, col: p.col, path: p.path };
 }

@@ -1,10 +1,8 @@
 import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
-import { priceRange } from '../catalog/match';
 import type { Platform } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
-import { CEILING_BASIS, poolCeiling } from '../model/cost';
-
-export { maxCostPerHour } from '../model/cost';
+import { CEILING_BASIS } from '../model/cost';
+import { FleetPlan, fleetPlan } from '../model/plan';
 
 /** The admitted instance types of one family, with the smallest and largest size. */
 export interface FamilySizes {
@@ -27,7 +25,7 @@ export interface PoolExplanation {
   readonly onDemandPricePerHour: { readonly min: number; readonly max: number; readonly region: string } | null;
   /**
    * The most the pool can cost per hour with its limits reached, at on-demand list prices
-   * (see {@link poolCeiling}). @default null - no limit bounds it
+   * (the plan's ceiling, model/cost.ts poolCeiling). @default null - no limit bounds it
    */
   readonly maxCostPerHour: number | null;
   /** The limit that gives {@link PoolExplanation.maxCostPerHour}. @default - none */
@@ -37,17 +35,20 @@ export interface PoolExplanation {
 }
 
 /**
- * Explains pool `poolName` of cluster `clusterId` of a platform loaded with provenance.
+ * Explains pool `poolName` of cluster `clusterId` of a platform loaded with provenance, from
+ * the fleet's plan (its admitted types, prices and ceiling are the plan's: what SUMMARY and
+ * budgets show).
+ * @param plan the platform's plan. @default - planned here
  * @returns the explanation, or a message naming the pools there are when there is no such pool
  */
-export function explainPool(platform: Platform, clusterId: string, poolName: string): PoolExplanation | string {
-  const cluster = platform.clusters.find((c) => c.id === clusterId);
-  if (!cluster) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
-  const pool = cluster.pools.find((p) => p.name === poolName);
-  if (!pool) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
-  const ceiling = poolCeiling(cluster, pool);
-  const admitted = ceiling.admitted;
-  const prices = priceRange(admitted);
+export function explainPool(platform: Platform, clusterId: string, poolName: string, plan: FleetPlan = fleetPlan(platform)): PoolExplanation | string {
+  const i = platform.clusters.findIndex((c) => c.id === clusterId);
+  if (i < 0) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
+  const cluster = platform.clusters[i];
+  const j = cluster.pools.findIndex((p) => p.name === poolName);
+  if (j < 0) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
+  const pool = cluster.pools[j];
+  const { admitted, prices, ceiling } = plan.clusters[i].pools[j].facts;
   return {
     cluster: cluster.id,
     pool: pool.name,

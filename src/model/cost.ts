@@ -1,94 +1,70 @@
 /**
  * What a pool, a team and a cluster can cost per hour at their limits: ceilings at us-east-1
- * on-demand list prices (the catalog's), never forecasts. `explain`, budgets (docs/cost.md),
- * `dist/SUMMARY.md` and the review all read {@link poolCeiling}; nothing else derives a cost.
+ * on-demand list prices (the catalog's), never forecasts. The plan computes each pool's ceiling
+ * once ({@link poolCeiling}, model/plan.ts) from the instance types it admits after overlays;
+ * `explain`, budgets (docs/cost.md), `dist/SUMMARY.md`, `dist/summary.json` and the review read
+ * that figure. The functions here are pure: they take what they sum.
  */
 import type { InstanceType } from '../catalog/catalog';
-import { catalogMatcher, priceRange, type Matcher } from '../catalog/match';
-import { applyOverlays } from '../catalog/overlays';
-import type { CapacityBufferSpec, Cluster, Platform, Pool } from '../config/platform';
+import { priceRange } from '../catalog/match';
+import type { CapacityBufferSpec, Cluster, Pool, TeamBudget } from '../config/platform';
 import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
-import { poolPlan } from './plan';
 
 /** The words every ceiling is shown with. */
 export const CEILING_BASIS = 'ceiling at us-east-1 on-demand list price';
 
+/** What bounds a pool's ceiling: a limit (`cpu`, `memory`, `nodes`, …), or a static pool's replicas. */
+export type CeilingBound = { readonly kind: 'limit'; readonly resource: string; readonly limit: string } | { readonly kind: 'replicas'; readonly replicas: number; readonly nodes: number; readonly type: string };
+
 /** What one pool can cost per hour at its limits. */
 export interface PoolCeiling {
-  /** The instance types the pool's NodePool admits, in catalog order. */
-  readonly admitted: readonly InstanceType[];
   /**
    * USD per hour with its limits reached, at on-demand list prices whatever its capacity types
    * (a spot-only pool's ceiling is still on-demand: the most it can cost), rounded to 1/10000.
    * @default null - no limit bounds every admitted priced type: unbounded
    */
   readonly perHour: number | null;
-  /** The limit that gives {@link PoolCeiling.perHour} (`cpu: 100`). @default - none */
+  /** What gives {@link PoolCeiling.perHour}, in words (`cpu: 100`, `replicas: 4 at m7i.xlarge, plus buffer …`). @default - none */
   readonly boundBy?: string;
-}
-
-/**
- * The instance types a pool admits, as Karpenter sees them on its cluster: matched with the
- * requirements its NodePool is written with (the plan's, as synth renders them), then with the
- * cluster's NodeOverlays applied (prices replaced or adjusted, extended resources added).
- * @see https://karpenter.sh/docs/concepts/nodeoverlays/
- */
-export function admittedTypes(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): InstanceType[] {
-  const admitted = matcher.match(poolPlan(cluster, pool).nodePool.requirements).admitted;
-  return applyOverlays(admitted, cluster.overlays, matcher);
+  /** What gives it, as data. @default - none: unbounded */
+  readonly bound?: CeilingBound;
+  /** What a buffer on the pool adds per hour (included in perHour). @default - none */
+  readonly buffer?: { readonly replicas: number; readonly cpu: string; readonly memory: string; readonly perHour: number };
 }
 
 /**
  * The most pool `pool` of `cluster` can cost per hour, on demand, with its limits reached,
- * unrounded: a static pool (replicas) at its replicas (at most limits.nodes) × the dearest
- * admitted type; a dynamic pool at the tightest bound its limits give (see costBound); both
- * after the cluster's overlays, plus what a team's buffer on the pool is worth (see bufferCost).
- * @returns the cost and what bounds it, or undefined when nothing bounds it (or no admitted type has a price)
+ * given the instance types it admits after the cluster's overlays (the plan's): a static pool
+ * (replicas) at its replicas (at most limits.nodes) × the dearest admitted type; a dynamic pool
+ * at the tightest bound its limits give (see costBound); plus what a team's buffer on the pool
+ * is worth (see bufferCost). Rounded to 1/10000.
  * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
  */
-export function maxCostPerHour(cluster: Cluster, pool: Pool, matcher: Matcher = catalogMatcher()): { cost: number; by: string } | undefined {
-  return ceilingOf(cluster, pool, admittedTypes(cluster, pool, matcher));
-}
-
-function ceilingOf(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
+export function poolCeiling(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[]): PoolCeiling {
   const replicas = pool.settings.replicas;
-  let bound: { cost: number; by: string } | undefined;
+  let bound: { cost: number; by: string; bound: CeilingBound } | undefined;
   if (replicas !== undefined) {
     const prices = priceRange(admitted);
-    if (!prices) return undefined;
-    const nodesLimit = pool.settings.limits?.nodes;
-    const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
-    bound = { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}` };
+    if (prices) {
+      const nodesLimit = pool.settings.limits?.nodes;
+      const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
+      bound = { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}`, bound: { kind: 'replicas', replicas, nodes, type: prices.maxType } };
+    }
   } else {
     bound = costBound(pool, admitted);
   }
-  const buffer = cluster.buffers.find((b) => b.pool === pool.name);
-  if (!bound || !buffer) return bound;
-  const extra = bufferCost(buffer, admitted);
-  return extra === undefined ? bound : { cost: bound.cost + extra, by: `${bound.by}, plus buffer ${buffer.replicas} × (cpu ${buffer.cpu}, memory ${buffer.memory})` };
+  if (!bound) return { perHour: null };
+  const spec = cluster.buffers.find((b) => b.pool === pool.name);
+  const extra = spec ? bufferCost(spec, admitted) : undefined;
+  if (!spec || extra === undefined) return { perHour: round(bound.cost), boundBy: bound.by, bound: bound.bound };
+  return {
+    perHour: round(bound.cost + extra),
+    boundBy: `${bound.by}, plus buffer ${spec.replicas} × (cpu ${spec.cpu}, memory ${spec.memory})`,
+    bound: bound.bound,
+    buffer: { replicas: spec.replicas, cpu: spec.cpu, memory: spec.memory, perHour: round(extra) },
+  };
 }
-
-/**
- * What one pool can cost per hour at its limits, rounded to 1/10000 ({@link maxCostPerHour}):
- * the one per-pool figure explain prints and team ceilings and budgets sum.
- * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
- */
-export function poolCeiling(cluster: Cluster, pool: Pool): PoolCeiling {
-  // Budgets, SUMMARY's team and cluster tables each sum every pool: match each once per run.
-  const known = CEILINGS.get(cluster) ?? new WeakMap<Pool, PoolCeiling>();
-  CEILINGS.set(cluster, known);
-  const cached = known.get(pool);
-  if (cached) return cached;
-  const admitted = admittedTypes(cluster, pool);
-  const bound = ceilingOf(cluster, pool, admitted);
-  const ceiling = { admitted, perHour: bound ? round(bound.cost) : null, ...(bound ? { boundBy: bound.by } : {}) };
-  known.set(pool, ceiling);
-  return ceiling;
-}
-
-/** Each pool's ceiling once computed, by cluster and pool (both plain data that never change). */
-const CEILINGS = new WeakMap<Cluster, WeakMap<Pool, PoolCeiling>>();
 
 /**
  * What a buffer's placeholder pods are worth per hour on the pool: for cpu and for memory, the
@@ -131,27 +107,26 @@ export interface TeamCeiling {
 }
 
 /**
- * Every team's ceiling, in order of first appearance: the sum of {@link poolCeiling} over its
- * pools and clusters (never re-derived here).
+ * Every team's ceiling, in order of first appearance: the sum of its pools' ceilings (the plan's
+ * {@link PoolCost}s) per cluster and over every cluster, with its budget.
  */
-export function teamCeilings(platform: Platform): TeamCeiling[] {
-  const pools = platform.clusters.flatMap((c) => c.pools.map((p): PoolCost => ({ cluster: c.id, pool: p.name, team: p.team, perHour: poolCeiling(c, p).perHour })));
+export function teamCeilings(pools: readonly PoolCost[], clusters: readonly string[], budgets: readonly TeamBudget[] = []): TeamCeiling[] {
   const teams = [...new Set(pools.map((p) => p.team))];
   return teams.map((team) => {
     const mine = pools.filter((p) => p.team === team);
     const perCluster = new Map<string, number | null>();
-    for (const c of platform.clusters) {
-      const here = mine.filter((p) => p.cluster === c.id);
-      if (here.length) perCluster.set(c.id, sum(here.map((p) => p.perHour)));
+    for (const c of clusters) {
+      const here = mine.filter((p) => p.cluster === c);
+      if (here.length) perCluster.set(c, sum(here.map((p) => p.perHour)));
     }
-    const budget = platform.budgets?.find((b) => b.team === team)?.perHour;
+    const budget = budgets.find((b) => b.team === team)?.perHour;
     return { team, pools: mine, perCluster, total: sum(mine.map((p) => p.perHour)), ...(budget !== undefined ? { budget } : {}) };
   });
 }
 
 /** Every cluster's ceiling: the sum of its pools'. null when a pool is unbounded. */
-export function clusterCeilings(platform: Platform): { cluster: string; perHour: number | null }[] {
-  return platform.clusters.map((c) => ({ cluster: c.id, perHour: sum(c.pools.map((p) => poolCeiling(c, p).perHour)) }));
+export function clusterCeilings(pools: readonly PoolCost[], clusters: readonly string[]): { cluster: string; perHour: number | null }[] {
+  return clusters.map((c) => ({ cluster: c, perHour: sum(pools.filter((p) => p.cluster === c).map((p) => p.perHour)) }));
 }
 
 /** A problem with a team's budget, located at its `budget.perHour` (the shape of an input Problem). */
@@ -167,10 +142,9 @@ export interface BudgetProblem {
  * Budgets against ceilings: a problem for each team whose ceiling exceeds its budget (naming
  * the pools that contribute most) and for each pool without a bound under a budget.
  */
-export function budgetProblems(platform: Platform): BudgetProblem[] {
+export function budgetProblems(ceilings: readonly TeamCeiling[], budgets: readonly TeamBudget[] = []): BudgetProblem[] {
   const problems: BudgetProblem[] = [];
-  const ceilings = teamCeilings(platform);
-  for (const budget of platform.budgets ?? []) {
+  for (const budget of budgets) {
     const team = ceilings.find((t) => t.team === budget.team);
     if (!team) continue;
     const at = (message: string) => problems.push({ ...budget.at, message });
@@ -196,8 +170,8 @@ export const COST_HEADING = '## Cost ceilings';
  * per cluster the total. One row per team, one column per cluster, `$` amounts, `-` where the
  * team has no pool, `unbounded` where a pool has no limit that bounds it.
  */
-export function costMarkdown(platform: Platform): string[] {
-  const clusters = platform.clusters.map((c) => c.id);
+export function costMarkdown(ceilings: readonly TeamCeiling[], totals: readonly { cluster: string; perHour: number | null }[]): string[] {
+  const clusters = totals.map((c) => c.cluster);
   const cell = (v: number | null | undefined) => (v === undefined ? '-' : v === null ? 'unbounded' : usd(v));
   const lines = [
     COST_HEADING,
@@ -208,10 +182,9 @@ export function costMarkdown(platform: Platform): string[] {
     `| team | ${clusters.map((c) => `\`${c}\``).join(' | ')} | total | budget |`,
     `|---|${clusters.map(() => '---:').join('|')}|---:|---:|`,
   ];
-  for (const t of teamCeilings(platform)) {
+  for (const t of ceilings) {
     lines.push(`| ${t.team} | ${clusters.map((c) => cell(t.perCluster.get(c))).join(' | ')} | ${cell(t.total)} | ${t.budget !== undefined ? usd(Number(t.budget)) : '-'} |`);
   }
-  const totals = clusterCeilings(platform);
   const all = sum(totals.map((c) => c.perHour));
   lines.push(`| all teams | ${totals.map((c) => cell(c.perHour)).join(' | ')} | ${cell(all)} | - |`);
   return lines;
@@ -255,10 +228,10 @@ function capacity(type: InstanceType, resource: string): number | undefined {
  * are both in the catalog's unit of the resource (a limit of `100Gi` ephemeral-storage is
  * 102400 MiB, against a node's MiB).
  */
-function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string } | undefined {
+function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string; bound: CeilingBound } | undefined {
   const priced = admitted.filter((t) => t.price !== undefined);
   if (priced.length === 0) return undefined;
-  let best: { cost: number; by: string } | undefined;
+  let best: { cost: number; by: string; bound: CeilingBound } | undefined;
   for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
     const amount = inCatalogUnits(resource, Quantity.of(limit), 'exact');
     const perUnit = priced.map((t) => {
@@ -267,7 +240,7 @@ function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: numbe
     });
     if (perUnit.some((p) => !Number.isFinite(p))) continue;
     const cost = amount * Math.max(...perUnit);
-    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}` };
+    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}`, bound: { kind: 'limit', resource, limit } };
   }
   return best;
 }

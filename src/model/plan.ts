@@ -3,9 +3,13 @@
  * `Platform` before anything is rendered. Charts render it and decide nothing; `explain`,
  * `fit` and the summaries read it where they need a derived model.
  */
+import type { InstanceType } from '../catalog/catalog';
+import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
+import { applyOverlays } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
 import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, driftGateDir, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
 import { chartValues, controllerDeploymentName } from './controller-values';
+import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
 import { DRIFT_GATE_PROGRAM } from '../gate/program.generated';
 import { GateSpec, VALUES_DIGEST_ANNOTATION } from '../gate/spec';
@@ -16,7 +20,8 @@ import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
 import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, poolProjectFile, staged, stagedRoot } from './stages';
-import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import { SUMMARY_DATA_PATH, SummaryData, summaryData } from './summary-data';
 
 /** Options of {@link fleetPlan}. */
 export interface PlanOptions {
@@ -39,6 +44,23 @@ export interface PlannedSmokeTest extends Planned<SmokeTestModel> {
   readonly namespace: string;
 }
 
+/**
+ * Everything a page says about one pool on its cluster, derived once here (STYLE.md, one
+ * derivation): SUMMARY, the synth table, explain, fit, budgets and the review read it.
+ */
+export interface PoolFacts {
+  /** The instance types its NodePool admits, as Karpenter sees them: matched with the NodePool's requirements, then the cluster's NodeOverlays applied. */
+  readonly admitted: readonly InstanceType[];
+  /** Their on-demand list price range per hour, after overlays. @default - none priced */
+  readonly prices?: PriceRange;
+  /** What it can cost per hour at its limits, and what bounds it. */
+  readonly ceiling: PoolCeiling;
+  /** A static pool's node count (`replicas`). @default - a dynamic pool */
+  readonly replicas?: number;
+  /** Who may use it, when its team lists namespaces (the tenancy policy's entry). @default - any namespace */
+  readonly admission?: GuardedPool;
+}
+
 /** One pool of a cluster: its NodePool and EC2NodeClass file, and its smoke test. */
 export interface PoolPlan {
   /** The pool's name: its NodePool's, its EC2NodeClass's and its smoke test's. */
@@ -48,6 +70,8 @@ export interface PoolPlan {
   readonly path: string;
   readonly nodePool: NodePoolModel;
   readonly nodeClass: NodeClassModel;
+  /** What every page says about it. */
+  readonly facts: PoolFacts;
   /** `dist/<cluster>/smoke-tests/<pool>.yaml`. @default - none: the cluster has no smoke tests */
   readonly smokeTest?: PlannedSmokeTest;
   /** Comment lines above the pool's file: its cluster's maintenance window. @default - none: the cluster has no window */
@@ -99,13 +123,24 @@ export interface FleetPlan {
   readonly healthPatch: Planned<string>;
   /** `dist/SUMMARY.md`. */
   readonly summary: Planned<string>;
-  /** What synth prints after writing: a header row, then one row per pool (cluster, pool, arch, capacity, types, limits). */
+  /** `dist/summary.json`: the plan as versioned data, for the review and other tools (docs/review.md). */
+  readonly summaryData: Planned<SummaryData>;
+  /** What synth prints after writing: a header row, then one row per pool (cluster, pool, arch, capacity, types, replicas, limits). */
   readonly summaryRows: readonly (readonly string[])[];
+  /** Each team's ceiling per cluster and in total, with its budget, from the pools' ceilings. */
+  readonly teamCeilings: readonly TeamCeiling[];
+  /** Each cluster's ceiling. */
+  readonly clusterCeilings: readonly { readonly cluster: string; readonly perHour: number | null }[];
 }
 
 /** The plan of every generated file of a platform. Pure: it reads no file and builds no construct. */
 export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetPlan {
-  const clusters = platform.clusters.map((cluster) => clusterPlan(platform, cluster));
+  const matcher = catalogMatcher();
+  const clusters = platform.clusters.map((cluster) => clusterPlan(platform, cluster, matcher));
+  const costs = clusters.flatMap((c) => c.pools.map((p): PoolCost => ({ cluster: c.id, pool: p.name, team: p.team, perHour: p.facts.ceiling.perHour })));
+  const ids = clusters.map((c) => c.id);
+  const ceilings = teamCeilings(costs, ids, platform.budgets);
+  const totals = clusterCeilings(costs, ids);
   const argocd = (file: string) => `argocd/${file}.yaml`;
   const project = projectModel(platform);
   const namespace = platform.gitops.argocdNamespace;
@@ -115,18 +150,21 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
     ...(project ? { project: { path: argocd(ARGOCD_FILES.project), model: project } } : {}),
     helmRepository: { path: argocd(ARGOCD_FILES.helmRepository), model: namespace },
     healthPatch: { path: argocd(ARGOCD_FILES.healthPatch), model: namespace },
-    summary: { path: 'dist/SUMMARY.md', model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters) },
-    summaryRows: summaryRows(platform),
+    summary: { path: 'dist/SUMMARY.md', model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters, { teams: ceilings, clusters: totals }) },
+    summaryData: { path: SUMMARY_DATA_PATH, model: summaryData(platform, clusters, ceilings) },
+    summaryRows: summaryRows(platform, clusters),
+    teamCeilings: ceilings,
+    clusterCeilings: totals,
   };
 }
 
 /** The plan of one cluster's files. */
-export function clusterPlan(platform: Platform, cluster: Cluster): ClusterPlan {
+export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Matcher = catalogMatcher()): ClusterPlan {
   const dir = `dist/${cluster.id}`;
   const gated = isGated(platform, cluster);
   const root = stagedRoot(platform, cluster, rootApplication(platform, cluster));
   const policy = tenancyPolicy(cluster);
-  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool, gated));
+  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool, { gated, matcher, admission: policy?.pools.find((g) => g.pool === pool.name) }));
   const project = poolProject(platform, cluster);
   const overlays = cluster.overlays.map((overlay) => ({ ...overlay, ...(gated ? { digest: digestOf(overlay) } : {}) }));
   const values = chartValues(cluster);
@@ -168,16 +206,39 @@ function withValuesDigest(values: Record<string, unknown>): Record<string, unkno
   return { ...values, podAnnotations: { ...podAnnotations, [VALUES_DIGEST_ANNOTATION]: digestOf(values) } };
 }
 
-/** The plan of one pool of a cluster; `gated`: a later stage waits for the cluster, so its objects carry digests. */
-export function poolPlan(cluster: Cluster, pool: Pool, gated = false): PoolPlan {
+/** How {@link poolPlan} plans a pool. */
+export interface PoolPlanOptions {
+  /** A later stage waits for the cluster: the pool's objects carry digests. @default false */
+  readonly gated?: boolean;
+  /** The catalog's matcher. @default - catalogMatcher() */
+  readonly matcher?: Matcher;
+  /** The tenancy policy's entry for the pool. @default - none: any namespace may use it */
+  readonly admission?: GuardedPool;
+}
+
+/** The plan of one pool of a cluster: its models, file and facts. */
+export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions = {}): PoolPlan {
   const nodePool = withWindowBudgets(nodePoolModel(pool), cluster);
   const nodeClass = nodeClassModel(pool, cluster);
+  const matcher = options.matcher ?? catalogMatcher();
+  // As Karpenter sees the pool: its NodePool's requirements against the catalog, then the cluster's overlays.
+  const admitted = applyOverlays(matcher.match(nodePool.requirements).admitted, cluster.overlays, matcher);
+  const prices = priceRange(admitted);
+  const facts: PoolFacts = {
+    admitted,
+    ...(prices ? { prices } : {}),
+    ceiling: poolCeiling(cluster, pool, admitted),
+    ...(pool.settings.replicas !== undefined ? { replicas: pool.settings.replicas } : {}),
+    ...(options.admission ? { admission: options.admission } : {}),
+  };
+  const gated = options.gated ?? false;
   return {
     name: pool.name,
     team: pool.team,
     path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
     nodePool,
     nodeClass,
+    facts,
     ...(gated ? { digests: { nodePool: digestOf(nodePool), nodeClass: digestOf(nodeClass) } } : {}),
     ...(cluster.window ? { header: windowHeader(cluster.window) } : {}),
     ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),

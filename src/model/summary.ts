@@ -1,9 +1,21 @@
+import type { PriceRange } from '../catalog/match';
 import type { Cluster, Platform, Pool } from '../config/platform';
-import { ApplicationModel, clusterApplications, rootApplication } from './applications';
-import { costMarkdown } from './cost';
+import type { ApplicationModel } from './applications';
+import { costMarkdown, PoolCeiling, TeamCeiling } from './cost';
 import { amiFamily } from './node-class';
-import { TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import type { TenancyPolicyModel } from './tenancy';
 import { windowSummary } from './windows-summary';
+
+/** What the summary reads of a pool's plan (a `PoolPlan` is one). */
+export interface SummaryPool {
+  readonly name: string;
+  readonly facts: {
+    readonly admitted: readonly unknown[];
+    readonly prices?: PriceRange;
+    readonly ceiling: PoolCeiling;
+    readonly replicas?: number;
+  };
+}
 
 /** What the summary reads of a cluster's plan (a `ClusterPlan` is one). */
 export interface SummaryCluster {
@@ -11,6 +23,14 @@ export interface SummaryCluster {
   readonly root: { readonly model: ApplicationModel };
   /** @default - none: the cluster has no tenancy policy */
   readonly tenancyPolicy?: { readonly model: TenancyPolicyModel };
+  /** In the cluster's pool order. */
+  readonly pools: readonly SummaryPool[];
+}
+
+/** The fleet's ceilings, as the plan sums them. */
+export interface SummaryCosts {
+  readonly teams: readonly TeamCeiling[];
+  readonly clusters: readonly { readonly cluster: string; readonly perHour: number | null }[];
 }
 
 /**
@@ -19,10 +39,10 @@ export interface SummaryCluster {
  * a config change means without reading the YAML.
  * @param configFile the config it comes from, relative to the output root (`/`-separated);
  * linked from `dist/`, where the summary is
- * @param plans the clusters' plans, in the platform's order (see fleetPlan); derived from
- * the platform when not given
+ * @param plans the clusters' plans, in the platform's order (see fleetPlan)
+ * @param costs the fleet's ceilings (see fleetPlan)
  */
-export function summaryMarkdown(platform: Platform, configFile: string, plans: readonly SummaryCluster[] = platform.clusters.map((c) => summaryCluster(platform, c))): string {
+export function summaryMarkdown(platform: Platform, configFile: string, plans: readonly SummaryCluster[], costs: SummaryCosts): string {
   // An absolute path (a config on another drive than the output) cannot be linked.
   const source = /^([/\\]|[A-Za-z]:)/.test(configFile) ? `\`${configFile}\`` : `[\`${configFile}\`](../${encodeURI(configFile)})`;
   const lines = [
@@ -36,37 +56,36 @@ export function summaryMarkdown(platform: Platform, configFile: string, plans: r
     lines.push(`## Cluster \`${cluster.id}\` (EKS \`${cluster.terraform.clusterName}\`)`, '');
     lines.push(`Karpenter ${cluster.karpenter.version} in namespace \`${cluster.karpenter.namespace}\`, controller on ${cluster.karpenter.controller.host === 'fargate' ? 'Fargate' : 'a node group'}`
       + `${cluster.kubernetesVersion ? `; Kubernetes ${cluster.kubernetesVersion}` : ''}.`, '');
-    lines.push('| pool | team | arch | capacity | instances | instance types (on-demand $/hour) | limits | weight | disruption | AMI |');
-    lines.push('|---|---|---|---|---|---|---|---|---|---|');
-    for (const pool of cluster.pools) lines.push(row(pool));
+    lines.push('| pool | team | arch | capacity | instances | instance types (on-demand $/hour, after overlays) | nodes | limits | weight | disruption | AMI |');
+    lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+    cluster.pools.forEach((pool, p) => lines.push(row(pool, plan.pools[p])));
     lines.push(...tenancy(cluster, plan.tenancyPolicy?.model));
     lines.push(...windowSummary(platform, cluster));
     lines.push('', waves(plan), '');
   });
-  lines.push(...costMarkdown(platform), '');
+  lines.push(...costMarkdown(costs.teams, costs.clusters), '');
   return lines.join('\n');
 }
 
-/** A cluster's summary input, derived when no plan is given. */
-function summaryCluster(platform: Platform, cluster: Cluster): SummaryCluster {
-  const policy = tenancyPolicy(cluster);
-  return {
-    applications: clusterApplications(platform, cluster).map((model) => ({ model })),
-    root: { model: rootApplication(platform, cluster) },
-    ...(policy ? { tenancyPolicy: { model: policy } } : {}),
-  };
+/**
+ * What synth prints after writing: a header row, then one row per pool (cluster, pool, arch,
+ * capacity, instance types admitted after overlays, nodes: a static pool's replicas, limits).
+ */
+export function summaryRows(platform: Platform, plans: readonly { readonly pools: readonly SummaryPool[] }[]): string[][] {
+  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'TYPES', 'NODES', 'LIMITS']];
+  platform.clusters.forEach((c, i) => {
+    c.pools.forEach((p, j) => {
+      const facts = plans[i].pools[j].facts;
+      const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
+      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(facts.admitted.length), nodes(facts.replicas), limits]);
+    });
+  });
+  return rows;
 }
 
-/** What synth prints after writing: a header row, then one row per pool (cluster, pool, arch, capacity, types, limits). */
-export function summaryRows(platform: Platform): string[][] {
-  const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'TYPES', 'LIMITS']];
-  for (const c of platform.clusters) {
-    for (const p of c.pools) {
-      const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
-      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(p.instanceTypes.count), limits]);
-    }
-  }
-  return rows;
+/** A static pool's node count, `static 4`; `-` for a dynamic pool. */
+function nodes(replicas: number | undefined): string {
+  return replicas === undefined ? '-' : `static ${replicas}`;
 }
 
 /** Who may use which pools, when the cluster has a tenancy policy (docs/tenancy.md). */
@@ -81,10 +100,11 @@ function tenancy(cluster: Cluster, policy: TenancyPolicyModel | undefined): stri
   ];
 }
 
-function row(pool: Pool): string {
+function row(pool: Pool, plan: SummaryPool): string {
   const s = pool.settings;
   const cells = [
-    `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(pool),
+    `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(plan),
+    nodes(plan.facts.replicas),
     Object.entries(s.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
     s.weight === undefined ? '-' : String(s.weight), disruption(pool), ami(pool),
   ];
@@ -108,11 +128,11 @@ function instances(pool: Pool): string {
   return parts.join('; ') || 'any';
 }
 
-/** How many instance types of Karpenter's catalog the pool admits, and their us-east-1 on-demand price range. */
-function admitted(pool: Pool): string {
-  const { count, pricePerHour } = pool.instanceTypes;
-  const range = pricePerHour ? ` ($${pricePerHour.min.toFixed(4)}–$${pricePerHour.max.toFixed(4)})` : '';
-  return `${count}${range}`;
+/** How many instance types of Karpenter's catalog the pool admits, and their us-east-1 on-demand price range after the cluster's overlays (the plan's). */
+function admitted(plan: SummaryPool): string {
+  const { admitted: types, prices } = plan.facts;
+  const range = prices ? ` ($${prices.min.toFixed(4)}–$${prices.max.toFixed(4)})` : '';
+  return `${types.length}${range}`;
 }
 
 function disruption(pool: Pool): string {

@@ -1,4 +1,5 @@
 import { CostChange, costChanges } from './cost';
+import { summaryDataOf } from './summary-data';
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
 import { atLeast, FieldChange, Risk, RISKS } from './risk';
 import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
@@ -33,8 +34,10 @@ export interface Review {
   /** Grouped by cluster (clusters with the loudest change first, the fleet last among equals), loudest class first within each. */
   readonly changes: readonly Change[];
   readonly clusters: readonly ClusterChange[];
-  /** Teams whose cost ceiling changes (dist/SUMMARY.md's cost table at both refs). @default - none */
+  /** Teams whose cost ceiling changes (dist/summary.json at both refs). @default - none */
   readonly costs?: readonly CostChange[];
+  /** What the review could not compare, and why (a ref without readable summary data). @default - none */
+  readonly notes?: readonly string[];
 }
 
 /** The kinds whose removal drains nodes. */
@@ -62,10 +65,14 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   }
   changes.push(...ownerChanges(context));
   const costs = costChanges(base, head);
+  // The working tree always has summary data; a base generated before it has none.
+  const [was, now] = [summaryDataOf(base), summaryDataOf(head)];
+  const notes = 'missing' in was && 'data' in now ? [`cost ceilings and Kubernetes versions are not compared: ${was.missing}`] : [];
   return {
     changes: sortByCluster(withKubernetesUpgrades(changes.map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c)), context)),
     clusters: clusterChanges(base, head, before, after),
     ...(costs.length ? { costs } : {}),
+    ...(notes.length ? { notes } : {}),
   };
 }
 
@@ -346,20 +353,11 @@ function list<T>(v: unknown): T[] {
   return Array.isArray(v) ? (v as T[]) : [];
 }
 
-/** Where the review reads each cluster's Kubernetes version at both refs (SUMMARY.md carries it: `...; Kubernetes 1.34.`). */
-export const SUMMARY_FILE = 'dist/SUMMARY.md';
-
-/** Each cluster's Kubernetes minor version, as a tree's SUMMARY.md states it. */
+/** Each cluster's Kubernetes minor version, as a tree's summary data states it (`dist/summary.json`; none without it). */
 export function kubernetesVersions(tree: GeneratedTree): Map<string, string> {
-  const out = new Map<string, string>();
-  let cluster: string | undefined;
-  for (const line of (tree.files.get(SUMMARY_FILE) ?? '').split('\n')) {
-    const heading = /^## Cluster `([^`]+)`/.exec(line);
-    if (heading) cluster = heading[1];
-    const version = /^Karpenter .*; Kubernetes (\d+\.\d+)\.$/.exec(line)?.[1];
-    if (cluster !== undefined && version !== undefined) out.set(cluster, version);
-  }
-  return out;
+  const read = summaryDataOf(tree);
+  if (!('data' in read)) return new Map();
+  return new Map(read.data.clusters.flatMap((c) => (c.kubernetesVersion !== null ? [[c.id, c.kubernetesVersion] as [string, string]] : [])));
 }
 
 /**

@@ -1,29 +1,19 @@
 /**
- * Cost ceilings at both refs, read back from `dist/SUMMARY.md`'s cost table (as the Kubernetes
- * version is): the review reads generated output only, so what a base ref allowed a team to
- * spend is what its committed SUMMARY says, with the prices and ceiling function of that ref.
+ * Cost ceilings at both refs, read from each ref's `dist/summary.json` (the plan as data): the
+ * review reads generated output only, so what a base ref allowed a team to spend is what its
+ * committed summary says, with the prices and ceiling function of that ref. Amounts are
+ * compared as numbers (to 1/10000 of a dollar), shown to the cent.
  */
+import { usd } from '../model/cost';
+import { summaryDataOf } from './summary-data';
 import type { GeneratedTree } from './tree';
-
-/** The summary file the cost table is in. */
-const SUMMARY_FILE = 'dist/SUMMARY.md';
-/** The table's heading (src/model/cost.ts COST_HEADING). */
-const COST_HEADING = '## Cost ceilings';
-
-/** A team's ceiling as a SUMMARY states it: per cluster and `total`, each `$12.34`, `unbounded` or `-`. */
-export interface CostRow {
-  readonly team: string;
-  /** Cell text per cluster id, and under `total`. */
-  readonly cells: ReadonlyMap<string, string>;
-  /** `$40.00`, or `-` for none. */
-  readonly budget: string;
-}
 
 /** A team whose ceiling changes between the refs. */
 export interface CostChange {
   readonly team: string;
   /** Cluster ids (either side), then `total`. */
   readonly columns: readonly string[];
+  /** Each column as shown: `$12.34`, `unbounded` or `-` (no pool there). */
   readonly before: ReadonlyMap<string, string>;
   readonly after: ReadonlyMap<string, string>;
   readonly budget: string;
@@ -31,51 +21,60 @@ export interface CostChange {
   readonly rises: boolean;
 }
 
-/** The cost table of a tree's SUMMARY.md, by team (`all teams` included). */
-export function costTable(tree: GeneratedTree): Map<string, CostRow> {
-  const out = new Map<string, CostRow>();
-  const lines = (tree.files.get(SUMMARY_FILE) ?? '').split('\n');
-  const start = lines.indexOf(COST_HEADING);
-  if (start < 0) return out;
-  let header: string[] | undefined;
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith('## ')) break;
-    if (!line.startsWith('|') || /^\|[-:|]+\|$/.test(line)) continue;
-    const cells = line.slice(1, -1).split('|').map((c) => c.trim().replace(/`/g, ''));
-    if (!header) {
-      header = cells;
-      continue;
-    }
-    const map = new Map<string, string>();
-    header.slice(1, -1).forEach((h, i) => map.set(h, cells[i + 1]));
-    out.set(cells[0], { team: cells[0], cells: map, budget: cells[cells.length - 1] });
+/** A team's ceilings as amounts: per cluster id and `total`; null: unbounded. */
+type Ceilings = Map<string, number | null>;
+
+/** Each team's ceilings in a tree (and `all teams`, per cluster and in total), or undefined when its summary data cannot be read. */
+function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budgets: Map<string, number | null> } | undefined {
+  const read = summaryDataOf(tree);
+  if (!('data' in read)) return undefined;
+  const teams = new Map<string, Ceilings>();
+  const budgets = new Map<string, number | null>();
+  const all: Ceilings = new Map();
+  const add = (into: Ceilings, key: string, v: number | null) => {
+    const was = into.get(key);
+    into.set(key, was === null || v === null ? null : (was ?? 0) + v);
+  };
+  for (const t of read.data.teams) {
+    const ceilings: Ceilings = new Map(Object.entries(t.perCluster));
+    ceilings.set('total', t.total);
+    teams.set(t.team, ceilings);
+    budgets.set(t.team, t.budgetPerHour);
+    for (const [cluster, v] of Object.entries(t.perCluster)) add(all, cluster, v);
+    add(all, 'total', t.total);
   }
-  return out;
+  teams.set('all teams', all);
+  return { teams, budgets };
 }
 
-/** USD of a cell: a number, Infinity for `unbounded`, 0 for `-` or a missing cell. */
-function amount(cell: string | undefined): number {
-  if (cell === undefined || cell === '-') return 0;
-  if (cell === 'unbounded') return Infinity;
-  return Number(cell.replace('$', ''));
+/** An amount as shown: `$12.34`, `unbounded`, or `-` for none. */
+function cell(v: number | null | undefined): string {
+  return v === undefined ? '-' : v === null ? 'unbounded' : usd(v);
+}
+
+/** An amount to compare: Infinity for unbounded, 0 for none. */
+function amount(v: number | null | undefined): number {
+  return v === undefined ? 0 : v === null ? Infinity : v;
 }
 
 /** The teams (and `all teams`) whose ceilings differ between base and head, in head's order then base's. */
 export function costChanges(base: GeneratedTree, head: GeneratedTree): CostChange[] {
-  const was = costTable(base);
-  const now = costTable(head);
-  // A base generated before cost ceilings existed has no table: nothing to compare, not a rise.
-  if (was.size === 0) return [];
-  const teams = [...new Set([...now.keys(), ...was.keys()])];
+  const was = ceilingsOf(base);
+  const now = ceilingsOf(head);
+  // A base generated before the summary data existed has none: nothing to compare, not a rise.
+  if (!was || !now) return [];
+  const teams = [...new Set([...now.teams.keys(), ...was.teams.keys()])];
   const out: CostChange[] = [];
   for (const team of teams) {
-    const b = was.get(team)?.cells ?? new Map<string, string>();
-    const a = now.get(team)?.cells ?? new Map<string, string>();
+    const b = was.teams.get(team) ?? new Map<string, number | null>();
+    const a = now.teams.get(team) ?? new Map<string, number | null>();
     const columns = [...new Set([...a.keys(), ...b.keys()].filter((k) => k !== 'total')), 'total'];
-    if (columns.every((c) => (b.get(c) ?? '-') === (a.get(c) ?? '-'))) continue;
+    if (columns.every((c) => b.get(c) === a.get(c))) continue;
+    const shown = (m: Ceilings) => new Map(columns.map((c) => [c, cell(m.get(c))]));
+    const budget = now.budgets.get(team) ?? was.budgets.get(team);
     out.push({
-      team, columns, before: b, after: a,
-      budget: now.get(team)?.budget ?? was.get(team)?.budget ?? '-',
+      team, columns, before: shown(b), after: shown(a),
+      budget: budget === undefined || budget === null ? '-' : usd(budget),
       rises: amount(a.get('total')) > amount(b.get('total')),
     });
   }

@@ -31,7 +31,10 @@ export interface TerminalOptions {
  */
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
   const lines = [`karpenter-gitops diff: ${base} -> working tree`];
-  const cost = review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : [];
+  const cost = [
+    ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : []),
+    ...(review.notes ?? []).map((n) => `note: ${n}`),
+  ];
   if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
   lines.push(counts(review.changes), '');
   for (const group of groups(review)) {
@@ -77,7 +80,10 @@ export interface MarkdownOptions {
 export function markdownReport(review: Review, base: string, options: MarkdownOptions = {}): string {
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
   const head = [COMMENT_MARKER, `### karpenter-gitops: what this PR does to the clusters (vs \`${base}\`)`, ''];
-  const cost = review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs).map((l) => `- ${l}`), ''] : [];
+  const cost = [
+    ...(review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs).map((l) => `- ${l}`), ''] : []),
+    ...(review.notes ?? []).flatMap((n) => [`> note: ${n}`, '']),
+  ];
   if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', '', ...cost].join('\n');
   head.push(counts(review.changes), '');
   const note = [

@@ -93,10 +93,15 @@ describe('pools that can never launch a node', () => {
 });
 
 describe('warnings of the dry run', () => {
-  it('warns when a pool has no cpu or memory limit', () => {
+  it('warns when no limit of a pool bounds it (the plan\'s ceiling is unbounded)', () => {
     expect(warningsOf({ config: aConfig({ defaults: { limits: undefined }, teams: { web: { instanceFamilies: ['m7i'] } } }) })).toEqual([expect.stringMatching(
-      /teams\.web: pool web has no cpu or memory limit: Karpenter may launch nodes without bound \(\d+ instance types, up to \$\d+\.\d\d\/hour each\); set limits: \{ cpu: \.\.\., memory: \.\.\. \}$/,
+      /teams\.web: pool web has no limit that bounds it: Karpenter may launch nodes without bound \(\d+ instance types, up to \$\d+\.\d\d\/hour each, ceiling at us-east-1 on-demand list price\); set limits: \{ cpu: \.\.\., memory: \.\.\. \} or limits\.nodes$/,
     )]);
+  });
+
+  it('does not warn about a pool bounded by limits.nodes alone, or a static pool: their ceiling is bounded (as explain says)', () => {
+    expect(warningsOf({ config: aConfig({ defaults: { limits: undefined }, teams: { web: { instanceFamilies: ['m7i'], limits: { nodes: '4' } } } }) })).toEqual([]);
+    expect(warningsOf({ config: aConfig({ defaults: { limits: undefined }, teams: { web: { instanceFamilies: ['m7i'], replicas: 2 } } }) })).toEqual([]);
   });
 
   it('warns when a spot pool has few instance types to choose from, and says why that matters', () => {

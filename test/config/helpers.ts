@@ -4,6 +4,7 @@
  */
 import { LoadResult, loadPlatform } from '../../src/config/load';
 import { formatProblem, InputError } from '../../src/input/problems';
+import { loadPlan } from '../../src/model/checks';
 import { ProjectInput, writeProject } from '../builders';
 
 /** Loads a project that must be valid; the test fails with the problems otherwise. */
@@ -11,9 +12,9 @@ export function load(input: ProjectInput = {}): LoadResult {
   return loadPlatform(writeProject(input).configPath);
 }
 
-/** The warnings of a project that must be valid, one formatted line each. */
+/** The warnings of a project that must be valid, one formatted line each: the config's and its plan's, as a run prints them. */
 export function warningsOf(input: ProjectInput = {}): string[] {
-  return load(input).warnings.map(formatProblem);
+  return loadPlan(writeProject(input).configPath).warnings.map(formatProblem);
 }
 
 /**
@@ -22,6 +23,11 @@ export function warningsOf(input: ProjectInput = {}): string[] {
  */
 export function problemsOf(input: ProjectInput): string[] {
   return inputErrorOf(() => loadPlatform(writeProject(input).configPath)).problems.map(formatProblem);
+}
+
+/** Every problem of a run (the config's and its plan's: budgets), one formatted line each. */
+export function runProblemsOf(input: ProjectInput): string[] {
+  return inputErrorOf(() => loadPlan(writeProject(input).configPath)).problems.map(formatProblem);
 }
 
 /** The {@link InputError} that `run` throws; any other outcome fails the test. */

@@ -14,7 +14,11 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
 import { explainPool, PoolExplanation } from '../../src/explain/explain';
-import { budgetProblems, teamCeilings } from '../../src/model/cost';
+import { fleetPlan } from '../../src/model/plan';
+import { planFindings } from '../../src/model/checks';
+import type { Platform } from '../../src/config/platform';
+
+const teamCeilings = (platform: Platform) => fleetPlan(platform).teamCeilings;
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { cli } from '../review/fleet';
 
@@ -95,7 +99,7 @@ describe('budgets', () => {
 
   it('lists nothing when no team has a budget', () => {
     const { platform } = loadPlatform(project().configPath);
-    expect(budgetProblems(platform)).toEqual([]);
+    expect(planFindings(platform, fleetPlan(platform)).problems).toEqual([]);
   });
 });
 

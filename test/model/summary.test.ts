@@ -1,9 +1,12 @@
-import { summaryMarkdown } from '../../src/model/summary';
+import { fleetPlan } from '../../src/model/plan';
+import type { Platform } from '../../src/config/platform';
 import { synthesize } from '../../src/synth';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 
 const platform = aPlatform([aCluster([aPool({}, { name: 'web', team: 'web' })])]);
 const sourceLine = (markdown: string) => markdown.split('\n')[2];
+/** dist/SUMMARY.md as the plan writes it. */
+const summaryMarkdown = (p: Platform, configFile: string) => fleetPlan(p, { configFile }).summary.model;
 
 describe('summaryMarkdown', () => {
   it('names the config it comes from and links it from dist/', () => {

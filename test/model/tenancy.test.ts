@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
 import { refusalMessage, tenancyPolicy, tenancyRefusal } from '../../src/model/tenancy';
-import { summaryMarkdown } from '../../src/model/summary';
+import { fleetPlan } from '../../src/model/plan';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
 import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodToleration, TOLERATE_ALL } from '../support/pods';
@@ -95,7 +95,7 @@ describe('the policy and its binding', () => {
   });
 
   it('is summed up in dist/SUMMARY.md: who may use each team\'s pools, and the teams left open', () => {
-    expect(summaryMarkdown(tenancyPlatform({ tenancyAction: 'Audit' }), 'config/platform.yaml').split('\n')).toContain(
+    expect(fleetPlan(tenancyPlatform({ tenancyAction: 'Audit' })).summary.model.split('\n')).toContain(
       'Tenancy (Audit): team vision\'s pools for namespaces `vision`, `vision-batch`, `karpenter-smoke-tests`; team web\'s pools for namespaces `web`, `karpenter-smoke-tests`; '
       + 'team shared\'s pools for namespaces `shared`, `karpenter-smoke-tests`; open to every namespace: team legacy.',
     );

@@ -1,6 +1,6 @@
 /**
  * Cost ceilings in review (issue 21, contract 6.5): the review reads each team's ceiling from
- * dist/SUMMARY.md's cost table at both refs and shows it before and after, per cluster and in
+ * dist/summary.json (the plan as data, issue 29) at both refs and shows it before and after, per cluster and in
  * total, with the budget; `--fail-on cost` exits 3 when a ceiling rises, not when it falls.
  */
 import { costChanges } from '../../src/review/cost';
@@ -51,14 +51,40 @@ describe('a cost ceiling in review', () => {
 });
 
 describe('costChanges', () => {
-  const summary = (web: string) => ['## Cost ceilings', '', '| team | `demo` | total | budget |', '|---|---:|---:|---:|', `| web | ${web} | ${web} | $40.00 |`, ''].join('\n');
-  const tree = (text?: string) => new GeneratedTree(new Map(text === undefined ? [] : [['dist/SUMMARY.md', text]]), 'x');
+  /** dist/summary.json with team web's ceiling on cluster demo (the shape model/summary-data.ts writes). */
+  const data = (web: number | null, version = 1) => JSON.stringify({
+    summaryVersion: version, costBasis: 'ceiling at us-east-1 on-demand list price', clusters: [],
+    teams: [{ team: 'web', perCluster: { demo: web }, total: web, budgetPerHour: 40 }],
+  });
+  const tree = (text?: string, summary = '# Karpenter pools\n') => new GeneratedTree(new Map([
+    ['dist/SUMMARY.md', summary], ...(text === undefined ? [] : [['dist/summary.json', text] as [string, string]]),
+  ]), 'x');
 
-  it('reads the table at both refs: a rise, with the budget', () => {
-    expect(costChanges(tree(summary('$1.00')), tree(summary('$2.00')))).toEqual([expect.objectContaining({ team: 'web', rises: true, budget: '$40.00' })]);
+  it('reads the data at both refs: a rise, with the budget', () => {
+    const changes = costChanges(tree(data(1)), tree(data(2)));
+    expect(changes.map((c) => c.team)).toEqual(['web', 'all teams']);
+    expect(changes[0]).toMatchObject({ team: 'web', rises: true, budget: '$40.00' });
   });
 
-  it('is empty when the base has no cost table (generated before it), not a rise', () => {
-    expect(costChanges(tree('# Karpenter pools\n'), tree(summary('$2.00')))).toEqual([]);
+  it('sees a rise under a cent (amounts compared as numbers, shown to the cent)', () => {
+    const [web] = costChanges(tree(data(1.2301)), tree(data(1.2349)));
+    expect(web).toMatchObject({ team: 'web', rises: true });
+    expect(web.after.get('total')).toBe('$1.23');
+  });
+
+  it('says a pool turning unbounded is a rise', () => {
+    expect(costChanges(tree(data(1)), tree(data(null)))[0]).toMatchObject({ rises: true, after: new Map([['demo', 'unbounded'], ['total', 'unbounded']]) });
+  });
+
+  it('is empty when the base has no summary data (generated before it), not a rise, and whatever SUMMARY.md says', () => {
+    expect(costChanges(tree(undefined, '## Cost ceilings\n| web | $1.00 |'), tree(data(2)))).toEqual([]);
+  });
+
+  it('does not read a version it does not know', () => {
+    expect(costChanges(tree(data(1, 2)), tree(data(2)))).toEqual([]);
+  });
+
+  it('ignores SUMMARY.md\'s wording: rewording it changes nothing the review reads', () => {
+    expect(costChanges(tree(data(1), 'anything'), tree(data(2), 'reworded entirely'))[0]).toMatchObject({ team: 'web', rises: true });
   });
 });

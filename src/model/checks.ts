@@ -1,0 +1,65 @@
+/**
+ * Everything a run can find, found in one run (STYLE.md: every problem of a run at once): the
+ * config's problems (config/load.ts readPlatform) and what only the plan can say — a team's
+ * ceiling over its budget, a pool whose limits bound nothing — reported together.
+ */
+import { LoadOptions, readPlatform } from '../config/load';
+import type { Platform } from '../config/platform';
+import { InputError, Problem } from '../input/problems';
+import { budgetProblems, CEILING_BASIS } from './cost';
+import { FleetPlan, fleetPlan, PlanOptions } from './plan';
+
+/** The plan's findings: problems (synth fails) and warnings. */
+export interface PlanFindings {
+  readonly problems: readonly Problem[];
+  readonly warnings: readonly Problem[];
+}
+
+/**
+ * What the plan finds: every team whose ceiling exceeds its budget, a pool without a bound
+ * under a budget (problems, docs/cost.md), and a pool whose limits bound nothing (a warning:
+ * Karpenter may launch nodes without bound).
+ */
+export function planFindings(platform: Platform, plan: FleetPlan): PlanFindings {
+  const warnings: Problem[] = [];
+  platform.clusters.forEach((cluster, i) => cluster.pools.forEach((pool, j) => {
+    const { admitted, prices, ceiling } = plan.clusters[i].pools[j].facts;
+    if (ceiling.perHour !== null || admitted.length === 0) return;
+    warnings.push({
+      ...pool.limitsAt,
+      message: `pool ${pool.name} has no limit that bounds it: Karpenter may launch nodes without bound (${admitted.length} instance types, `
+        + `up to ${prices ? `$${prices.max.toFixed(2)}/hour` : 'an unknown price'} each, ${CEILING_BASIS}); set limits: { cpu: ..., memory: ... } or limits.nodes`,
+    });
+  }));
+  return { problems: budgetProblems(plan.teamCeilings, platform.budgets), warnings };
+}
+
+/** A platform, its plan and the warnings of both. */
+export interface LoadedPlan {
+  readonly platform: Platform;
+  readonly plan: FleetPlan;
+  readonly warnings: readonly Problem[];
+}
+
+/**
+ * Reads the config, plans it, and throws an {@link InputError} with every problem of both when
+ * anything is wrong: once the config parses, its per-cluster checks, the dry run and the
+ * budgets report together.
+ */
+export function loadPlan(configPath: string, options: LoadOptions & PlanOptions = {}): LoadedPlan {
+  const read = readPlatform(configPath, options);
+  if (!read.platform) throw new InputError(read.problems);
+  let plan: FleetPlan;
+  try {
+    plan = fleetPlan(read.platform, options);
+  } catch (err) {
+    // The plan of a config with problems may not be buildable (a field the schema refused is
+    // missing); those problems are what to fix, and they are all reported.
+    if (read.problems.length) throw new InputError(read.problems);
+    throw err;
+  }
+  const found = planFindings(read.platform, plan);
+  const problems = [...read.problems, ...found.problems];
+  if (problems.length) throw new InputError(problems);
+  return { platform: read.platform, plan, warnings: [...read.warnings, ...found.warnings] };
+}

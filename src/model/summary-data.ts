@@ -1,0 +1,135 @@
+/**
+ * `dist/summary.json`: the plan as versioned data (docs/review.md, "The summary as data"). The
+ * review reads it at both refs, never `dist/SUMMARY.md`'s prose; other tools may too. It lies
+ * outside every Application's path (`dist/<cluster>/…`), so it is never synced to a cluster.
+ */
+import type { Platform } from '../config/platform';
+import type { CeilingBound, TeamCeiling } from './cost';
+import { CEILING_BASIS } from './cost';
+import { clusterRevision, isGated } from './stages';
+import type { Budget } from '../schedule/windows';
+import { describeRuns, windowPlan } from '../schedule/windows';
+
+/** Where the summary data is written, relative to the output root. */
+export const SUMMARY_DATA_PATH = 'dist/summary.json';
+
+/**
+ * The version of the data's shape. A reader refuses a version it does not know; a field is
+ * only ever added within a version.
+ */
+export const SUMMARY_DATA_VERSION = 1;
+
+/** One pool of a cluster, as `dist/summary.json` holds it. */
+export interface SummaryDataPool {
+  readonly name: string;
+  readonly team: string;
+  /** A static pool's node count; null for a dynamic pool. */
+  readonly replicas: number | null;
+  /** The instance types its NodePool admits after the cluster's overlays, and their on-demand list price range (USD per hour; null: none priced). */
+  readonly instanceTypes: { readonly count: number; readonly cheapest: { readonly type: string; readonly perHour: number } | null; readonly dearest: { readonly type: string; readonly perHour: number } | null };
+  /** What it can cost per hour at its limits (USD; null: unbounded), and what bounds it. */
+  readonly ceiling: { readonly perHour: number | null; readonly boundBy: string | null; readonly bound: CeilingBound | null; readonly bufferPerHour: number | null };
+  readonly limits: Readonly<Record<string, string>>;
+  /** Its NodePool's disruption budgets, the window's included (UTC cron). */
+  readonly budgets: readonly Budget[];
+  /** The AMI alias its nodes run, or null for selector terms. */
+  readonly amiAlias: string | null;
+  /** The namespaces whose pods may use it (the tenancy policy); null: any. */
+  readonly namespaces: readonly string[] | null;
+}
+
+/** One cluster, as `dist/summary.json` holds it. */
+export interface SummaryDataCluster {
+  readonly id: string;
+  readonly eksCluster: string;
+  readonly karpenterVersion: string;
+  /** Null when neither the config nor Terraform says it. */
+  readonly kubernetesVersion: string | null;
+  /** Null: no stage. */
+  readonly stage: number | null;
+  /** The git revision everything of the cluster tracks (a stage ref from stage 2 on). */
+  readonly revision: string;
+  /** A later stage waits for its drift gate. */
+  readonly gated: boolean;
+  /** Its maintenance window; null: none (drifted nodes are replaced at any time). */
+  readonly window: null | {
+    readonly name: string;
+    readonly timeZone: string;
+    readonly days: readonly string[];
+    readonly start: string;
+    readonly duration: string;
+    /** The UTC minutes in which Karpenter may replace drifted nodes and the pools sync (`mon 21:00-tue 02:00`). */
+    readonly keptUtc: readonly string[];
+  };
+  readonly pools: readonly SummaryDataPool[];
+}
+
+/** `dist/summary.json`. */
+export interface SummaryData {
+  readonly summaryVersion: number;
+  /** What every cost figure is: `ceiling at us-east-1 on-demand list price`. */
+  readonly costBasis: string;
+  readonly clusters: readonly SummaryDataCluster[];
+  /** Each team's ceiling per cluster (USD per hour; null: unbounded), in total, and its budget. */
+  readonly teams: readonly { readonly team: string; readonly perCluster: Readonly<Record<string, number | null>>; readonly total: number | null; readonly budgetPerHour: number | null }[];
+}
+
+/** What the summary data reads of a cluster's plan (a `ClusterPlan` is one). */
+interface DataClusterPlan {
+  readonly pools: readonly {
+    readonly name: string;
+    readonly nodePool: { readonly budgets: readonly Budget[] };
+    readonly facts: {
+      readonly admitted: readonly unknown[];
+      readonly prices?: { readonly min: number; readonly minType: string; readonly max: number; readonly maxType: string };
+      readonly ceiling: { readonly perHour: number | null; readonly boundBy?: string; readonly bound?: CeilingBound; readonly buffer?: { readonly perHour: number } };
+      readonly replicas?: number;
+      readonly admission?: { readonly namespaces: readonly string[] };
+    };
+  }[];
+}
+
+/** The fleet's plan as data: per cluster its release, stage, window and pools, and every team's ceiling. */
+export function summaryData(platform: Platform, plans: readonly DataClusterPlan[], ceilings: readonly TeamCeiling[]): SummaryData {
+  return {
+    summaryVersion: SUMMARY_DATA_VERSION,
+    costBasis: CEILING_BASIS,
+    clusters: platform.clusters.map((c, i) => ({
+      id: c.id,
+      eksCluster: c.terraform.clusterName,
+      karpenterVersion: c.karpenter.version,
+      kubernetesVersion: c.kubernetesVersion ?? null,
+      stage: c.stage ?? null,
+      revision: clusterRevision(platform, c),
+      gated: isGated(platform, c),
+      window: c.window ? {
+        name: c.window.name, timeZone: c.window.timeZone, days: [...c.window.days], start: c.window.start, duration: c.window.duration,
+        keptUtc: describeRuns(windowPlan(c.window).kept),
+      } : null,
+      pools: c.pools.map((pool, j) => {
+        const { facts, nodePool } = plans[i].pools[j];
+        return {
+          name: pool.name,
+          team: pool.team,
+          replicas: facts.replicas ?? null,
+          instanceTypes: {
+            count: facts.admitted.length,
+            cheapest: facts.prices ? { type: facts.prices.minType, perHour: facts.prices.min } : null,
+            dearest: facts.prices ? { type: facts.prices.maxType, perHour: facts.prices.max } : null,
+          },
+          ceiling: { perHour: facts.ceiling.perHour, boundBy: facts.ceiling.boundBy ?? null, bound: facts.ceiling.bound ?? null, bufferPerHour: facts.ceiling.buffer?.perHour ?? null },
+          limits: { ...(pool.settings.limits ?? {}) },
+          budgets: nodePool.budgets,
+          amiAlias: pool.settings.ami.alias ?? null,
+          namespaces: facts.admission ? [...facts.admission.namespaces] : null,
+        };
+      }),
+    })),
+    teams: ceilings.map((t) => ({
+      team: t.team,
+      perCluster: Object.fromEntries(t.perCluster),
+      total: t.total,
+      budgetPerHour: t.budget !== undefined ? Number(t.budget) : null,
+    })),
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The review reads each ref's plan as data: `dist/summary.json` (src/model/summary-data.ts,
+ * docs/review.md), never `dist/SUMMARY.md`'s prose, whose wording is free to change.
+ */
+import { SUMMARY_DATA_PATH, SUMMARY_DATA_VERSION, SummaryData } from '../model/summary-data';
+import type { GeneratedTree } from './tree';
+
+/** A tree's summary data, or why it has none it can read. */
+export type SummaryRead = { readonly data: SummaryData } | { readonly missing: string };
+
+/**
+ * The summary data of a tree: none when the tree has no `dist/summary.json` (generated before
+ * karpenter-gitops wrote one), or one of a version this review does not know.
+ */
+export function summaryDataOf(tree: GeneratedTree): SummaryRead {
+  const text = tree.files.get(SUMMARY_DATA_PATH);
+  if (text === undefined) return { missing: `${tree.where} has no ${SUMMARY_DATA_PATH} (generated before karpenter-gitops wrote it)` };
+  let data: Partial<SummaryData>;
+  try {
+    data = JSON.parse(text) as Partial<SummaryData>;
+  } catch (err) {
+    return { missing: `${SUMMARY_DATA_PATH} of ${tree.where} is not JSON (${(err as Error).message}): run npm run synth on it` };
+  }
+  if (data.summaryVersion !== SUMMARY_DATA_VERSION) {
+    return { missing: `${SUMMARY_DATA_PATH} of ${tree.where} is version ${String(data.summaryVersion)}, not ${SUMMARY_DATA_VERSION}, which this review reads: regenerate it with this version (npm run synth)` };
+  }
+  return { data: data as SummaryData };
+}
