@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { promotion } from './promote/promote';
-import { stageAdoptionLine, stageAdoptions, windowReviewLines } from './review/windows';
+import { stageAdoptionLine, stageAdoptions } from './review/windows';
+import { summaryDataOf } from './review/summary-data';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
 import type { Platform } from './config/platform';
@@ -19,7 +20,7 @@ import { OutputError } from './output/output-error';
 import { review } from './review/changes';
 import { checkTree, Drift } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
-import { commitOf, GitError, treeAt } from './review/git';
+import { commitOf, commitTime, GitError, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
@@ -292,22 +293,25 @@ interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
-  const { files, platform } = await build(say, options);
+  const { files } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
-  const result = review(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'));
+  const baseTree = new GeneratedTree(before, diffOptions.base);
+  const headTree = new GeneratedTree(files, 'the working tree');
+  const reviewed = review(baseTree, headTree);
+  // A cluster moving onto a stage ref (docs/windows.md), said with the report, at its head.
+  const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
+  const adoptions = stageAdoptions(baseTree, headTree).map((a) => stageAdoptionLine(a, commitOf(a.ref, options.root), baseCommit));
+  const result = adoptions.length ? { ...reviewed, notes: [...adoptions, ...(reviewed.notes ?? [])] } : reviewed;
+  // The rollout is counted from the head commit's time, not this machine's clock (docs/review.md).
+  const data = summaryDataOf(headTree);
+  const fleet = 'data' in data ? { data: data.data, at: commitTime('HEAD', options.root) ?? new Date() } : undefined;
   const style = (risk: Risk, text: string) => {
     const colour = RISK_COLOURS[risk];
     return colour ? say.paintOut(colour, text) : text;
   };
   say.out(diffOptions.format === 'markdown'
-    ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
-    : terminalReport(result, diffOptions.base, { full: diffOptions.full, style }));
-  // Windows and stages (docs/windows.md): a cluster moving onto a stage ref, and when each window next opens, from now.
-  const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
-  const adoptions = stageAdoptions(new GeneratedTree(before, diffOptions.base), new GeneratedTree(files, 'the working tree'))
-    .map((a) => stageAdoptionLine(a, commitOf(a.ref, options.root), baseCommit));
-  const windows = [...adoptions, ...windowReviewLines(platform, new Date())];
-  if (windows.length) say.out(['', diffOptions.format === 'markdown' ? '### Windows and stages' : 'Windows and stages:', '', ...windows.map((l) => `- ${l}`)].join('\n'));
+    ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full, fleet })
+    : terminalReport(result, diffOptions.base, { full: diffOptions.full, style, fleet }));
   const gate = diffOptions.failOn;
   if (gate === 'cost') {
     // A PR that lets a team spend more needs the same explicit approval as a drain (docs/cost.md).

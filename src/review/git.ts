@@ -68,6 +68,13 @@ export function commitOf(ref: string, root: string): string | undefined {
   return undefined;
 }
 
+/** When a commit was made (its committer date), or undefined outside a repository or for an unknown ref. */
+export function commitTime(ref: string, root: string): Date | undefined {
+  const r = spawnSync('git', ['-C', root, 'log', '-1', '--format=%ct', `${ref}^{commit}`, '--'], { encoding: 'utf8' });
+  const seconds = Number(r.stdout.trim());
+  return r.status === 0 && Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : undefined;
+}
+
 /** The id git gives a blob of this text: SHA-1, or SHA-256 in a repository of that object format (64 hex digits). */
 function blobId(text: string, length: number): string {
   const bytes = Buffer.from(text, 'utf8');

@@ -1,5 +1,7 @@
 import { COST_TITLE, costLines } from './cost';
 import { Change, ClusterChange, Review } from './changes';
+import type { SummaryData } from '../model/summary-data';
+import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, someOf, stepPacing, whenText } from './rollout';
 import { Risk, RISKS } from './risk';
 import { describe, FLEET, nameOf } from './tree';
 
@@ -16,12 +18,54 @@ export const RISK_LABELS: Record<Risk, { readonly title: string; readonly mark: 
 /** Most changed fields listed per change unless `full`; the rest are counted. */
 const MAX_FIELDS = 8;
 
+/** What the fleet summary of a report reads: the head's plan as data, and the time the rollout is counted from. */
+export interface FleetContext {
+  /** The head's `dist/summary.json`: clusters, stages, windows, budgets. */
+  readonly data: SummaryData;
+  /** The head commit's time: when stage 1 gets the change (at merge), and from when windows are counted. */
+  readonly at: Date;
+}
+
 /** Options of {@link terminalReport}. */
 export interface TerminalOptions {
   /** List every changed field, not the first {@link MAX_FIELDS} of each change. @default false */
   readonly full?: boolean;
   /** Styles the line of a change by its class (colour on a terminal). @default - plain text */
   readonly style?: (risk: Risk, text: string) => string;
+  /** The head's plan and time, for the rollout of each change. @default - no rollout section */
+  readonly fleet?: FleetContext;
+}
+
+/** `1 group`, `3 groups`. */
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/** A group in one line: `♻️ EC2NodeClass changed ×2,000 on 100 clusters: AMI alias a -> b`. */
+function groupLine(g: ChangeGroup, mark = true): string {
+  const where = g.clusters.length === 1 ? (g.clusters[0] === FLEET ? 'the fleet (argocd/)' : `cluster ${g.clusters[0]}`) : `${plural(g.clusters.length, 'cluster')}`;
+  return `${mark ? `${RISK_LABELS[g.risk].mark} ` : ''}${g.title} ×${g.members.length.toLocaleString('en-US')} on ${where}: ${g.what}`;
+}
+
+/**
+ * The fleet summary, first in every report: what to approve (the changes grouped), and for
+ * each group that replaces or drains nodes, when it reaches each stage and window and how it is
+ * paced. Lines without markup; `bullet` starts each item.
+ */
+function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: string): { approve: string[]; rollout: string[]; groups: ChangeGroup[] } {
+  const order = fleet?.data.clusters.map((c) => c.id) ?? [];
+  const groups = groupChanges(review.changes, order);
+  const approve = groups.map((g) => `${bullet}${groupLine(g)}${g.why ? ` — ${g.why}` : ''}`);
+  const rollout: string[] = [];
+  if (fleet) {
+    for (const g of groups.filter((x) => x.risk === 'destructive' || x.risk === 'replaces-nodes')) {
+      rollout.push(`${bullet}${groupLine(g, true)}:`);
+      for (const s of rolloutSteps(g, fleet.data, fleet.at)) {
+        const stage = s.stage === null ? 'no stage' : `stage ${s.stage}`;
+        rollout.push(`${bullet.replace(/\S/g, ' ')}  ${stage}, ${s.window ? `window ${s.window}` : 'no window'}: ${plural(s.clusters.length, 'cluster')} (${someOf(s.clusters)}), ${s.members.toLocaleString('en-US')} of its resources: `
+          + `synced ${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, fleet.data) || 'the pools\' budgets'}`);
+      }
+    }
+  }
+  return { approve, rollout, groups };
 }
 
 /**
@@ -30,13 +74,17 @@ export interface TerminalOptions {
  * what happens, its fields below it with why each falls in its class.
  */
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
-  const lines = [`karpenter-gitops diff: ${base} -> working tree`];
+  const lines = [`karpenter-gitops diff: ${base} -> working tree${options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
   const cost = [
     ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : []),
     ...(review.notes ?? []).map((n) => `note: ${n}`),
   ];
   if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
   lines.push(counts(review.changes), '');
+  const summary = fleetSummary(review, options.fleet, '  ');
+  lines.push(`To approve (${plural(summary.groups.length, 'change')}, each on every resource it names below):`, ...summary.approve, '');
+  if (summary.rollout.length) lines.push('Rollout, change by change (stage, window, pacing):', ...summary.rollout, '');
+  lines.push('Every change, by cluster:', '');
   for (const group of groups(review)) {
     lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
     if (group.event?.note) lines.push(`  note: ${group.event.note}`);
@@ -68,14 +116,17 @@ export interface MarkdownOptions {
   readonly fullReportUrl?: string;
   /** List every changed field in an unshortened report. @default false */
   readonly full?: boolean;
+  /** The head's plan and time, for the rollout and its diagram. @default - no rollout section */
+  readonly fleet?: FleetContext;
 }
 
 /**
- * The report as a PR comment: the counts, then a table per cluster (loudest cluster
- * first), loudest change first. A report too long for a comment is summarised, most
- * detail kept where it matters most: first the field lists go (except for destructive
- * changes), then each quieter class becomes a count per cluster, then the destructive
- * list is cut; a note points at the full report.
+ * The report as a PR comment, always within `maxChars` (GitHub refuses a comment over 65,536
+ * characters): the counts; what to approve, one line per group of identical changes; the
+ * rollout of each change that replaces nodes, stage by stage, with a Mermaid Gantt chart of
+ * when it can replace nodes; the cost ceilings; then every change by cluster (folded) as long as
+ * it fits — shortened to the destructive changes, then to counts, then cut, with a note that
+ * says where the full report is.
  */
 export function markdownReport(review: Review, base: string, options: MarkdownOptions = {}): string {
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
@@ -86,30 +137,62 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
   ];
   if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', '', ...cost].join('\n');
   head.push(counts(review.changes), '');
+  const summary = fleetSummary(review, options.fleet, '- ');
   const note = [
-    '> This report was shortened to fit a GitHub comment. The full report: '
-      + `${options.fullReportUrl ? `[the workflow run's \`karpenter-diff\` artifact](${options.fullReportUrl}), or ` : ''}\`npm run diff -- --base ${base}\` locally.`,
+    '> The full report (every resource, every field): '
+      + `${options.fullReportUrl ? `[the workflow run's \`karpenter-diff\` artifact](${options.fullReportUrl}), or ` : ''}\`npm run diff -- --base ${base} --full\` locally.`,
     '',
   ];
-  const all = groups(review);
-  for (const level of [0, 1, 2] as const) {
-    const text = [...head, ...all.flatMap((g) => section(g, level, options.full ?? false)), ...cost, ...(level > 0 ? note : [])].join('\n');
-    if (text.length <= max) return text;
+  const gantt = options.fleet && summary.rollout.length ? ['```mermaid', rolloutGantt(summary.groups, options.fleet.data, options.fleet.at), '```', ''] : [];
+  const rolloutTitle = options.fleet ? `**Rollout** (times from the head commit, ${whenText(options.fleet.at)}):` : '';
+  // What must always be there, cut to fit when a PR has very many distinct changes.
+  const fixed = (approve: string[], rollout: string[]) => [
+    ...head,
+    `**To approve** (${plural(summary.groups.length, 'change')}, each on every resource it names):`, '', ...approve.map(cell2), '',
+    ...(rollout.length ? [rolloutTitle, '', ...rollout.map(cell2), '', ...gantt] : []),
+    ...cost,
+  ];
+  let approve = summary.approve;
+  let rollout = summary.rollout;
+  const room = () => max - [...fixed(approve, rollout), '<details><summary>Every change, by cluster</summary>', '', '</details>', '', ...note].join('\n').length;
+  // Keep the first items of the longest list until the rest fits: a PR of thousands of distinct changes.
+  while (room() < 0 && (approve.length > 1 || rollout.length > 1)) {
+    if (approve.length >= rollout.length) approve = [...approve.slice(0, Math.floor(approve.length / 2)), `- … ${summary.approve.length - Math.floor(approve.length / 2)} more (see the full report)`];
+    else rollout = [...rollout.slice(0, Math.floor(rollout.length / 2)), `- … more steps (see the full report)`];
+    if (approve.length <= 2 && rollout.length <= 2) break;
   }
-  // Still too long: every cluster's counts, the destructive rows that fit, then the count of the rest.
-  let budget = max - [...head, ...all.flatMap((g) => section(g, 2, false, () => false)), ...cost, ...note].join('\n').length - 200;
-  let hidden = 0;
-  const fits = (row: string) => {
-    if (row.length + 1 > budget) {
-      hidden++;
-      return false;
+  const all = groups(review);
+  let detail: string[] = [];
+  for (const level of [0, 1, 2] as const) {
+    const body = all.flatMap((g) => section(g, level, options.full ?? false));
+    if (body.join('\n').length + 1 <= room()) {
+      detail = body;
+      break;
     }
-    budget -= row.length + 1;
-    return true;
-  };
-  const body = all.flatMap((g) => section(g, 2, false, fits));
-  const cut = hidden > 0 ? [`> … ${hidden} more destructive change(s): see the full report`, ''] : [];
-  return [...head, ...body, ...cut, ...cost, ...note].join('\n');
+  }
+  if (detail.length === 0) {
+    // Even the counts of every cluster are too long: the destructive rows that fit, then the count of the rest.
+    let budget = room() - 200;
+    let hidden = 0;
+    const fits = (row: string) => {
+      if (row.length + 1 > budget) {
+        hidden++;
+        return false;
+      }
+      budget -= row.length + 1;
+      return true;
+    };
+    const destructive = all.filter((g) => g.changes.some((c) => c.risk === 'destructive'));
+    detail = [...destructive.flatMap((g) => section(g, 2, false, fits)).filter(() => budget > 0),
+      ...(hidden > 0 || destructive.length < all.length ? [`> … ${hidden} more destructive change(s), and the quieter changes of ${plural(all.length - destructive.length, 'cluster')}: see the full report`, ''] : [])];
+  }
+  const text = [...fixed(approve, rollout), '<details><summary>Every change, by cluster</summary>', '', ...detail, '</details>', '', ...note].join('\n');
+  return text.length <= max ? text : `${text.slice(0, max - 200)}\n\n> … cut to fit a GitHub comment: see the full report\n`;
+}
+
+/** A summary line made safe for markdown (no HTML from user text). */
+function cell2(line: string): string {
+  return line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/ -&gt; /g, ' → ');
 }
 
 /** The changes of one cluster (or of the fleet), with the cluster's own addition or removal. */
