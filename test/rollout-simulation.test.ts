@@ -321,6 +321,26 @@ describe('a staged fleet in simulated time (dev stage 1, staging stage 2, prod-e
     expect(timeline(fleet, c2, c2At)['stage-3']).toBeLessThan(reopens);
     expect(fleet.violations).toEqual([]);
   });
+
+  it('8. a window change reaches prod-eu\'s sync window only through stage 3, as its budgets do (one clock)', () => {
+    const fleet = convergedFleet();
+    fleet.runUntil(TUESDAY);
+    const project = () => fleet.inCluster.get('AppProject', 'prod-eu-pools', 'argocd')!;
+    const schedules = (live: ReturnType<typeof project>) => ((live.applied.spec as { syncWindows: { schedule: string; duration: string }[] }).syncWindows).map((w) => `${w.schedule} ${w.duration}`).join('; ');
+    const before = schedules(project());
+    const budgets = () => JSON.stringify((fleet.clusters.get('prod-eu')!.api.get('NodePool', 'web')!.applied.spec as { disruption: unknown }).disruption);
+    const budgetsBefore = budgets();
+    const windowMoved = firstTime(fleet, () => schedules(project()) !== before);
+    const budgetsMoved = firstTime(fleet, () => budgets() !== budgetsBefore);
+    const sha = fleet.commit(synth(fleetConfig((c) => { c.windows.eu.start = '23:00'; })), 'C1: prod-eu\'s window from 23:00');
+    const ok = fleet.runUntilTrue(() => CLUSTERS.every((c) => fleet.finishedAt(c, sha) !== undefined), TUESDAY + 2 * DAY);
+    const line = timeline(fleet, sha, TUESDAY);
+    REPORT.push(describeTimeline('8. window change', line));
+    REPORT.push(`   prod-eu-pools sync window ${before} -> ${schedules(project())} at ${after(TUESDAY, windowMoved())}; prod-eu's NodePool budgets changed at ${after(TUESDAY, budgetsMoved())}`);
+    expect(ok).toBe(true);
+    expect(windowMoved()).toBeGreaterThanOrEqual(line['stage-3']!);
+    expect(fleet.violations).toEqual([]);
+  });
 });
 
 describe('the simulation\'s models catch what they are there to catch', () => {
