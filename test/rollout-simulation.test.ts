@@ -103,6 +103,7 @@ function replacementsByDay(fleet: FleetSim, cluster: string, from: number): stri
 }
 
 const AMI_BUMP = (c: Config) => { c.defaults.ami.alias = 'al2023@v20250610'; };
+const AMI_AND_OVERLAY = (c: Config) => { AMI_BUMP(c); c.overlays['savings-plan'].priceAdjustment = '-30%'; };
 const DAY = 24 * HOUR;
 
 /** The first minute `test` holds, watched from now on. */
@@ -173,7 +174,7 @@ describe('a staged fleet in simulated time (dev stage 1, staging stage 2, prod-e
     const fleet = convergedFleet();
     fleet.runUntil(TUESDAY);
     // C1 changes the pools (staging drifts) and an overlay (its Application has no window: a stage-3 cluster applies it as soon as stage 3 has it).
-    const c1 = fleet.commit(synth(fleetConfig((c) => { AMI_BUMP(c); c.overlays['savings-plan'].priceAdjustment = '-30%'; })), 'C1: AMI al2023@v20250610, savings-plan -30%');
+    const c1 = fleet.commit(synth(fleetConfig(AMI_AND_OVERLAY)), 'C1: AMI al2023@v20250610, savings-plan -30%');
     const prodOverlay = (cluster: string) => fleet.clusters.get(cluster)!.api.get('NodeOverlay', 'savings-plan')?.appliedJson.includes('"-30%"') === true;
     const ranFrom = firstTime(fleet, () => prodOverlay('prod-eu'));
     const prodRanC1 = { from: ranFrom, to: firstTime(fleet, () => ranFrom() !== undefined && !prodOverlay('prod-eu')) };
@@ -307,7 +308,7 @@ describe('a staged fleet in simulated time (dev stage 1, staging stage 2, prod-e
     const driftedAtClose = eu.api.list('NodeClaim').filter((n) => JSON.stringify(n.status).includes('"Drifted"')).length;
     const c2At = Date.parse('2027-01-13T09:00:00Z');
     fleet.runUntil(c2At);
-    const c2 = fleet.commit(synth(fleetConfig((c) => { AMI_BUMP(c); c.teams.ml.pools.gpu.expireAfter = '336h'; })), 'C2: ml-gpu expireAfter 336h');
+    const c2 = fleet.commit(synth(fleetConfig(AMI_AND_OVERLAY)), 'C2: savings-plan -30%');
     const ok = fleet.runUntilTrue(() => CLUSTERS.every((c) => fleet.finishedAt(c, c2) !== undefined), c2At + 2 * DAY);
     const replaced = eu.karpenter.disruptions.filter((d) => d.at >= merge);
     REPORT.push(describeTimeline('7. C1', timeline(fleet, c1, merge)));

@@ -14,10 +14,10 @@
  *   which compares with the latest git revision only once the last such comparison is older
  *   than 120s (`needRefreshAppStatus` l. 2105-2150, `Expired` types.go l. 3660-3662);
  * - a spec whose sources differ from the ones compared is refreshed at once, resolving git
- *   afresh (l. 2116-2121: CompareWithLatestForceResolve), as is a new Application;
+ *   afresh (l. 2119-2124: CompareWithLatestForceResolve), as is a new Application;
  * - a change to a managed resource (a child Application's status included) refreshes its
  *   Application at once, comparing with the revision already resolved (`handleObjectUpdated`
- *   l. 436-500: CompareWithRecent; l. 1894-1907: `revisions = app.Status.Sync.Revisions`);
+ *   l. 436-500: CompareWithRecent; l. 1911-1918: `revisions = app.Status.Sync.Revisions`);
  * - git refs come from `ls-remote`, cached for 3 minutes (`--revision-cache-expiration`,
  *   reposerver/cache/cache.go l. 70; util/git/client.go l. 812-870) unless the comparison
  *   resolves afresh (reposerver/repository/repository.go l. 353: no cache with noRevisionCache);
@@ -351,9 +351,17 @@ export class ArgoSim {
       for (const live of this.applications()) this.state(live.name).dueAt = now + Math.floor(this.options.random() * JITTER_MS);
       while (this.nextResync <= now) this.nextResync += RESYNC_MS;
     }
+    // Within a minute, children before their parents: a root then looks at its children once they have settled.
+    const ordered = () => {
+      const apps = this.applications();
+      const byName = new Map(apps.map((a) => [a.name, a]));
+      const depth = (live: Live | undefined): number => (live?.trackedBy === undefined ? 0 : 1 + depth(byName.get(live.trackedBy)));
+      const depths = new Map(apps.map((a) => [a, depth(a)]));
+      return apps.sort((a, b) => depths.get(b)! - depths.get(a)! || a.name.localeCompare(b.name));
+    };
     for (let round = 0; round < 6; round++) {
       let worked = false;
-      for (const live of this.applications().sort((a, b) => a.name.localeCompare(b.name))) {
+      for (const live of ordered()) {
         const state = this.state(live.name);
         let level = state.requested;
         state.requested = undefined;
@@ -367,7 +375,7 @@ export class ArgoSim {
           worked = true;
         }
       }
-      for (const live of this.applications().sort((a, b) => a.name.localeCompare(b.name))) {
+      for (const live of ordered()) {
         const state = this.state(live.name);
         if (state.op?.phase === 'Running' && this.operate(live, state)) worked = true;
       }
@@ -541,7 +549,7 @@ export class ArgoSim {
   private refresh(live: Live, state: AppState, level: Level): void {
     const spec = this.spec(live);
     const specJson = this.specJson(live);
-    // A spec compared for other sources is compared afresh (needRefreshAppStatus l. 2116-2121).
+    // A spec compared for other sources is compared afresh (needRefreshAppStatus l. 2119-2124).
     if (state.compared && state.compared.specJson !== specJson) level = Math.max(level, Level.ForceResolve);
     const errors = this.specErrors(spec);
     if (errors.length > 0) {

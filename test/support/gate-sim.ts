@@ -3,9 +3,9 @@
  * `dist/<cluster>/drift-gate/gate.yaml`, reading its `GATE` environment variable (a GateSpec,
  * src/gate/spec.ts), looking at the API server every poll with the Job's ServiceAccount (the
  * reads go through the cluster's live RBAC objects, which the gate's Application delivers), and
- * exiting 0 once {@link assess} has said done, without a break, for `settleSeconds`. The
- * simulation's state changes once a minute, so the pod looks once a minute (`pollSeconds` is
- * 30: a second look in the same minute would read the same objects). A read that RBAC refuses
+ * exiting 0 once {@link assess} has said done, without a break, for `settleSeconds`. It looks
+ * every `pollSeconds`, but at most once a simulated minute: the simulation's state changes once
+ * a minute, so a second look in the same minute would read the same objects. A read that RBAC refuses
  * makes the program exit 1 (the Job then retries up to its `backoffLimit`).
  */
 import type { GateSpec } from '../../src/gate/spec';
@@ -116,10 +116,13 @@ export function isGateJob(job: Live): boolean {
  */
 export function gateProgram(cluster: string, decide: Assess, looks: GateLook[]): PodProgram {
   let heldSince: number | undefined;
+  let lastLook: number | undefined;
   let last: string | undefined;
   return (job: Live, api: KubeApi, now: number) => {
     const podSpec = (job.applied as unknown as JobManifest).spec.template.spec;
     const spec = JSON.parse(podSpec.containers[0].env!.find((e) => e.name === 'GATE')!.value!) as GateSpec;
+    if (lastLook !== undefined && now - lastLook < spec.pollSeconds * 1000) return 'running';
+    lastLook = now;
     const subject = { namespace: job.namespace!, name: podSpec.serviceAccountName ?? 'default' };
     const reads: [verb: string, group: string, resource: string, namespace?: string, name?: string][] = [
       ['get', 'apps', 'deployments', spec.controller.namespace, spec.controller.deployment],

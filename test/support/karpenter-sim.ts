@@ -19,7 +19,7 @@
  *   both releases simulated (nodepool.go l. 334 at v1.14.1, l. 320 at v1.13.0; ec2nodeclass.go
  *   l. 595 at v1.14.1 and v1.13.1);
  * - **status**: every condition it sets carries `observedGeneration` = the object's generation
- *   (awslabs/operatorpkg status/condition_set.go l. 113-118): NodePool `Ready`, EC2NodeClass
+ *   (awslabs/operatorpkg status/condition_set.go l. 113-118 at 7a13865): NodePool `Ready`, EC2NodeClass
  *   `Ready` and `status.amis` (the alias resolved, pkg/controllers/nodeclass/ami.go l. 61-97),
  *   NodeOverlay `ValidationSucceeded` and `Ready` (pkg/controllers/nodeoverlay/controller.go
  *   l. 275), CapacityBuffer `ReadyForProvisioning` and `Provisioning`;
