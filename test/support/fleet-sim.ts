@@ -8,6 +8,13 @@
  *
  * Time moves in one-minute steps. Each minute: the Deployment and Job controllers (and the gate
  * pods), then Karpenter, then Argo CD, then (every 15 minutes) the CI job, then the checks.
+ * Minutes in which nothing can happen are skipped: Argo CD idle (no operation, no refresh asked
+ * for, every Application compared at the commit its ref names now and none that auto-sync would
+ * sync), every cluster idle (no rollout, no running Job, no NodeClaim drifted, launching or
+ * deleted, nothing changed since Karpenter's last minute), no stage behind the stage before it;
+ * the skip ends at the next scheduled action or when a sync window opens for an Application that
+ * waits on it. Argo CD's periodic refreshes in such minutes would compare the same objects at the
+ * same commits and change nothing.
  *
  * Beside the simulation runs an **oracle** that says, from the commits' files and the objects in
  * each cluster, when a cluster has finished a commit: Karpenter runs the commit's chart and
