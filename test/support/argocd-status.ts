@@ -177,6 +177,11 @@ export interface StatusOptions {
   readonly operation?: { readonly phase: 'Running' | 'Terminating' | 'Failed' | 'Error' | 'Succeeded'; readonly message: string } | null;
   /** The commit synced (`status.sync.revision`, each of `revisions`). @default "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678" */
   readonly revision?: string;
+  /**
+   * `status.sync.revisions` of a multi-source spec, one per source as Argo CD resolves them (a
+   * chart's version, a git source's commit). @default - `revision` for every source
+   */
+  readonly revisions?: readonly string[];
   /** `status.conditions`. @default - none */
   readonly conditions?: readonly { readonly type: string; readonly message: string }[];
 }
@@ -193,7 +198,7 @@ export function anApplicationStatus(app: LiveApplication, options: StatusOptions
   const spec = options.comparedSpec ?? app.spec ?? {};
   const multi = Array.isArray(spec.sources) && spec.sources.length > 0;
   const synced = options.revision ?? 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
-  const revisions = multi ? (spec.sources as { targetRevision?: string }[]).map(() => synced) : undefined;
+  const revisions = multi ? options.revisions ?? (spec.sources as { targetRevision?: string }[]).map(() => synced) : undefined;
   const operation = options.operation === undefined ? { phase: 'Succeeded', message: 'successfully synced (all tasks run)' } : options.operation;
   return goJson({ struct: 'ApplicationStatus' }, {
     sync: {

@@ -6,11 +6,22 @@ declare module 'fengari' {
     lua_pcall(L: LuaState, nargs: number, nresults: number, msgh: number): number;
     lua_tostring(L: LuaState, index: number): Uint8Array | null;
     lua_pop(L: LuaState, n: number): void;
+    lua_settop(L: LuaState, index: number): void;
+    lua_getglobal(L: LuaState, name: Uint8Array): number;
+    lua_pushnil(L: LuaState): void;
+    lua_pushstring(L: LuaState, s: Uint8Array): void;
+    lua_pushboolean(L: LuaState, b: boolean): void;
+    lua_pushnumber(L: LuaState, n: number): void;
+    lua_createtable(L: LuaState, narr: number, nrec: number): void;
+    lua_rawseti(L: LuaState, index: number, i: number): void;
+    lua_setfield(L: LuaState, index: number, k: Uint8Array): void;
+    lua_setmetatable(L: LuaState, index: number): void;
   };
   export const lauxlib: {
     luaL_newstate(): LuaState;
     luaL_loadstring(L: LuaState, source: Uint8Array): number;
     luaL_requiref(L: LuaState, name: Uint8Array, open: (L: LuaState) => number, global: number): void;
+    luaL_checkstack(L: LuaState, space: number, message: Uint8Array): void;
   };
   type Open = (L: LuaState) => number;
   export const lualib: {
