@@ -4,7 +4,7 @@ import { stageAdoptionLine, stageAdoptions } from './review/windows';
 import { summaryDataOf } from './review/summary-data';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loadPlatform } from './config/load';
-import type { Platform } from './config/platform';
+import type { Cluster, Platform } from './config/platform';
 import { loadPlan } from './model/checks';
 import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
@@ -20,7 +20,7 @@ import { OutputError } from './output/output-error';
 import { review } from './review/changes';
 import { checkTree, Drift } from './review/check';
 import { legacyPoolsAppProblems } from './review/guard';
-import { commitOf, commitTime, GitError, treeAt } from './review/git';
+import { commitOf, commitTime, GitError, sameFiles, treeAt } from './review/git';
 import { markdownReport, terminalReport } from './review/report';
 import { explainPool, renderExplanation } from './explain/explain';
 import { atLeast, Risk } from './review/risk';
@@ -109,7 +109,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
-      case 'promote': return promote(say, options.configPath, Number(argument), text('revision') ?? '', text('applications') ?? '-');
+      case 'promote': return promote(say, { configPath: options.configPath, root: options.root }, Number(argument), { revision: text('revision') ?? '', file: text('applications') ?? '-', main: text('main') });
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
@@ -346,7 +346,7 @@ function explain(say: Reporter, { configPath }: Options, target: string, format:
  * the manifest or the config has problems, all printed.
  */
 /** `promote STAGE --revision SHA --applications FILE` (docs/windows.md). */
-function promote(say: Reporter, configPath: string, stage: number, revision: string, file: string): number {
+function promote(say: Reporter, { configPath, root }: Options, stage: number, { revision, file, main }: { revision: string; file: string; main?: string }): number {
   const { platform } = loadPlatform(configPath, say.loadOptions);
   let applications: unknown;
   try {
@@ -355,7 +355,10 @@ function promote(say: Reporter, configPath: string, stage: number, revision: str
     say.error(`cannot read the Applications from ${file === '-' ? 'stdin' : file}: ${(err as Error).message} (give kubectl -n argocd get applications -o json)`);
     return EXIT.failed;
   }
-  const decision = promotion(platform, stage, revision, applications);
+  // Main must still want the revision for the stage's clusters (a revert is never overtaken).
+  const mainCommit = [main, 'origin/HEAD', 'origin/main'].filter((r): r is string => r !== undefined).map((r) => commitOf(r, root)).find((c) => c !== undefined);
+  const stillWanted = (cluster: Cluster) => (mainCommit === undefined ? undefined : sameFiles(revision, mainCommit, [`dist/${cluster.id}`, `argocd/${cluster.id}.yaml`], root));
+  const decision = promotion(platform, stage, revision, applications, stillWanted);
   if (decision.ready) {
     say.out(`stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`);
     say.out(decision.command ?? '');

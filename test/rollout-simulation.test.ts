@@ -341,8 +341,8 @@ describe('a staged fleet in simulated time (dev stage 1, staging stage 2, prod-e
     expect(fleet.violations).toEqual([]);
   });
 
-  // Fails on this branch: argocd/<cluster>.project.yaml, with the sync window, is synced by the
-  // bootstrap from gitops.targetRevision, not through the cluster's stage ref as its budgets are.
+  // The cluster's AppProject (dist/<cluster>/apps/project.yaml, with the sync windows) is created by
+  // its root from its stage ref, as its NodePools' budgets are.
   it('8. a window change reaches prod-eu\'s sync window only through stage 3, as its budgets do (one clock)', () => {
     const fleet = convergedFleet();
     fleet.runUntil(TUESDAY);

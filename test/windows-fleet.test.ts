@@ -43,7 +43,7 @@ describe('a fleet with a window and stages', () => {
   });
 
   it('puts prod\'s pool Applications in prod-pools, an AppProject whose sync windows are the UTC minutes Karpenter may drift', () => {
-    const project = one(files, 'argocd/prod.project.yaml', 'AppProject');
+    const project = one(files, 'dist/prod/apps/project.yaml', 'AppProject');
     expect(project.metadata.name).toBe('prod-pools');
     const applications = ['prod-pools-web', 'prod-pools-ml'];
     expect(project.spec.syncWindows).toEqual([
@@ -52,8 +52,10 @@ describe('a fleet with a window and stages', () => {
     expect(one(files, 'dist/prod/apps/pools-web.yaml', 'Application').spec.project).toBe('prod-pools');
     expect(one(files, 'dist/prod/apps/karpenter.yaml', 'Application').spec.project).toBe('default');
     expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('default');
-    expect(files.has('argocd/dev.project.yaml')).toBe(false);
-    expect(one(files, 'argocd/bootstrap.yaml', 'Application').spec.source.directory.include).toMatch(/prod\.project\.yaml/);
+    expect(files.has('dist/dev/apps/project.yaml')).toBe(false);
+    // Created by prod's root from its stage ref (sync wave -1, before the Applications that use it), not by the bootstrap from main.
+    expect(one(files, 'argocd/bootstrap.yaml', 'Application').spec.source.directory.include).not.toMatch(/project/);
+    expect((project.metadata as any).annotations['argocd.argoproj.io/sync-wave']).toBe('-1');
   });
 
   it('tells the health check that prod\'s pools wait on their window, and its root on its stage ref', () => {
@@ -71,7 +73,7 @@ describe('a fleet with a window and stages', () => {
       return (spec.sources ?? [spec.source]).filter((s: any) => s.chart === undefined).map((s: any) => s.targetRevision);
     };
     // Every git source; the CRD Application has only the chart, of the cluster's version.
-    const git = (prefix: string) => [...files.keys()].filter((p) => p.startsWith(prefix) && !p.endsWith('/karpenter-crd.yaml'));
+    const git = (prefix: string) => [...files.keys()].filter((p) => p.startsWith(prefix) && !p.endsWith('/karpenter-crd.yaml') && !p.endsWith('/project.yaml'));
     expect(git('dist/prod/apps/').length).toBeGreaterThan(3);
     for (const f of git('dist/prod/apps/')) expect(revisions(f)).toEqual(['karpenter-gitops/stage-2']);
     expect(revisions('argocd/prod.yaml')).toEqual(['karpenter-gitops/stage-2']);
@@ -175,8 +177,8 @@ describe('the AppProjects of a staged fleet', () => {
     const jobs = (path: string) => one(files, path, 'AppProject').spec.namespaceResourceWhitelist.filter((k: { kind: string }) => k.kind === 'Job');
     expect(jobs('argocd/project.yaml')).toEqual([{ group: 'batch', kind: 'Job' }]);
     // The gate has an Application of its own in the fleet project: the windowed projects hold no Job.
-    expect(jobs('argocd/dev.project.yaml')).toEqual([]);
-    expect(jobs('argocd/prod.project.yaml')).toEqual([]);
+    expect(jobs('dist/dev/apps/project.yaml')).toEqual([]);
+    expect(jobs('dist/prod/apps/project.yaml')).toEqual([]);
     expect(one(files, 'dist/dev/apps/drift-gate.yaml', 'Application').spec.project).toBe('karpenter');
     expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('dev-pools');
     expect(one(files, 'dist/dev/apps/karpenter.yaml', 'Application').spec.project).toBe('karpenter');

@@ -122,10 +122,12 @@ export const COMMAND_SPECS = {
     options: [
       { name: 'revision', value: 'SHA', required: 'promote needs --revision SHA: the commit to promote', help: 'the commit to promote (required)' },
       { name: 'applications', value: 'FILE', required: 'promote needs --applications FILE: kubectl -n argocd get applications -o json, or - for stdin', help: 'kubectl -n argocd get applications -o json, or - for stdin (required)' },
+      { name: 'main', value: 'REF', help: 'the main branch: SHA is promoted only while it still has SHA\'s files for the stage\'s clusters (default origin/HEAD, else origin/main)' },
+      outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
       CONFIG,
     ],
     examples: ['kubectl -n argocd get applications -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -'],
-    notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line',
+    notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
   },
 } as const satisfies Record<string, CommandSpec>;
 

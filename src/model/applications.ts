@@ -275,8 +275,6 @@ export function bootstrapApplication(platform: Platform): ApplicationModel {
   const { gitops } = platform;
   const files = [
     ...platform.clusters.map((c) => `${c.id}.yaml`),
-    // The AppProject of a cluster with a window (model/stages.ts poolProjectFile).
-    ...platform.clusters.filter((c) => c.window).map((c) => `${c.id}.project.yaml`),
     `${ARGOCD_FILES.helmRepository}.yaml`,
     ...(gitops.project === 'default' ? [] : [`${ARGOCD_FILES.project}.yaml`]),
   ];
@@ -336,6 +334,8 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
+  // A windowed cluster's own AppProject, which its root creates (model/stages.ts poolProject).
+  { group: 'argoproj.io', kind: 'AppProject' },
   { group: '', kind: 'PodTemplate' },
   { group: 'autoscaling.x-k8s.io', kind: 'CapacityBuffer' },
 ];

@@ -19,7 +19,7 @@ import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
-import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, poolProjectFile, staged, stagedRoot } from './stages';
+import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, poolProjectPath, staged, stagedRoot } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { SUMMARY_DATA_PATH, SummaryData, summaryData } from './summary-data';
 
@@ -106,7 +106,7 @@ export interface ClusterPlan {
   readonly smokeTestNamespace?: Planned<string>;
   /** `dist/<cluster>/drift-gate/gate.yaml`. @default - none: no later stage waits for the cluster */
   readonly driftGate?: Planned<DriftGateModel>;
-  /** `argocd/<cluster>.project.yaml`: the AppProject of its pool Applications, with its sync window. @default - none: the cluster has no window or stage */
+  /** `dist/<cluster>/apps/project.yaml`: the AppProject of its pool Applications, with its sync windows, created by its root. @default - none: the cluster has no window */
   readonly poolProject?: Planned<ProjectModel>;
 }
 
@@ -196,7 +196,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     overlays: overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
     ...(spec ? { driftGate: { path: `${driftGateDir(cluster)}/gate.yaml`, model: driftGateModel(platform, cluster, spec, DRIFT_GATE_PROGRAM) } } : {}),
-    ...(project ? { poolProject: { path: `argocd/${poolProjectFile(cluster)}.yaml`, model: project } } : {}),
+    ...(project ? { poolProject: { path: poolProjectPath(cluster), model: project } } : {}),
   };
 }
 

@@ -101,7 +101,8 @@ export interface PoolProjectModel extends ProjectModel {
 }
 
 /**
- * The AppProject `<cluster>-pools` of a cluster with a window: the git repository, the
+ * The AppProject `<cluster>-pools` of a cluster with a window, created by the cluster's root
+ * before its Applications (sync wave -1): the git repository, the
  * cluster's destination in the controller's namespace (pools and policy) and in its buffers'
  * namespaces, the fleet project's kinds, and the window as `allow` sync windows in exactly the
  * UTC minutes Karpenter may replace drifted nodes (one clock for syncs and drift).
@@ -121,9 +122,14 @@ export function poolProject(platform: Platform, cluster: Cluster): PoolProjectMo
   };
 }
 
-/** The file of a cluster's pool project under `argocd/` (a dot: no cluster id can clash with it). */
-export function poolProjectFile(cluster: Cluster): string {
-  return `${cluster.id}.project`;
+/**
+ * The file of a cluster's pool project: under `dist/<cluster>/apps/`, so its root creates it from
+ * the cluster's own ref. A window changes the sync windows and the NodePools' budgets together,
+ * when the cluster's stage ref moves (one clock, through the stage), never at merge on a stage-N
+ * cluster. (No team's pools Application file is `project.yaml`: theirs are `pools-<team>.yaml`.)
+ */
+export function poolProjectPath(cluster: Cluster): string {
+  return `dist/${cluster.id}/apps/project.yaml`;
 }
 
 /** The drift gate of a cluster a later stage waits for: one Job, and what it needs. */

@@ -54,9 +54,16 @@ const UNRESOLVED = /unable to resolve|couldn't find remote ref|reference not fou
  * values), and `status.health.status` Healthy. The drift gate Application is Healthy only
  * once its Job has seen Karpenter finish with this revision (docs/windows.md).
  * `applications` is `kubectl -n argocd get applications -o json` (a List, or one Application).
+ *
+ * And main must still want it: `stillWanted(cluster)` says whether each stage-STAGE cluster's
+ * generated files (`dist/<cluster>/`, `argocd/<cluster>.yaml`) are the same at `revision` and
+ * on the main branch. A commit main has since reverted, or changed again for these clusters, is
+ * not promoted: the stage waits for the stage before to finish main's version (so a revert is
+ * never overtaken by the commit it reverts). Undefined: it could not be told, which holds the
+ * promotion too.
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (SyncStatus: revision, revisions)
  */
-export function promotion(platform: Platform, stage: number, revision: string, applications: unknown): Promotion {
+export function promotion(platform: Platform, stage: number, revision: string, applications: unknown, stillWanted?: (cluster: Cluster) => boolean | undefined): Promotion {
   const items: LiveApplication[] = Array.isArray((applications as { items?: unknown })?.items)
     ? (applications as { items: LiveApplication[] }).items : [applications as LiveApplication];
   const byName = new Map(items.filter((a) => a?.metadata?.name).map((a) => [a.metadata!.name!, a]));
@@ -86,6 +93,13 @@ export function promotion(platform: Platform, stage: number, revision: string, a
         health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && name.endsWith('-drift-gate') ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
       ].filter((w): w is string => w !== undefined);
       if (why.length) blockers.push(`${where}: ${why.join(', ')}`);
+    }
+  }
+  if (blockers.length === 0 && stillWanted) {
+    for (const cluster of platform.clusters.filter((c) => c.stage === stage)) {
+      const wanted = stillWanted(cluster);
+      if (wanted === false) blockers.push(`cluster ${cluster.id} (stage ${stage}): the main branch has changed its files since ${revision} (a revert, or a newer change): stage ${stage} waits for stage ${stage - 1} to finish the main branch's version`);
+      if (wanted === undefined) blockers.push(`cluster ${cluster.id} (stage ${stage}): cannot tell whether the main branch still has ${revision}'s files for it`);
     }
   }
   const ready = blockers.length === 0;

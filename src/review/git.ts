@@ -68,6 +68,15 @@ export function commitOf(ref: string, root: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether two commits hold the same files under `paths` (relative to `root`), or undefined when
+ * git cannot tell (a commit it does not have).
+ */
+export function sameFiles(a: string, b: string, paths: readonly string[], root: string): boolean | undefined {
+  const r = spawnSync('git', ['-C', root, 'diff', '--quiet', `${a}^{commit}`, `${b}^{commit}`, '--', ...paths], { encoding: 'utf8' });
+  return r.status === 0 ? true : r.status === 1 ? false : undefined;
+}
+
 /** When a commit was made (its committer date), or undefined outside a repository or for an unknown ref. */
 export function commitTime(ref: string, root: string): Date | undefined {
   const r = spawnSync('git', ['-C', root, 'log', '-1', '--format=%ct', `${ref}^{commit}`, '--'], { encoding: 'utf8' });

@@ -4,8 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { aTerraform, removeProjects, writeProject } from '../builders';
-import { aFleetConfig, cli } from '../review/fleet';
+import { aFleetConfig, cli, Fleet, removeFleets } from '../review/fleet';
 import { promotion } from '../../src/promote/promote';
 import { synthesize } from '../../src/synth';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
@@ -83,20 +82,41 @@ describe('promote', () => {
 });
 
 describe('npm run promote', () => {
-  afterAll(removeProjects);
+  afterAll(removeFleets);
+
+  const staged = (web: Record<string, unknown> = {}) => aFleetConfig(['dev', 'prod'], { clusters: { dev: { stage: 1 }, prod: { stage: 2 } }, teams: { web } });
+  const names = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-drift-gate'];
+  /** The Applications of dev as Argo CD reports them, at `revision`; dev-pools-web with `health`. */
+  const apps = (revision: string, health: StatusOptions['health'] = 'Healthy') => JSON.stringify(list(...names.map((name) => (
+    { metadata: { name }, spec: {}, status: anApplicationStatus({ spec: {} }, { revision, health: name === 'dev-pools-web' ? health : 'Healthy' }) }))));
+  const promote = (fleet: Fleet, revision: string, main = 'HEAD') => cli(['promote', '2', '--revision', revision, '--applications', `${fleet.dir}/apps.json`, '--main', main, '--config', fleet.configPath, '--outdir', fleet.dir]);
 
   it('exits 0 and prints the push when ready, 1 naming the Application when not', async () => {
-    const config = aFleetConfig(['dev', 'prod'], { clusters: { dev: { stage: 1 }, prod: { stage: 2 } }, teams: { web: {} } });
-    const project = writeProject({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } });
-    const appsFile = `${project.dir}/apps.json`;
-    const names = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-drift-gate'];
-    const apps = (health: StatusOptions['health']) => JSON.stringify(list(...names.map((name) => (
-      { metadata: { name }, spec: {}, status: anApplicationStatus({ spec: {} }, { revision: SHA, health: name === 'dev-pools-web' ? health : 'Healthy' }) }))));
-    writeFileSync(appsFile, apps('Healthy'));
-    const ok = await cli(['promote', '2', '--revision', SHA, '--applications', appsFile, '--config', project.configPath]);
-    expect(ok).toMatchObject({ code: 0, out: expect.stringContaining(`git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`) });
-    writeFileSync(appsFile, apps('Degraded'));
-    const held = await cli(['promote', '2', '--revision', SHA, '--applications', appsFile, '--config', project.configPath]);
-    expect(held).toMatchObject({ code: 1, err: expect.stringMatching(/dev-pools-web \(cluster dev, stage 1\): health is Degraded/) });
+    const fleet = await Fleet.create(staged());
+    const sha = fleet.git('rev-parse', 'HEAD').trim();
+    writeFileSync(`${fleet.dir}/apps.json`, apps(sha));
+    expect(await promote(fleet, sha)).toMatchObject({ code: 0, out: expect.stringContaining(`git push origin ${sha}:refs/heads/karpenter-gitops/stage-2`) });
+    writeFileSync(`${fleet.dir}/apps.json`, apps(sha, 'Degraded'));
+    expect(await promote(fleet, sha)).toMatchObject({ code: 1, err: expect.stringMatching(/dev-pools-web \(cluster dev, stage 1\): health is Degraded/) });
+  });
+
+  it('does not promote a commit the main branch has since reverted, even when the stage before finished it', async () => {
+    const fleet = await Fleet.create(staged());
+    fleet.configure(staged({ expireAfter: '360h' }));
+    await fleet.synth();
+    fleet.commit('web nodes expire sooner');
+    const change = fleet.git('rev-parse', 'HEAD').trim();
+    fleet.git('revert', '--no-edit', 'HEAD');
+    writeFileSync(`${fleet.dir}/apps.json`, apps(change));
+    const held = await promote(fleet, change);
+    expect(held.code).toBe(1);
+    expect(held.err).toMatch(new RegExp(`cluster prod \\(stage 2\\): the main branch has changed its files since ${change} \\(a revert, or a newer change\\): stage 2 waits for stage 1 to finish the main branch's version`));
+  });
+
+  it('exits 2 for a stage no cluster is at (the workflow\'s loop ends there)', async () => {
+    const fleet = await Fleet.create(staged());
+    const sha = fleet.git('rev-parse', 'HEAD').trim();
+    writeFileSync(`${fleet.dir}/apps.json`, apps(sha));
+    expect(await cli(['promote', '3', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--main', 'HEAD', '--config', fleet.configPath])).toMatchObject({ code: 2, err: expect.stringMatching(/no cluster is at stage 3/) });
   });
 });

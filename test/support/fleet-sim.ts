@@ -281,7 +281,11 @@ export class FleetSim {
         this.ciRuns.push({ at: now, stage, ready: false, blockers: [`${prev} does not exist`] });
         break;
       }
-      const decision = promotion(platform, stage, revision, this.applicationsJson());
+      // As `npm run promote -- … --main origin/main` asks git: are the stage's clusters' files at the revision main's?
+      const main = this.git.resolve('main');
+      const files = (sha: string, id: string) => [...this.git.get(sha).files].filter(([p]) => p.startsWith(`dist/${id}/`) || p === `argocd/${id}.yaml`).sort(([a], [b]) => (a < b ? -1 : 1));
+      const stillWanted = (cluster: { id: string }) => (main === undefined ? undefined : JSON.stringify(files(revision, cluster.id)) === JSON.stringify(files(main, cluster.id)));
+      const decision = promotion(platform, stage, revision, this.applicationsJson(), stillWanted);
       this.ciRuns.push({ at: now, stage, revision, ready: decision.ready, blockers: decision.blockers });
       if (decision.ready) this.git.push(this.stageRef(platform, stage), revision, now);
     }

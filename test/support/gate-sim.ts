@@ -9,7 +9,7 @@
  * makes the program exit 1 (the Job then retries up to its `backoffLimit`).
  */
 import type { GateSpec } from '../../src/gate/spec';
-import { DIGEST_ANNOTATION, VALUES_DIGEST_ANNOTATION } from '../../src/gate/spec';
+import { assess as realAssess, Snapshot } from '../../src/gate/assess';
 import { KubeApi, KubeObject, Live, PodProgram } from './kube-sim';
 
 /** What the gate reads each poll: the controller Deployment and every Karpenter object it checks. */
@@ -29,64 +29,21 @@ export interface GateVerdict {
   readonly waiting: string[];
 }
 
-type Conditioned = KubeObject & { status?: { conditions?: { type: string; status: string; observedGeneration?: number }[]; observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number } };
-
-// replaced by src/gate's assess() when it lands
 /**
- * Whether Karpenter has finished with the revision `spec` describes, in this snapshot: the
- * controller Deployment runs `spec.controller.chart` with `valuesDigest`, rolled out and
- * available; every listed NodePool, EC2NodeClass and NodeOverlay carries its digest, Karpenter
- * observed its generation (`Ready` True at `observedGeneration` = `metadata.generation`) and
- * wrote its hash annotations; every NodeClaim of the NodePools carries its NodePool's and
- * EC2NodeClass's current hash (when the hash versions match) and none is `Drifted`.
+ * The gate's decision on one look: src/gate's own `assess` (the program the Job runs), given
+ * the snapshot as the program reads it (objects by name; the NodeClaims of the pools).
  */
 export function assess(snapshot: GateSnapshot, spec: GateSpec): GateVerdict {
-  const waiting: string[] = [];
-  const d = snapshot.deployment as Conditioned | undefined;
-  const c = spec.controller;
-  if (!d) waiting.push(`deployment ${c.namespace}/${c.deployment}: not found`);
-  else {
-    const chart = d.metadata.labels?.['helm.sh/chart'];
-    const podAnnotations = ((d.spec as { template?: { metadata?: { annotations?: Record<string, string> } } }).template?.metadata?.annotations) ?? {};
-    const replicas = (d.spec as { replicas?: number }).replicas ?? 1;
-    const s = d.status ?? {};
-    if (chart !== c.chart) waiting.push(`deployment ${c.deployment}: chart ${chart}, not ${c.chart}`);
-    if (podAnnotations[VALUES_DIGEST_ANNOTATION] !== c.valuesDigest) waiting.push(`deployment ${c.deployment}: values ${podAnnotations[VALUES_DIGEST_ANNOTATION]}, not ${c.valuesDigest}`);
-    const rolledOut = (s.observedGeneration ?? 0) >= (d.metadata.generation as number) && s.updatedReplicas === replicas && s.replicas === replicas && (s.availableReplicas ?? 0) >= replicas;
-    if (!rolledOut) waiting.push(`deployment ${c.deployment}: not rolled out and available`);
-  }
-  const byName = (objects: readonly KubeObject[]) => new Map(objects.map((o) => [o.metadata.name, o as Conditioned]));
-  const pools = byName(snapshot.nodePools);
-  const classes = byName(snapshot.nodeClasses);
-  const overlays = byName(snapshot.nodeOverlays);
-  const hashes: Record<string, readonly string[]> = { NodePool: ['karpenter.sh/nodepool-hash', 'karpenter.sh/nodepool-hash-version'], EC2NodeClass: ['karpenter.k8s.aws/ec2nodeclass-hash', 'karpenter.k8s.aws/ec2nodeclass-hash-version'], NodeOverlay: [] };
-  const check = (kind: string, listed: readonly { name: string; digest: string }[], live: Map<string, Conditioned>) => {
-    for (const { name, digest } of listed) {
-      const o = live.get(name);
-      if (!o) { waiting.push(`${kind} ${name}: not found`); continue; }
-      const annotations = o.metadata.annotations ?? {};
-      if (annotations[DIGEST_ANNOTATION] !== digest) waiting.push(`${kind} ${name}: digest ${annotations[DIGEST_ANNOTATION]}, not ${digest}`);
-      const ready = (o.status?.conditions ?? []).find((x) => x.type === 'Ready');
-      if (!ready || ready.status !== 'True' || ready.observedGeneration !== o.metadata.generation) waiting.push(`${kind} ${name}: Ready not True at generation ${o.metadata.generation as number}`);
-      for (const h of hashes[kind]) if (annotations[h] === undefined) waiting.push(`${kind} ${name}: no ${h}`);
-    }
-  };
-  check('NodePool', spec.nodePools, pools);
-  check('EC2NodeClass', spec.nodeClasses, classes);
-  check('NodeOverlay', spec.nodeOverlays, overlays);
-  const poolNames = new Set(spec.nodePools.map((p) => p.name));
-  for (const nc of snapshot.nodeClaims as Conditioned[]) {
-    const pool = pools.get(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '');
-    if (!pool || !poolNames.has(pool.metadata.name)) continue;
-    const a = nc.metadata.annotations ?? {};
-    const p = pool.metadata.annotations ?? {};
-    if (a['karpenter.sh/nodepool-hash-version'] === p['karpenter.sh/nodepool-hash-version'] && a['karpenter.sh/nodepool-hash'] !== p['karpenter.sh/nodepool-hash']) waiting.push(`NodeClaim ${nc.metadata.name}: not at NodePool ${pool.metadata.name}'s hash`);
-    const nodeClass = classes.get((nc.spec as { nodeClassRef?: { name?: string } }).nodeClassRef?.name ?? '');
-    const k = nodeClass?.metadata.annotations ?? {};
-    if (nodeClass && a['karpenter.k8s.aws/ec2nodeclass-hash-version'] === k['karpenter.k8s.aws/ec2nodeclass-hash-version'] && a['karpenter.k8s.aws/ec2nodeclass-hash'] !== k['karpenter.k8s.aws/ec2nodeclass-hash']) waiting.push(`NodeClaim ${nc.metadata.name}: not at EC2NodeClass ${nodeClass.metadata.name}'s hash`);
-    if ((nc.status?.conditions ?? []).some((x) => x.type === 'Drifted' && x.status === 'True')) waiting.push(`NodeClaim ${nc.metadata.name}: Drifted`);
-  }
-  return { done: waiting.length === 0, waiting };
+  const byName = <T>(objects: readonly KubeObject[]) => Object.fromEntries(objects.map((o) => [o.metadata.name, o as unknown as T]));
+  const pools = new Set(spec.nodePools.map((p) => p.name));
+  const verdict = realAssess({
+    deployment: snapshot.deployment as unknown as Snapshot['deployment'],
+    nodePools: byName(snapshot.nodePools),
+    nodeClasses: byName(snapshot.nodeClasses),
+    nodeOverlays: byName(snapshot.nodeOverlays),
+    nodeClaims: snapshot.nodeClaims.filter((c) => pools.has(c.metadata.labels?.['karpenter.sh/nodepool'] ?? '')) as unknown as Snapshot['nodeClaims'],
+  }, spec);
+  return { done: verdict.done, waiting: [...verdict.waiting] };
 }
 
 /** The gate's decision function: {@link assess}, or src/gate's when it lands. */
@@ -124,10 +81,13 @@ export function gateProgram(cluster: string, decide: Assess, looks: GateLook[]):
     if (lastLook !== undefined && now - lastLook < spec.pollSeconds * 1000) return 'running';
     lastLook = now;
     const subject = { namespace: job.namespace!, name: podSpec.serviceAccountName ?? 'default' };
+    // The reads of the gate program (src/gate/run.ts reads): a get of each object by name, one list of NodeClaims.
     const reads: [verb: string, group: string, resource: string, namespace?: string, name?: string][] = [
       ['get', 'apps', 'deployments', spec.controller.namespace, spec.controller.deployment],
-      ['list', 'karpenter.sh', 'nodepools'], ['list', 'karpenter.k8s.aws', 'ec2nodeclasses'],
-      ['list', 'karpenter.sh', 'nodeoverlays'], ['list', 'karpenter.sh', 'nodeclaims'],
+      ...spec.nodePools.map((p): [string, string, string, undefined, string] => ['get', 'karpenter.sh', 'nodepools', undefined, p.name]),
+      ...spec.nodeClasses.map((c): [string, string, string, undefined, string] => ['get', 'karpenter.k8s.aws', 'ec2nodeclasses', undefined, c.name]),
+      ...spec.nodeOverlays.map((o): [string, string, string, undefined, string] => ['get', 'karpenter.sh', 'nodeoverlays', undefined, o.name]),
+      ['list', 'karpenter.sh', 'nodeclaims'],
     ];
     const refused = reads.find(([verb, group, resource, namespace, name]) => !api.authorize(subject, verb, group, resource, namespace, name));
     if (refused) {
