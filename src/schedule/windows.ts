@@ -126,6 +126,20 @@ export function localMask(window: MaintenanceWindow): boolean[] {
  * intersection, over every offset the zone uses, of the window mapped to UTC.
  */
 export function keptMask(window: MaintenanceWindow): boolean[] {
+  // A window's masks are pure in its fields: computed once per window a process meets (a fleet
+  // has a few windows, on many clusters and pools).
+  const key = JSON.stringify([window.timeZone, window.days, window.start, window.duration]);
+  const known = keptMasks.get(key);
+  if (known) return [...known];
+  const kept = computeKeptMask(window);
+  keptMasks.set(key, kept);
+  return [...kept];
+}
+
+/** {@link keptMask}'s answers, by the window's fields. */
+const keptMasks = new Map<string, readonly boolean[]>();
+
+function computeKeptMask(window: MaintenanceWindow): boolean[] {
   const local = localMask(window);
   const offsets = zoneOffsets(window.timeZone);
   const kept = new Array<boolean>(WEEK);
@@ -215,6 +229,18 @@ export interface WindowPlan {
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1/nodepool.go (GetAllowedDisruptionsByReason, IsActive)
  */
 export function windowPlan(window: MaintenanceWindow): WindowPlan {
+  const key = JSON.stringify(window);
+  const known = windowPlans.get(key);
+  if (known) return known;
+  const plan = computeWindowPlan(window);
+  windowPlans.set(key, plan);
+  return plan;
+}
+
+/** {@link windowPlan}'s answers, by the window (pure in its fields; see keptMask). */
+const windowPlans = new Map<string, WindowPlan>();
+
+function computeWindowPlan(window: MaintenanceWindow): WindowPlan {
   const offsets = zoneOffsets(window.timeZone);
   const localRuns = runsOf(localMask(window));
   const kept = keptMask(window);
