@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MermaidRender, hasChromium, mermaidBlocks, renderMermaid } from './mermaid';
+import { MermaidRender, hasChromium, mermaidBlocks, parseMermaid, renderMermaid } from './mermaid';
 
 /** Diagrams of the kinds our Markdown carries, valid and broken, by name. */
 const DIAGRAMS = {
@@ -25,6 +25,7 @@ const DIAGRAMS = {
     '  end',
     '  canary --> production',
   ].join('\n'),
+  ganttTaskWithoutColon: 'gantt\n  dateFormat YYYY-MM-DDTHH:mm\n  section stage canary\n  demo\n  production : p1, 2024-06-03T09:30, 1h',
   ganttBadDate: 'gantt\n  dateFormat YYYY-MM-DDTHH:mm\n  section stage canary\n  demo : c1, 2024-13-45T09:00, 30m',
   flowchartUnbalancedSubgraph: 'flowchart LR\n  subgraph canary["stage canary"]\n    demo["demo"]\n  canary --> production',
 };
@@ -33,6 +34,23 @@ const NAMES = Object.keys(DIAGRAMS) as Name[];
 
 /** The committed SUMMARY of the example fleet: its diagrams must render as they are. */
 const SUMMARY = readFileSync(join(__dirname, '..', '..', 'dist', 'SUMMARY.md'), 'utf8');
+
+// Visible in the test names where Chromium is missing; .ci/run installs it.
+const RENDERS = hasChromium();
+const itRenders = RENDERS ? it : it.skip;
+
+/** The named diagrams, then the SUMMARY's: one child process and one browser for the whole file, side by side. */
+const INPUT = [...NAMES.map((name) => DIAGRAMS[name]), ...mermaidBlocks(SUMMARY)];
+const parsed = {} as Record<Name, string | undefined>;
+let summaryParsed: (string | undefined)[] = [];
+const rendered = {} as Record<Name, MermaidRender>;
+let summaryRendered: MermaidRender[] = [];
+beforeAll(async () => {
+  const [errors, renders] = await Promise.all([parseMermaid(INPUT), RENDERS ? renderMermaid(INPUT) : []]);
+  NAMES.forEach((name, i) => { parsed[name] = errors[i]; rendered[name] = renders[i]; });
+  summaryParsed = errors.slice(NAMES.length);
+  summaryRendered = renders.slice(NAMES.length);
+}, 90_000);
 
 describe('mermaidBlocks', () => {
   it('returns the body of every mermaid fence, in order, and nothing of other fences', () => {
@@ -60,22 +78,33 @@ describe('mermaidBlocks', () => {
   });
 });
 
-// Visible in the test names where Chromium is missing; .ci/run installs it.
-const RENDERS = hasChromium();
-const itRenders = RENDERS ? it : it.skip;
+describe('parseMermaid in Node', () => {
+  it('accepts a valid gantt chart and a valid flowchart', () => {
+    expect([parsed.gantt, parsed.flowchart]).toEqual([undefined, undefined]);
+  });
+
+  it('fails when a gantt task has no colon', () => {
+    expect(parsed.ganttTaskWithoutColon).toMatch(/^Parse error on line 4:[\s\S]*Expecting 'taskData'/);
+  });
+
+  it('fails when a gantt task has a date that does not exist, as the render does', () => {
+    expect(parsed.ganttBadDate).toMatch(/^Invalid date:2024-13-45T09:00/);
+  });
+
+  it('fails when a flowchart subgraph has no end', () => {
+    expect(parsed.flowchartUnbalancedSubgraph).toMatch(/^Parse error on line 5:[\s\S]*Expecting [^\n]*'end'/);
+  });
+
+  it('accepts every diagram of the committed SUMMARY', () => {
+    expect(summaryParsed).toEqual(mermaidBlocks(SUMMARY).map(() => undefined));
+  });
+
+  it('answers an empty list without starting node', async () => {
+    expect(await parseMermaid([])).toEqual([]);
+  });
+});
+
 describe(RENDERS ? 'renderMermaid in headless Chromium' : 'renderMermaid (skipped: no /usr/bin/chromium; apt-get install chromium, as .ci/run does)', () => {
-  const rendered = {} as Record<Name, MermaidRender>;
-  let summary: MermaidRender[] = [];
-
-  // One browser for the whole file.
-  beforeAll(async () => {
-    if (!RENDERS) return;
-    const blocks = mermaidBlocks(SUMMARY);
-    const results = await renderMermaid([...NAMES.map((name) => DIAGRAMS[name]), ...blocks]);
-    NAMES.forEach((name, i) => { rendered[name] = results[i]; });
-    summary = results.slice(NAMES.length);
-  }, 90_000);
-
   itRenders('renders a gantt chart to an SVG with its sections and tasks', () => {
     expect(rendered.gantt.error).toBeUndefined();
     expect(rendered.gantt.svg).toMatch(/^<svg[^>]* aria-roledescription="gantt"/);
@@ -95,13 +124,17 @@ describe(RENDERS ? 'renderMermaid in headless Chromium' : 'renderMermaid (skippe
     expect(rendered.ganttBadDate).toEqual({ error: expect.stringMatching(/^Invalid date:2024-13-45T09:00/) as unknown });
   });
 
+  itRenders('fails when a gantt task has no colon', () => {
+    expect(rendered.ganttTaskWithoutColon).toEqual({ error: expect.stringMatching(/^Parse error on line 4:[\s\S]*Expecting 'taskData'/) as unknown });
+  });
+
   itRenders('fails when a flowchart subgraph has no end', () => {
     expect(rendered.flowchartUnbalancedSubgraph).toEqual({ error: expect.stringMatching(/^Parse error on line 5:[\s\S]*Expecting [^\n]*'end'/) as unknown });
   });
 
   itRenders('renders every diagram of the committed SUMMARY', () => {
-    expect(summary.length).toBe(mermaidBlocks(SUMMARY).length);
-    expect(summary.map((r) => r.error)).toEqual(summary.map(() => undefined));
-    for (const r of summary) expect(r.svg).toContain('wave 0: ');
+    expect(summaryRendered.length).toBe(mermaidBlocks(SUMMARY).length);
+    expect(summaryRendered.map((r) => r.error)).toEqual(summaryRendered.map(() => undefined));
+    for (const r of summaryRendered) expect(r.svg).toContain('wave 0: ');
   });
 });

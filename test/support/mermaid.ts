@@ -2,9 +2,12 @@
  * Mermaid diagrams of our Markdown, checked with the real `mermaid` package as GitHub shows them:
  * - {@link renderMermaid} renders them with mermaid's browser bundle in headless Debian Chromium
  *   (`/usr/bin/chromium`, driven by puppeteer-core), as GitHub's viewer does in the reader's
- *   browser, with `securityLevel: 'strict'`. Rendering is the whole check: a gantt chart's dates
- *   are only resolved there. Where Chromium is missing ({@link hasChromium}) tests skip it; CI
- *   installs it (`.ci/run`).
+ *   browser, with `securityLevel: 'strict'`: the whole check, layout and text included. Where
+ *   Chromium is missing ({@link hasChromium}) tests skip it; CI installs it (`.ci/run`).
+ * - {@link parseMermaid} checks them with mermaid's own parser in Node, so `npm test` checks
+ *   every diagram with nothing but Node and npm. mermaid is ESM only and needs a DOM for the
+ *   DOMPurify it sanitizes labels with, so it runs in a child `node` process
+ *   (`mermaid-parse.mjs`) under jsdom: Jest's CommonJS sandbox cannot import it.
  *
  * Nothing here touches the network: the bundle is read from node_modules and Chromium starts on a
  * blank page with a fresh profile in a temporary folder.
@@ -12,6 +15,7 @@
  * @see https://mermaid.js.org/config/usage.html#mermaid-parse (mermaid.parse)
  * @see https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/creating-diagrams
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +35,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Bounds every step: launching Chromium, and each call into the page (one render). */
+/** Bounds every step: launching Chromium, each call into the page (one render), the Node parse. */
 const TIMEOUT_MS = 30_000;
 
 /** What {@link renderMermaid} made of one diagram: its SVG, or mermaid's error message. */
@@ -128,4 +132,28 @@ export async function renderMermaid(diagrams: readonly string[]): Promise<Mermai
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * Checks each of `diagrams` with mermaid's parser in Node (one child process for all, as it
+ * takes seconds to load mermaid and jsdom) and returns, in order, `undefined` for a valid
+ * diagram, else mermaid's error message. For a gantt chart it also resolves the tasks' dates,
+ * the first step of mermaid's gantt renderer (the parser accepts 2024-13-45). Anything else
+ * that only a render finds (layout, fonts) is for {@link renderMermaid}. Rejects when the child
+ * fails or takes longer than 30 s.
+ * @see https://mermaid.js.org/config/usage.html#mermaid-parse
+ */
+export function parseMermaid(diagrams: readonly string[]): Promise<(string | undefined)[]> {
+  if (diagrams.length === 0) return Promise.resolve([]);
+  return new Promise((resolve, reject) => {
+    const script = join(__dirname, 'mermaid-parse.mjs');
+    const child = execFile(process.execPath, [script], { timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        reject(new Error(`${script} failed: ${error.message}${stderr ? `\n${stderr}` : ''}`));
+        return;
+      }
+      resolve((JSON.parse(stdout) as (string | null)[]).map((e) => e ?? undefined));
+    });
+    child.stdin?.end(JSON.stringify(diagrams));
+  });
 }
