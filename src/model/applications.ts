@@ -334,11 +334,12 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
   { group: 'policy', kind: 'PodDisruptionBudget' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor' },
   { group: 'argoproj.io', kind: 'Application' },
-  // A windowed cluster's own AppProject, which its root creates (model/stages.ts poolProject).
-  { group: 'argoproj.io', kind: 'AppProject' },
   { group: '', kind: 'PodTemplate' },
   { group: 'autoscaling.x-k8s.io', kind: 'CapacityBuffer' },
 ];
+
+/** A windowed cluster's own AppProject, which its root creates (model/stages.ts poolProject): allowed only when a cluster has a window. */
+export const APP_PROJECT_KIND: GroupKind = { group: 'argoproj.io', kind: 'AppProject' };
 
 /** The drift gate's Job (docs/windows.md): allowed only when a cluster a later stage waits for deploys one. */
 export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
@@ -382,7 +383,7 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
     // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
-    namespaceResourceWhitelist: gated ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
+    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(platform.clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated ? [JOB_KIND] : [])],
   };
 }
 

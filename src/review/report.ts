@@ -56,7 +56,8 @@ function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: s
   const approve = groups.map((g) => `${bullet}${groupLine(g)}${g.why ? ` — ${g.why}` : ''}`);
   const rollout: string[] = [];
   if (fleet) {
-    for (const g of groups.filter((x) => x.risk === 'destructive' || x.risk === 'replaces-nodes')) {
+    // The changes that replace nodes: where, when and how fast (a drain is not paced: a person confirms it).
+    for (const g of groups.filter((x) => x.risk === 'replaces-nodes')) {
       rollout.push(`${bullet}${groupLine(g, true)}:`);
       for (const s of rolloutSteps(g, fleet.data, fleet.at)) {
         const stage = s.stage === null ? 'no stage' : `stage ${s.stage}`;
@@ -74,14 +75,15 @@ function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: s
  * what happens, its fields below it with why each falls in its class.
  */
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
-  const lines = [`karpenter-gitops diff: ${base} -> working tree${options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
+  const summary = fleetSummary(review, options.fleet, '  ');
+  // Times only when the report has a rollout to time (quiet when nothing changes nodes).
+  const lines = [`karpenter-gitops diff: ${base} -> working tree${summary.rollout.length && options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
   const cost = [
     ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : []),
     ...(review.notes ?? []).map((n) => `note: ${n}`),
   ];
   if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
   lines.push(counts(review.changes), '');
-  const summary = fleetSummary(review, options.fleet, '  ');
   lines.push(`To approve (${plural(summary.groups.length, 'change')}, each on every resource it names below):`, ...summary.approve, '');
   if (summary.rollout.length) lines.push('Rollout, change by change (stage, window, pacing):', ...summary.rollout, '');
   lines.push('Every change, by cluster:', '');
@@ -184,9 +186,12 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
     };
     const destructive = all.filter((g) => g.changes.some((c) => c.risk === 'destructive'));
     detail = [...destructive.flatMap((g) => section(g, 2, false, fits)).filter(() => budget > 0),
-      ...(hidden > 0 || destructive.length < all.length ? [`> … ${hidden} more destructive change(s), and the quieter changes of ${plural(all.length - destructive.length, 'cluster')}: see the full report`, ''] : [])];
+      ...(hidden > 0 ? [`> … ${hidden} more destructive change(s): see the full report`, ''] : []),
+      ...(destructive.length < all.length ? [`> … the changes of ${plural(all.length - destructive.length, 'more cluster')}: see the full report`, ''] : [])];
   }
-  const text = [...fixed(approve, rollout), '<details><summary>Every change, by cluster</summary>', '', ...detail, '</details>', '', ...note].join('\n');
+  // A small change's detail is shown open; a fleet-wide one's folded, under the summary.
+  const open = review.changes.length <= 50 ? ' open' : '';
+  const text = [...fixed(approve, rollout), `<details${open}><summary>Every change, by cluster</summary>`, '', ...detail, '</details>', '', ...note].join('\n');
   return text.length <= max ? text : `${text.slice(0, max - 200)}\n\n> … cut to fit a GitHub comment: see the full report\n`;
 }
 

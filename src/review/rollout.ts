@@ -74,11 +74,11 @@ export function groupChanges(changes: readonly Change[], clusterOrder: readonly 
     return {
       risk: first.risk,
       title: `${first.resource.kind} ${first.action}`,
-      what: first.fields.length ? first.fields.map((f) => f.text).join('; ') : masked(first.why, first).replace(/<name>/g, 'it'),
+      what: first.fields.length ? first.fields.map((f) => f.text).join('; ') : members.length === 1 ? first.why : masked(first.why, first).replace(/<name>/g, '…'),
       why: first.fields.length ? first.fields.map((f) => f.why).filter((w, i, all) => all.indexOf(w) === i).join('; ') : '',
       members,
       clusters,
-      variants: [...variants].map(([text, list]) => ({ text: text.replace(/<name>/g, 'it'), members: list })),
+      variants: [...variants].map(([text, list]) => ({ text: text.replace(/<name>/g, '…'), members: list })),
     };
   });
   return groups.sort((a, b) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || b.members.length - a.members.length);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aFleetConfig, cli, Fleet, removeFleets, TEAMS } from './fleet';
+import { aFleetConfig, byCluster, cli, Fleet, removeFleets, TEAMS } from './fleet';
 import { copyExample, Plain } from '../builders';
 import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 
@@ -152,7 +152,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     expect(r.code).toBe(3);
     expect(r.err).toBe('karpenter-gitops diff: --fail-on destructive: the report holds 3 change(s) of class destructive or louder');
     // The root prunes the team's Application, whose resources finalizer deletes its pools: Delete=confirm holds them, not Prune=confirm.
-    expect(r.out.split('\n')).toEqual([
+    expect(byCluster(r.out.split('\n'))).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
       '3 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 1 other',
       '',
@@ -172,6 +172,20 @@ describe('diff in a fleet: every change in its cluster', () => {
     expect(md.out.split('\n').slice(3)).toEqual([
       '3 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 1 other',
       '',
+      '**To approve** (4 changes, each on every resource it names):',
+      '',
+      '- 🛑 Application removed ×1 on cluster staging: its resources finalizer deletes what it deployed (1 EC2NodeClass, 1 NodePool) — every node of those pools drains',
+      '- 🛑 EC2NodeClass removed ×1 on cluster staging: the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it); NodePool web goes with it',
+      '- 🛑 NodePool removed ×1 on cluster staging: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
+      '- 📝 Deployment removed ×1 on cluster staging: a smoke test: no effect on nodes',
+      '',
+      '**Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast):**',
+      '',
+      '- ▼ team web: staging $1.23 -> -, total $2.45 -> $1.23; budget -',
+      '- ▼ all teams: staging $26.38 -> $25.15, total $52.75 -> $51.52',
+      '',
+      '<details open><summary>Every change, by cluster</summary>',
+      '',
       '#### Cluster `staging`: 🛑 3 destructive, 📝 1 other',
       '',
       '| | resource | what happens | changes |',
@@ -181,10 +195,9 @@ describe('diff in a fleet: every change in its cluster', () => {
       '| 🛑 | NodePool `web` removed | every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm) | - |',
       '| 📝 | smoke test `web` removed | a smoke test: no effect on nodes | - |',
       '',
-      '**Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast):**',
+      '</details>',
       '',
-      '- ▼ team web: staging $1.23 -> -, total $2.45 -> $1.23; budget -',
-      '- ▼ all teams: staging $26.38 -> $25.15, total $52.75 -> $51.52',
+      `> The full report (every resource, every field): \`npm run diff -- --base HEAD --full\` locally.`,
       '',
     ]);
   });
@@ -201,7 +214,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(0);
     const bump = 'AMI alias al2023@v20250505 -> al2023@v20250601 — the new alias resolves to other AMIs: every node runs an AMI no longer selected and drifts (AMIDrift)';
-    expect(r.out.split('\n')).toEqual([
+    expect(byCluster(r.out.split('\n'))).toEqual([
       'karpenter-gitops diff: HEAD -> working tree',
       '0 destructive, 4 replaces-nodes, 0 capacity, 0 access, 0 controller, 0 other',
       '',
@@ -239,7 +252,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(aFleetConfig([...clusters, 'qa']));
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 0 access, 3 controller, 10 other', '', 'cluster qa (added): 2 capacity, 3 controller, 9 other']);
+      expect(byCluster(r.out.split('\n')).slice(1, 4)).toEqual(['0 destructive, 0 replaces-nodes, 2 capacity, 0 access, 3 controller, 10 other', '', 'cluster qa (added): 2 capacity, 3 controller, 9 other']);
       expect(block(r.out, 'cluster qa (added)')).toEqual(expect.arrayContaining([
         '  📈 NodePool ml-gpu added: new pool: Karpenter may launch nodes for it',
         '  📈 NodePool web added: new pool: Karpenter may launch nodes for it',
@@ -261,7 +274,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       const r = await fleet.diff('--fail-on', 'destructive');
       expect(r.code).toBe(3);
       // 5 other: 4 in staging, and the bootstrap no longer including staging's root (it prunes the root: the root's line says what follows).
-      expect(r.out.split('\n').slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 0 access, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
+      expect(byCluster(r.out.split('\n')).slice(1, 4)).toEqual(['9 destructive, 0 replaces-nodes, 0 capacity, 0 access, 1 controller, 5 other', '', 'cluster staging (removed): 9 destructive, 1 controller, 4 other']);
       expect(block(r.out, 'cluster staging (removed)')).toEqual(expect.arrayContaining([
         '  🛑 NodePool web removed: every node of the pool drains, whatever the disruption budgets say; Argo CD asks a person to confirm (Delete=confirm)',
         `  🛑 Application staging-karpenter-crd removed: its resources finalizer deletes what it deployed (chart karpenter-crd ${CHART_VERSION}) — `
@@ -277,7 +290,7 @@ describe('diff in a fleet: every change in its cluster', () => {
     it('names a likely cluster rename when the removed and the added cluster run on the same EKS cluster', async () => {
       fleet.configure(aFleetConfig(['dev', 'prod', 'stage']), { stage: 'staging' });
       const r = await fleet.diff();
-      expect(r.out.split('\n').slice(1, 5)).toEqual([
+      expect(byCluster(r.out.split('\n')).slice(1, 5)).toEqual([
         '9 destructive, 0 replaces-nodes, 2 capacity, 0 access, 4 controller, 14 other',
         '',
         'cluster staging (removed): 9 destructive, 1 controller, 4 other',
@@ -309,7 +322,7 @@ describe('diff in a fleet: every change in its cluster', () => {
       fleet.configure(config);
       const r = await fleet.diff('--fail-on', 'replaces-nodes');
       expect(r.code).toBe(0);
-      expect(r.out.split('\n').slice(1)).toEqual([
+      expect(byCluster(r.out.split('\n')).slice(1)).toEqual([
         '0 destructive, 0 replaces-nodes, 1 capacity, 0 access, 0 controller, 3 other',
         '',
         'cluster dev: 1 capacity, 3 other',

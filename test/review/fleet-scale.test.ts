@@ -12,6 +12,7 @@ import { summaryDataOf } from '../../src/review/summary-data';
 import { GeneratedTree } from '../../src/review/tree';
 import { synthesize } from '../../src/synth';
 import { aTerraform, removeProjects, writeProject } from '../builders';
+import { hasChromium, mermaidBlocks, parseMermaid, renderMermaid } from '../support/mermaid';
 
 afterAll(removeProjects);
 
@@ -58,6 +59,20 @@ describe('a fleet-wide AMI bump on 100 clusters of 20 teams', () => {
     expect(md).toMatch(/The full report \(every resource, every field\): \[the workflow run's `karpenter-diff` artifact\]/);
     expect(md).toMatch(/EC2NodeClass changed ×2,000 on 100 clusters: AMI alias al2023@v20250505 → al2023@v20260409/);
   });
+
+  it('draws the rollout as a Gantt chart that mermaid parses and renders (stages, windows, on a UTC axis)', async () => {
+    const [gantt] = mermaidBlocks(markdownReport(result, 'origin/main', { fleet: fleetContext }));
+    expect(gantt).toMatch(/^gantt\n/);
+    for (const stage of [1, 2, 3]) expect(gantt).toMatch(new RegExp(`section Stage ${stage}\n`));
+    // A task's name never holds a colon: mermaid splits a task line at its last one.
+    for (const task of gantt.split('\n').filter((l) => /^ {2}[^ ].* :/.test(l) && !/^ {2}(title|dateFormat|axisFormat|section)\b/.test(l))) expect(task.split(' :')[0]).not.toMatch(/:/);
+    expect(await parseMermaid([gantt])).toEqual([undefined]);
+    if (!hasChromium()) return;
+    const [rendered] = await renderMermaid([gantt]);
+    expect(rendered.error).toBeUndefined();
+    expect(rendered.svg).toMatch(/window weeknights/);
+    expect(rendered.svg).toMatch(/Stage 3/);
+  }, 60_000);
 
   it('says on the first screen of the text report how many pools and clusters drift, in which stages and windows, and what to approve', () => {
     const first = terminalReport(result, 'origin/main', { fleet: fleetContext }).split('\n').slice(0, 60).join('\n');

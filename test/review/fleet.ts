@@ -142,3 +142,14 @@ export class Fleet {
 
 /** Removes every fleet's directory (call from `afterAll`). */
 export const removeFleets = removeProjects;
+
+/**
+ * A terminal report's lines without its grouped summary (what to approve, the rollout): the
+ * header, then every change by cluster. The summary is tested in fleet-scale.test.ts.
+ */
+export function byCluster(report: string[]): string[] {
+  const from = report.indexOf('Every change, by cluster:');
+  const to = report.findIndex((l) => l.startsWith('To approve'));
+  const header = report[0]?.replace(/ \(times from the head commit, [^)]*\)$/, '');
+  return from < 0 || to < 0 ? [header, ...report.slice(1)] : [header, ...report.slice(1, to), ...report.slice(from + 2)];
+}

@@ -13,7 +13,7 @@ import { review, Review } from '../../src/review/changes';
 import { markdownReport, terminalReport } from '../../src/review/report';
 import { GeneratedTree } from '../../src/review/tree';
 import { Plain } from '../builders';
-import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
+import { aFleetConfig, byCluster, Fleet, removeFleets, TEAMS } from './fleet';
 import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 
 afterAll(removeFleets);
@@ -65,9 +65,11 @@ function compare(base: Files, head: Files): Review {
   return review(new GeneratedTree(base, 'origin/main'), new GeneratedTree(head, 'the working tree'));
 }
 
+/** The report's header and its changes by cluster (the grouped summary between them is tested in fleet-scale.test.ts). */
 function lines(r: Review): string[] {
-  return terminalReport(r, 'origin/main').split('\n');
+  return byCluster(terminalReport(r, 'origin/main').split('\n'));
 }
+
 
 /** The lines of one group of a report, from its title to the blank line after it. */
 function block(report: string[], title: string): string[] {
@@ -131,7 +133,7 @@ describe('where a resource lives', () => {
     const fleet = await Fleet.create(config());
     const next = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
     fleet.configure(config({ clusters: { staging: { karpenter: { version: next } } } }));
-    expect((await fleet.diff()).out.split('\n').slice(1)).toEqual([
+    expect(byCluster((await fleet.diff()).out.split('\n')).slice(1)).toEqual([
       '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 2 controller, 0 other',
       '',
       'cluster staging: 2 controller',
@@ -232,7 +234,7 @@ describe('the move to per-team pool Applications, in two clusters', () => {
     fleet.configure(config());
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').slice(1)).toEqual([
+    expect(byCluster(r.out.split('\n')).slice(1)).toEqual([
       '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 2 other',
       '',
       ...clusters.flatMap((c) => [

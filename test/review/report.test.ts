@@ -35,6 +35,12 @@ describe('reports', () => {
       'karpenter-gitops diff: HEAD -> working tree',
       '1 destructive, 0 replaces-nodes, 1 capacity, 0 access, 0 controller, 0 other',
       '',
+      'To approve (2 changes, each on every resource it names below):',
+      '  🛑 NodePool removed ×1 on cluster prod: every node of the pool drains, whatever the disruption budgets say',
+      '  📈 NodePool changed ×1 on cluster dev: weight added: 10 — not in spec.template: no node drifts',
+      '',
+      'Every change, by cluster:',
+      '',
       'cluster prod: 1 destructive',
       '  🛑 NodePool ml removed: every node of the pool drains, whatever the disruption budgets say',
       '',
@@ -55,7 +61,9 @@ describe('reports', () => {
     for (let i = 0; i < 250; i++) expect(md).toContain(`| 🛑 | NodePool \`gone-${i}\` removed |`);
     expect(md).toMatch(/^#### Cluster `prod`: 🛑 250 destructive, 📈 300 capacity\n\n- 📈 capacity: 300 NodePool changed$/m);
     expect(md).toMatch(/^#### Cluster `dev`: 📈 300 capacity\n\n- 📈 capacity: 300 NodePool changed$/m);
-    expect(md).toMatch(/This report was shortened to fit a GitHub comment\. The full report: \[the workflow run's `karpenter-diff` artifact\]\(https:\/\/github\.com\/acme\/gitops\/actions\/runs\/1\), or `npm run diff -- --base origin\/main` locally\./);
+    expect(md).toMatch(/The full report \(every resource, every field\): \[the workflow run's `karpenter-diff` artifact\]\(https:\/\/github\.com\/acme\/gitops\/actions\/runs\/1\), or `npm run diff -- --base origin\/main --full` locally\./);
+    // What to approve comes first, grouped: 300 identical changes on each cluster read as one change.
+    expect(md).toMatch(/^- 📈 NodePool changed ×600 on 2 clusters: weight 0 → 7|^- 📈 NodePool changed ×600 on 2 clusters: weight added: 7/m);
   });
 
   it('cuts the destructive list, counting what it leaves out, when even that does not fit', () => {
