@@ -2,7 +2,7 @@
 // yaml.stringify), for configs of N single-pool teams on one cluster; and `diff` of a one-team
 // change in a git repository against a warm synth of the same config. Prints figures; never fails on time.
 // Progress (which size and run, time so far and an estimate of what is left) goes to stderr, the tables to stdout.
-// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000]
+// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000] [--fleet 100x20] (the fleet review: clusters x teams; --fleet '' skips it)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' }, 'diff-sizes': { type: 'string', default: '1000,2000' } },
+  options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' }, 'diff-sizes': { type: 'string', default: '1000,2000' }, fleet: { type: 'string', default: '100x20' } },
 });
 const runs = Number(values.runs);
 const sizes = values.sizes.split(',').map(Number);
@@ -125,6 +125,52 @@ function benchDiff(dir, n) {
   return { n, diff: median(diff.map((r) => r.ms)), synth: median(synth.map((r) => r.ms)), rss: Math.max(...diff.map((r) => r.mb)) };
 }
 
+/**
+ * The review of a fleet-wide change at fleet scale (issue 30): `clusters` clusters of `teams`
+ * teams each (three stages, a window on every third cluster), committed; then the fleet's AMI
+ * alias is bumped. Synth of the change and diff of it, whole processes, alternated in this run.
+ */
+function writeFleet(dir, clusters, teams, alias) {
+  mkdirSync(join(dir, 'terraform'), { recursive: true });
+  let text = `gitops:\n  repoURL: https://github.com/acme/platform-gitops.git\nkarpenter:\n  version: 1.14.1\ndefaults:\n  ami: { alias: ${alias} }\n  limits: { cpu: "100" }\n`
+    + 'windows:\n  weeknights: { timeZone: Europe/Berlin, days: [mon, tue, wed, thu], start: "22:00", duration: 6h }\nclusters:\n';
+  for (let i = 0; i < clusters; i++) {
+    const id = `c${String(i).padStart(3, '0')}`;
+    writeFileSync(join(dir, `terraform/${id}.json`), JSON.stringify({ cluster_name: id, karpenter_node_role_name: `KarpenterNodeRole-${id}`, karpenter_interruption_queue_name: `Karpenter-${id}` }));
+    text += `  ${id}: { terraformOutputs: terraform/${id}.json, stage: ${i < clusters / 10 ? 1 : i < clusters * 0.4 ? 2 : 3}${i % 3 === 0 ? ', window: weeknights' : ''} }\n`;
+  }
+  text += 'teams:\n';
+  for (let t = 0; t < teams; t++) text += `  team-${t}:\n    owner: team-${t}@acme.example\n    arch: [arm64]\n    capacityTypes: [spot, on-demand]\n    instanceCategories: [c, m]\n`;
+  writeFileSync(join(dir, 'platform.yaml'), text);
+}
+
+function benchFleet(dir, clusters, teams) {
+  const repo = join(dir, 'fleet');
+  const n = clusters * teams;
+  writeFleet(repo, clusters, teams, 'al2023@v20250505');
+  const config = join(repo, 'platform.yaml');
+  timed([main, 'synth', '--config', config, '--outdir', repo], 'fleet: synth of the base', n);
+  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  writeFleet(repo, clusters, teams, 'al2023@v20260409');
+  const warm = join(dir, 'fleet-warm');
+  for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
+  const diff = [];
+  const markdown = [];
+  const synth = [];
+  for (let i = 0; i < runs; i++) {
+    synth.push(timed([main, 'synth', '--config', config, '--outdir', warm], `fleet: synth of the change ${i + 1}/${runs}`, n));
+    rmSync(warm, { recursive: true, force: true });
+    for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
+    diff.push(timed([main, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo], `fleet: diff ${i + 1}/${runs}`, n));
+    markdown.push(timed([main, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], `fleet: diff --format markdown ${i + 1}/${runs}`, n));
+  }
+  const comment = spawnSync(process.execPath, [main, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  return { clusters, teams, synth: median(synth.map((r) => r.ms)), diff: median(diff.map((r) => r.ms)), markdown: median(markdown.map((r) => r.ms)), commentChars: comment.length };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 const diffRows = [];
@@ -163,6 +209,8 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   }
   rmSync(dir, { recursive: true, force: true });
 }
+const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
+const fleet = fleetClusters > 0 && fleetTeams > 0 ? benchFleet(join(work, 'fleet'), fleetClusters, fleetTeams) : undefined;
 rmSync(work, { recursive: true, force: true });
 report(`bench: ${progress.steps} processes in ${clock(Date.now() - progress.started)}`, true);
 
@@ -194,4 +242,12 @@ if (diffRows.length) {
   for (const r of diffRows) console.log(`| ${r.n} | ${r.diff.toFixed(0)} | ${r.synth.toFixed(0)} | ${(r.diff / r.synth).toFixed(2)} | ${r.rss.toFixed(0)} |`);
   const [a, b] = [diffRows.find((r) => r.n === 1000), diffRows.find((r) => r.n === 2000)];
   if (a && b) console.log(`\ngrowth 1000 -> 2000 teams: diff x${(b.diff / a.diff).toFixed(2)}, warm synth x${(b.synth / a.synth).toFixed(2)}`);
+}
+if (fleet) {
+  console.log('');
+  console.log(`fleet review (issue 30): ${fleet.clusters} clusters x ${fleet.teams} teams, a fleet-wide AMI alias bump; synth of the change (over the base output) and diff of it, whole processes, medians of ${runs}, in this run`);
+  console.log('');
+  console.log('| clusters x teams | synth (ms) | diff (ms) | diff --format markdown (ms) | diff / synth | PR comment (chars, limit 65536) |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(`| ${fleet.clusters} x ${fleet.teams} | ${fleet.synth.toFixed(0)} | ${fleet.diff.toFixed(0)} | ${fleet.markdown.toFixed(0)} | ${(fleet.diff / fleet.synth).toFixed(2)} | ${fleet.commentChars} |`);
 }
