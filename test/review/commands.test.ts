@@ -1,20 +1,28 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aFleetConfig, byCluster, cli, Fleet, removeFleets, TEAMS } from './fleet';
 import { copyExample, Plain } from '../builders';
 import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 
+/** The repository {@link repo} copies: synthesized and committed once per file. */
+let example: string | undefined;
+afterAll(() => { if (example) rmSync(example, { recursive: true, force: true }); });
+
 /** A git repository holding the example config (test/fixtures/example) and its synthesized output, committed. */
 async function repo(): Promise<string> {
+  if (!example) {
+    example = mkdtempSync(join(tmpdir(), 'kg-review-'));
+    copyExample(example);
+    await cli(['--config', join(example, 'config/platform.yaml'), '--outdir', example]);
+    const git = (...args: string[]) => execFileSync('git', ['-C', example!, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'initial');
+  }
   const dir = mkdtempSync(join(tmpdir(), 'kg-review-'));
-  copyExample(dir);
-  await cli(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'initial');
+  cpSync(example, dir, { recursive: true });
   return dir;
 }
 

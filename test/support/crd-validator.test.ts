@@ -252,9 +252,11 @@ describe('validate: any object', () => {
   it('validates 1,000 objects in well under a few seconds once the schemas are compiled', () => {
     const objects = [aNodePool(), aNodeClass(), anApplication()];
     objects.forEach(validate);
-    const start = performance.now();
+    // CPU time, not wall time: a busy machine must not fail it.
+    const start = process.cpuUsage();
     for (let i = 0; i < 1000; i++) validate(objects[i % objects.length]);
-    expect(performance.now() - start).toBeLessThan(3000);
+    const used = process.cpuUsage(start);
+    expect((used.user + used.system) / 1000).toBeLessThan(3000);
   });
 });
 

@@ -3,7 +3,7 @@
  * generated files and vendored release in a temporary folder, and release folders in the
  * upstream repository's layout made from the vendored release (the one in use).
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RELEASE_CRDS, UPGRADE_FILES, VENDORED_INDEX, VENDORED_RELEASE } from '../../src/upgrade/plan';
@@ -11,7 +11,18 @@ import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 export { snapshot } from '../support/snapshot';
 
 export const REPO = join(__dirname, '../..');
-export const CDK8S_BIN = join(REPO, 'node_modules/cdk8s-cli/bin/cdk8s');
+/**
+ * The cdk8s CLI the upgrades run: the real one (node_modules/cdk8s-cli) through
+ * cdk8s-import-once.cjs, which runs `cdk8s import` once per distinct pair of CRDs in a test file
+ * and hands the files it wrote to later runs; remove its memo with {@link removeImportMemo}.
+ */
+export const CDK8S_BIN = join(__dirname, 'cdk8s-import-once.cjs');
+process.env.KG_CDK8S_IMPORT_MEMO = mkdtempSync(join(tmpdir(), 'kg-cdk8s-import-'));
+
+/** Removes the memo of `cdk8s import` runs (for afterAll). */
+export function removeImportMemo(): void {
+  rmSync(process.env.KG_CDK8S_IMPORT_MEMO ?? '', { recursive: true, force: true });
+}
 
 /** A temporary repository holding what an upgrade reads and writes, as this one has it now. */
 export function aRepository(): string {

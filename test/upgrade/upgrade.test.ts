@@ -9,9 +9,10 @@ import { OutputDir } from '../../src/output/output-dir';
 import { upgradeCommand } from '../../src/upgrade/command';
 import { planUpgrade, VENDORED_RELEASE } from '../../src/upgrade/plan';
 import { readReleaseDir } from '../../src/upgrade/release';
-import { aNextRelease, aRelease, aRepository, capture, CDK8S_BIN, REPO, replaceIn, snapshot } from './builders';
+import { aNextRelease, aRelease, aRepository, capture, CDK8S_BIN, removeImportMemo, REPO, replaceIn, snapshot } from './builders';
 
 jest.setTimeout(60_000);
+afterAll(removeImportMemo);
 
 /** Runs `npm run upgrade -- ARGS` against the repository `root`. */
 async function upgrade(root: string, args: readonly string[], more: { ops?: FsOps; env?: NodeJS.ProcessEnv } = {}) {
