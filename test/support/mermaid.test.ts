@@ -132,9 +132,11 @@ describe(RENDERS ? 'renderMermaid in headless Chromium' : 'renderMermaid (skippe
     expect(rendered.flowchartUnbalancedSubgraph).toEqual({ error: expect.stringMatching(/^Parse error on line 5:[\s\S]*Expecting [^\n]*'end'/) as unknown });
   });
 
-  itRenders('renders every diagram of the committed SUMMARY', () => {
+  itRenders('renders every diagram of the committed SUMMARY: the picture of the fleet, then each cluster\'s waves', () => {
     expect(summaryRendered.length).toBe(mermaidBlocks(SUMMARY).length);
     expect(summaryRendered.map((r) => r.error)).toEqual(summaryRendered.map(() => undefined));
-    for (const r of summaryRendered) expect(r.svg).toContain('wave 0: ');
+    const [fleet, ...waves] = summaryRendered;
+    expect(fleet.svg).toMatch(/no window · \d+ teams/);
+    for (const r of waves) expect(r.svg).toContain('wave 0: ');
   });
 });
