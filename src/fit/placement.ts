@@ -1,18 +1,18 @@
 /**
  * Where a workload's pods can run: every pool of every cluster, each either a fit or
- * rejected with the first reason, checked in Karpenter's order.
+ * rejected with the first reason, checked in Karpenter's order against the fleet's plan (each
+ * pool's NodePool and EC2NodeClass models and the instance types it admits after overlays).
  */
-import { applyOverlays } from '../catalog/overlays';
 import type { InstanceType } from '../catalog/catalog';
 import { describe, Matcher } from '../catalog/match';
 import { catalogMatcher } from '../catalog/match';
-import type { Cluster, Platform, Pool } from '../config/platform';
+import type { Cluster, Platform } from '../config/platform';
+import type { FleetPlan, PoolPlan } from '../model/plan';
 import { nodeAllocatable } from './allocatable';
 import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { fleetPlan } from '../model/plan';
 import { daemonSetAgent, GuardedPool, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
@@ -56,17 +56,19 @@ export interface WorkloadFit {
   readonly rejected: readonly Rejection[];
 }
 
-/** Every workload against every pool of the platform. */
-export function fitWorkloads(workloads: readonly Workload[], platform: Platform, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
-  // The tenancy policies synth writes: the plan's, derived once for every workload.
-  const policies = fleetPlan(platform).clusters.map((c) => c.tenancyPolicy?.model);
+/**
+ * Every workload against every pool of the platform, as the plan has them.
+ * @param plan the platform's plan (model/checks.ts loadPlan): each pool's models, admitted types and the tenancy policies
+ */
+export function fitWorkloads(workloads: readonly Workload[], platform: Platform, plan: FleetPlan, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
   return workloads.map((w) => {
     const fits: Fit[] = [];
     const rejected: Rejection[] = [];
     for (const [i, cluster] of platform.clusters.entries()) {
-      const policy = policies[i];
+      const planned = plan.clusters[i];
+      const policy = planned.tenancyPolicy?.model;
       const admit = policy ? admissionOf(w, policy) : undefined;
-      for (const pool of cluster.pools) {
+      for (const pool of planned.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);
         const admission = admit ? { admission: admit(pool.name) } : {};
         if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason, ...admission });
@@ -125,7 +127,10 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
 
 /**
  * Whether a pod can run on a new node of the pool: how many instance types could
- * hold it, or the first reason it cannot. The checks, in Karpenter's order:
+ * hold it, or the first reason it cannot. The pool is its plan: its NodePool (taints,
+ * labels, requirements, limits), its EC2NodeClass (volumes, kubelet) and the instance types
+ * it admits after the cluster's overlays; the cluster gives the controller's settings. The
+ * checks, in Karpenter's order:
  *
  * 1. the pool's limits must allow a node at all;
  * 2. taints: the pod tolerates every NoSchedule and NoExecute taint of the pool;
@@ -140,16 +145,15 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (addToNewNodeClaim)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (CanAdd)
  */
-export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
-  const template = poolTemplate(pool, matcher);
-  const bounds = poolBounds(pool, cluster, matcher);
-  // After the cluster's NodeOverlays: a capacity overlay adds extended resources pods may request.
-  const nodes = (types: readonly InstanceType[]) => applyOverlays(types, cluster.overlays, matcher).map((t) => nodeAllocatable(t, pool, bounds.vmMemoryOverhead));
+export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
+  const template = poolTemplate(pool);
+  const bounds = poolBounds(pool.nodePool, cluster, matcher);
+  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool.nodeClass, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
   const untolerated = untoleratedTaints(template.taints, pod.tolerations);
   if (untolerated.length > 0) return { reason: `untolerated taint${untolerated.length > 1 ? 's' : ''} ${untolerated.map(formatTaint).join(', ')}` };
-  if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; a new node of the pool gets a name of its own` };
+  if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; ${template.unnamed}` };
 
   const selections = termSelections(pod, template, matcher);
   const passed = selections.flatMap((s) => ('admitted' in s ? [nodes(s.admitted)] : []));
@@ -174,7 +178,7 @@ function termSelections(pod: PodConstraints, template: PoolTemplate, matcher: Ma
   if (pod.nodeSelectorTerms === undefined || 'reason' in alone) return [alone];
   return pod.nodeSelectorTerms.map((term, i): Selection => {
     const byName = (term.matchFields ?? []).find((f) => f.operator === 'In');
-    if (byName) return { reason: `nodeSelectorTerms[${i}] selects nodes by name (matchFields ${describe(byName)}); a new node of the pool gets a name of its own` };
+    if (byName) return { reason: `nodeSelectorTerms[${i}] selects nodes by name (matchFields ${describe(byName)}); ${template.unnamed}` };
     if (term.matchExpressions.length === 0 && (term.matchFields ?? []).length === 0) return { reason: `nodeSelectorTerms[${i}] is empty and matches no node` };
     return selectNodes([...selector, ...expressionRequirements(term.matchExpressions)], template, matcher);
   });

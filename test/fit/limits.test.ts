@@ -15,11 +15,11 @@
  */
 import { catalogMatcher } from '../../src/catalog/match';
 import type { PodConstraints } from '../../src/fit/manifest';
-import { placePod } from '../../src/fit/placement';
 import { aCluster, aKarpenter, aPool } from '../pool-builders';
 import { SETTINGS_RULES } from '../../src/release/settings-rules.generated';
 import { poolBounds } from '../../src/fit/resources';
-import { aContainer, aPodSpec, podOf } from './builders';
+import { nodePoolModel } from '../../src/model/node-pool';
+import { aContainer, aPodSpec, placeOn, podOf } from './builders';
 
 const matcher = catalogMatcher();
 const M7G = ['m7g.large', 'm7g.xlarge'];
@@ -28,7 +28,7 @@ const small: PodConstraints = podOf(aPodSpec({ tolerations: [{ operator: 'Exists
 
 function place(instanceTypes: string[], limits: Record<string, string>, pod: PodConstraints = small) {
   const pool = aPool({ dedicated: false, arch: [instanceTypes[0].startsWith('m7g') ? 'arm64' : 'amd64'], instanceTypes, limits });
-  return placePod(pod, pool, aCluster([pool]), matcher);
+  return placeOn(pod, pool, aCluster([pool]), matcher);
 }
 const NONE = (limits: string) => ({ reason: `the pool can launch no node: every instance type it admits is larger than its limits (${limits})` });
 
@@ -82,14 +82,14 @@ describe('the VM memory overhead', () => {
   it('is the release\'s default (0.075 in 1.14.1) when the cluster sets none', () => {
     const pool = aPool({ dedicated: false, arch: ['arm64'], instanceTypes: M7G });
     expect(SETTINGS_RULES.vmMemoryOverheadPercent.controllerDefault).toBe(0.075);
-    expect(poolBounds(pool, aCluster([pool]), matcher).vmMemoryOverhead).toBe(0.075);
+    expect(poolBounds(nodePoolModel(pool), aCluster([pool]), matcher).vmMemoryOverhead).toBe(0.075);
   });
 
   it('fails when the cluster\'s vmMemoryOverheadPercent is ignored: at 0.1, m7g.large has 8128 − ceil(812.8) = 7315 MiB, within a 7315Mi limit', () => {
     const pool = aPool({ dedicated: false, arch: ['arm64'], instanceTypes: M7G, limits: { memory: '7315Mi' } });
     const tenPercent = aCluster([pool], { karpenter: aKarpenter({}, { settings: { vmMemoryOverheadPercent: 0.1 } }) });
-    expect(placePod(small, pool, tenPercent, matcher)).toEqual({ instanceTypes: 1 });
+    expect(placeOn(small, pool, tenPercent, matcher)).toEqual({ instanceTypes: 1 });
     // At the default 0.075 its capacity is 7518 MiB, over the limit.
-    expect(placePod(small, pool, aCluster([pool]), matcher)).toEqual(NONE('memory=7315Mi'));
+    expect(placeOn(small, pool, aCluster([pool]), matcher)).toEqual(NONE('memory=7315Mi'));
   });
 });

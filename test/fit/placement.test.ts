@@ -11,10 +11,11 @@ import { catalogMatcher } from '../../src/catalog/match';
 import { loadPlatform } from '../../src/config/load';
 import type { Platform } from '../../src/config/platform';
 import type { PodConstraints } from '../../src/fit/manifest';
-import { fitWorkloads, placePod } from '../../src/fit/placement';
+import { fitWorkloads } from '../../src/fit/placement';
+import { fleetPlan } from '../../src/model/plan';
 import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
 import { aCluster, aKarpenter, aPool } from '../pool-builders';
-import { aContainer, aPodSpec, expr, podOf, requiring } from './builders';
+import { aContainer, aPodSpec, expr, placeOn, podOf, requiring } from './builders';
 
 let fleet: Platform;
 
@@ -53,7 +54,7 @@ afterAll(removeProjects);
 
 /** Where a Deployment with this pod spec fits (`cluster/pool`), and why not elsewhere (by `cluster/pool`). */
 function place(spec: Parameters<typeof aPodSpec>[0] = {}): { fits: string[]; rejected: Record<string, string> } {
-  const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], fleet);
+  const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], fleet, fleetPlan(fleet));
   return {
     fits: w.fits.map((f) => `${f.cluster}/${f.pool}`),
     rejected: Object.fromEntries(w.rejected.map((r) => [`${r.cluster}/${r.pool}`, r.reason])),
@@ -186,7 +187,7 @@ describe('resources', () => {
   it('names what the pool can launch within its limits even when no instance type at all is that large', () => {
     const r = place({ containers: [aContainer({ requests: { cpu: '500' } })] });
     expect(r.rejected['prod/web']).toBe('requests 500 cpu: the largest the pool can offer within its limits (cpu=100, memory=400Gi) is 95690m (c6a.24xlarge)');
-    const unlimited = placePod(podOf(aPodSpec({ containers: [aContainer({ requests: { cpu: '2000' } })] })), aPool({ dedicated: false }), aCluster(), catalogMatcher());
+    const unlimited = placeOn(podOf(aPodSpec({ containers: [aContainer({ requests: { cpu: '2000' } })] })), aPool({ dedicated: false }), aCluster(), catalogMatcher());
     expect(unlimited).toEqual({ reason: 'requests 2000 cpu: the largest the pool can offer is 893690m (u7i-12tb.224xlarge)' });
   });
 
@@ -228,7 +229,7 @@ describe('resources', () => {
       containers: [aContainer({ requests: { cpu: '6', memory: '20Gi' } })],
     });
     expect(r.rejected['prod/web']).toBe('requests 20Gi memory: the largest the pool can offer is 13.83Gi (c6i.2xlarge)');
-    const anyCategory = placePod(
+    const anyCategory = placeOn(
       podOf(aPodSpec({ affinity: requiring([expr('node.kubernetes.io/instance-type', 'In', 'c6i.2xlarge', 'r6i.xlarge')]), containers: [aContainer({ requests: { cpu: '6', memory: '20Gi' } })] })),
       aPool({ dedicated: false }), aCluster(), catalogMatcher(),
     );
@@ -242,46 +243,46 @@ describe('rules about one pool', () => {
   const open = { dedicated: false } as const;
 
   it('rejects every pod of a pool whose limits allow no node, before anything about the pod', () => {
-    expect(placePod(pod(), aPool({ ...open, limits: { nodes: '0' } }), aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: its limits allow none (nodes=0)' });
+    expect(placeOn(pod(), aPool({ ...open, limits: { nodes: '0' } }), aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: its limits allow none (nodes=0)' });
   });
 
   it('rejects every pod of a pool whose limits are smaller than every instance type it admits', () => {
     const pool = aPool({ ...open, instanceTypes: ['m5.xlarge'], limits: { cpu: '2' } });
-    expect(placePod(pod(), pool, aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: every instance type it admits is larger than its limits (cpu=2)' });
+    expect(placeOn(pod(), pool, aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: every instance type it admits is larger than its limits (cpu=2)' });
   });
 
   it('rejects a pod whose requests leave fewer distinct values than a minValues, unless the policy is BestEffort', () => {
     const pool = aPool({ ...open, requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m5', 'm6i', 'm7i'], minValues: 2 }] });
     const big = pod({ containers: [aContainer({ requests: { cpu: '150' } })] });
-    expect(placePod(big, pool, aCluster(), matcher)).toEqual({
+    expect(placeOn(big, pool, aCluster(), matcher)).toEqual({
       reason: "the 2 instance type(s) that can hold it have 1 distinct karpenter.k8s.aws/instance-family value(s) (m7i), fewer than the pool's minValues 2",
     });
     const bestEffort = aCluster([pool], { karpenter: aKarpenter({}, { settings: { minValuesPolicy: 'BestEffort' } }) });
-    expect(placePod(big, pool, bestEffort, matcher)).toEqual({ instanceTypes: 2 });
+    expect(placeOn(big, pool, bestEffort, matcher)).toEqual({ instanceTypes: 2 });
   });
 
   it('rejects a pod bound to a node by name, or selecting one by hostname', () => {
-    expect(placePod(pod({ nodeName: 'ip-10-0-1-7' }), aPool(open), aCluster(), matcher))
+    expect(placeOn(pod({ nodeName: 'ip-10-0-1-7' }), aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'spec.nodeName binds it to node ip-10-0-1-7; a new node of the pool gets a name of its own' });
-    expect(placePod(pod({ nodeSelector: { 'kubernetes.io/hostname': 'ip-10-0-1-7' } }), aPool(open), aCluster(), matcher))
+    expect(placeOn(pod({ nodeSelector: { 'kubernetes.io/hostname': 'ip-10-0-1-7' } }), aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector kubernetes.io/hostname=ip-10-0-1-7: a new node of the pool gets a name of its own' });
   });
 
   it('rejects a term that asks for a node by name (matchFields)', () => {
     const byName = pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [expr('metadata.name', 'In', 'ip-10-0-1-7')] }] } } } });
-    expect(placePod(byName, aPool(open), aCluster(), matcher))
+    expect(placeOn(byName, aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'nodeSelectorTerms[0] selects nodes by name (matchFields metadata.name In [ip-10-0-1-7]); a new node of the pool gets a name of its own' });
   });
 
   it('rejects an empty term, which matches no node', () => {
     const empty = pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}] } } } });
-    expect(placePod(empty, aPool(open), aCluster(), matcher)).toEqual({ reason: 'nodeSelectorTerms[0] is empty and matches no node' });
+    expect(placeOn(empty, aPool(open), aCluster(), matcher)).toEqual({ reason: 'nodeSelectorTerms[0] is empty and matches no node' });
   });
 
   it('holds a requirement the pool sets with a custom requirement of its own', () => {
     const pool = aPool({ ...open, requirements: [{ key: 'example.com/tier', operator: 'In', values: ['gold', 'silver'] }] });
-    expect(placePod(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toEqual({ instanceTypes: expect.any(Number) });
-    expect(placePod(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
+    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toEqual({ instanceTypes: expect.any(Number) });
+    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector example.com/tier=bronze: the pool requires example.com/tier In [gold, silver]' });
   });
 });

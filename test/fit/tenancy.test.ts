@@ -6,6 +6,7 @@
  */
 import { manifestOf, WorkloadKind } from '../../src/fit/manifest';
 import { fitWorkloads } from '../../src/fit/placement';
+import { fleetPlan } from '../../src/model/plan';
 import { fitJson, fitTerminal } from '../../src/fit/report';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 import { SourceFile } from '../../src/input/source';
@@ -20,10 +21,12 @@ const platform = aPlatform([
   aCluster([aPool({}, { name: 'vision', team: 'vision' })], { id: 'open' }),
 ]);
 
+const plan = fleetPlan(platform);
+
 const visionToleration = { key: 'dedicated', value: 'vision', effect: 'NoSchedule' };
 
 function fit(namespace: string, spec: Record<string, unknown>, kind: WorkloadKind = 'Deployment') {
-  const [w] = fitWorkloads([{ kind, namespace, name: 'app', pod: podOf(aPodSpec(spec), kind) }], platform);
+  const [w] = fitWorkloads([{ kind, namespace, name: 'app', pod: podOf(aPodSpec(spec), kind) }], platform, plan);
   const rows = [...w.fits.map((f) => ({ ...f, fits: true })), ...w.rejected.map((r) => ({ ...r, fits: false }))];
   return Object.fromEntries(rows.map((r) => [`${r.cluster}/${r.pool}`, { fits: r.fits, admission: r.admission }]));
 }
@@ -84,7 +87,7 @@ describe('fit and the tenancy policy', () => {
         name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind: 'DaemonSet', name: 'agent', uid: 'c0ffee', controller: true }],
       });
       const { manifest: read } = manifestOf(SourceFile.parseDocuments(manifest(pod), 'app.yaml'));
-      const [w] = fitWorkloads(read.workloads, platform);
+      const [w] = fitWorkloads(read.workloads, platform, plan);
       return [...w.fits, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
     };
     expect(ownedBy('apps/v1')).toEqual({ allowed: true });
@@ -92,7 +95,7 @@ describe('fit and the tenancy policy', () => {
   });
 
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
     const lines = fitTerminal([w], []);
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it; admission: allowed$/)]));
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it$/)]));
