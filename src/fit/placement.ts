@@ -13,7 +13,7 @@ import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { daemonSetAgent, GuardedPool, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import { daemonSetAgent, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -28,7 +28,10 @@ export interface PoolRef {
 
 /** What the cluster's tenancy policy says about the workload and one pool. */
 export interface Admission {
-  /** The policy admits the pod as written, and its namespace may use the pool. */
+  /**
+   * The policy does not refuse the pod as written, and its namespace may use the pool (what
+   * action Deny enforces; Warn and Audit admit a pod all the same, see the reason).
+   */
   readonly allowed: boolean;
   /** Why not. @default - allowed */
   readonly reason?: string;
@@ -40,19 +43,32 @@ export interface Fit extends PoolRef {
   readonly instanceTypes: number;
 }
 
+/**
+ * A pool Karpenter could place the workload on, where it still does not run: the cluster's
+ * tenancy policy (action Deny) refuses its pods when they are created.
+ */
+export interface Refusal extends PoolRef {
+  /** Why admission refuses the pods (the same on every pool of the cluster). */
+  readonly reason: string;
+  /** How many instance types the pool could launch for it, were it admitted. */
+  readonly instanceTypes: number;
+}
+
 /** A pool the workload cannot run on, and the first reason. */
 export interface Rejection extends PoolRef {
   readonly reason: string;
 }
 
-/** Where one workload can run. */
+/** Where one workload can run. Each pool is in exactly one of the lists. */
 export interface WorkloadFit {
   readonly kind: WorkloadKind;
   readonly namespace: string;
   readonly name: string;
-  /** In the platform's order of clusters and pools. */
+  /** The pools it runs on. In the platform's order of clusters and pools. */
   readonly fits: readonly Fit[];
-  /** In the platform's order of clusters and pools. */
+  /** The pools it would fit but admission refuses it. In the platform's order of clusters and pools. */
+  readonly refused: readonly Refusal[];
+  /** The pools it cannot run on. In the platform's order of clusters and pools. */
   readonly rejected: readonly Rejection[];
 }
 
@@ -63,6 +79,7 @@ export interface WorkloadFit {
 export function fitWorkloads(workloads: readonly Workload[], platform: Platform, plan: FleetPlan, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
   return workloads.map((w) => {
     const fits: Fit[] = [];
+    const refused: Refusal[] = [];
     const rejected: Rejection[] = [];
     for (const [i, cluster] of platform.clusters.entries()) {
       const planned = plan.clusters[i];
@@ -70,40 +87,63 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
       const admit = policy ? admissionOf(w, policy) : undefined;
       for (const pool of planned.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);
-        const admission = admit ? { admission: admit(pool.name) } : {};
-        if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason, ...admission });
-        else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes, ...admission });
+        const at = { cluster: cluster.id, pool: pool.name, ...(admit ? { admission: admit.of(pool) } : {}) };
+        if ('reason' in placed) rejected.push({ ...at, reason: placed.reason });
+        else if (admit?.refused !== undefined) refused.push({ ...at, reason: admit.refused, instanceTypes: placed.instanceTypes });
+        else fits.push({ ...at, instanceTypes: placed.instanceTypes });
       }
     }
-    return { kind: w.kind, namespace: w.namespace, name: w.name, fits, rejected };
+    return { kind: w.kind, namespace: w.namespace, name: w.name, fits, refused, rejected };
   });
+}
+
+/** What the cluster's tenancy policy says about a workload's pods. */
+interface WorkloadAdmission {
+  /** Why the policy refuses the pods as written, with action Deny: they run on no pool of the cluster. @default - they are admitted */
+  readonly refused?: string;
+  /** What it says about each pool. */
+  readonly of: (pool: PoolPlan) => Admission;
 }
 
 /**
  * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
  * pod as written when the pod selects or can run on a pool its namespace may not use (then
- * every pool of the cluster says so); otherwise the pool is open to the namespace when the
- * pool is not guarded, its team lists the namespace, or the namespace is exempt. A DaemonSet's
- * pods that tolerate every taint may run on any pool (see tenancyCel).
+ * every pool of the cluster says so, and with action Deny the pod runs on none; Warn and Audit
+ * admit it); otherwise the pool is open to the namespace when the pool is not guarded (the
+ * plan's facts.admission), its team lists the namespace, or the namespace is exempt. A
+ * DaemonSet's pods that tolerate every taint may run on any pool (see tenancyCel).
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/#validation-actions
  */
-function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) => Admission {
-  if (policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
+function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission {
+  const allowed = { of: () => ({ allowed: true }) };
+  if (policy.exemptNamespaces.includes(w.namespace)) return allowed;
   const facts = admissionFacts(w);
   const refusal = tenancyRefusal(facts, policy);
   if (refusal) {
-    const refused = { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
-    return () => refused;
-  }
-  if (daemonSetAgent(facts)) return () => ({ allowed: true });
-  const guarded = new Map<string, GuardedPool>(policy.pools.map((g) => [g.pool, g]));
-  return (pool) => {
-    const g = guarded.get(pool);
-    if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
-    const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
-    return {
+    const message = refusalMessage(w.namespace, refusal);
+    if (policy.action === 'Deny') {
+      const refused = { allowed: false, reason: `admission refuses the pod: ${message}` };
+      return { refused: refused.reason, of: () => refused };
+    }
+    const admitted = {
       allowed: false,
-      reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+      reason: policy.action === 'Warn'
+        ? `admission admits the pod with a warning (tenancy action Warn): ${message}`
+        : `admission admits the pod and records the refusal in the audit log (tenancy action Audit): ${message}`,
     };
+    return { of: () => admitted };
+  }
+  if (daemonSetAgent(facts)) return allowed;
+  return {
+    of: (pool) => {
+      const g = pool.facts.admission;
+      if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
+      const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
+      return {
+        allowed: false,
+        reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+      };
+    },
   };
 }
 

@@ -66,7 +66,7 @@ describe('fit MANIFEST', () => {
     });
   });
 
-  it('prints one JSON object with --format json: every kind, each pool a fit or a rejection with its reason', async () => {
+  it('prints one JSON object with --format json: every kind, each pool a fit, refused by admission or rejected with its reason', async () => {
     const spec = aPodSpec({ tolerations: [{ key: 'dedicated', value: 'dataops', effect: 'NoSchedule' }] });
     const text = manifest(...WORKLOAD_KINDS.map((kind) => aWorkload(kind, spec, { name: kind.toLowerCase() })), aService());
     const r = await fit([write(text), '--config', config, '--format', 'json']);
@@ -77,7 +77,8 @@ describe('fit MANIFEST', () => {
       kind,
       namespace: 'default',
       name: kind.toLowerCase(),
-      fits: [{ cluster: 'demo', pool: 'dataops' }, { cluster: 'demo', pool: 'web' }],
+      fits: [{ cluster: 'demo', pool: 'dataops', instanceTypes: 177 }, { cluster: 'demo', pool: 'web', instanceTypes: 134 }],
+      refused: [],
       rejected: [{ cluster: 'demo', pool: 'ml-gpu', reason: 'untolerated taints dedicated=ml:NoSchedule, nvidia.com/gpu=true:NoSchedule' }],
     })));
     expect(answer.skipped).toEqual([{ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'app' }]);
