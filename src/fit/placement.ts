@@ -39,8 +39,22 @@ export interface Admission {
 
 /** A pool the workload can run on. */
 export interface Fit extends PoolRef {
-  /** How many instance types the pool could launch for it. */
+  /** How many instance types the pool could launch for it (on a static pool: that its nodes may be of). */
   readonly instanceTypes: number;
+  /**
+   * A static pool: Karpenter launches no node for the pod and keeps `nodes` nodes, each of one
+   * of the `admittedTypes` instance types the pool admits; the pod fits on them if they are of a
+   * type that can hold it. @default - a dynamic pool: a new node is launched for it
+   */
+  readonly static?: StaticNodes;
+}
+
+/** What a static pool keeps. */
+export interface StaticNodes {
+  /** Its nodes: replicas, at most limits.nodes (the plan's). */
+  readonly nodes: number;
+  /** How many instance types it admits, after overlays: its nodes are of those. */
+  readonly admittedTypes: number;
 }
 
 /**
@@ -90,7 +104,7 @@ export function fitWorkloads(workloads: readonly Workload[], platform: Platform,
         const at = { cluster: cluster.id, pool: pool.name, ...(admit ? { admission: admit.of(pool) } : {}) };
         if ('reason' in placed) rejected.push({ ...at, reason: placed.reason });
         else if (admit?.refused !== undefined) refused.push({ ...at, reason: admit.refused, instanceTypes: placed.instanceTypes });
-        else fits.push({ ...at, instanceTypes: placed.instanceTypes });
+        else fits.push({ ...at, ...placed });
       }
     }
     return { kind: w.kind, namespace: w.namespace, name: w.name, fits, refused, rejected };
@@ -166,13 +180,13 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
 }
 
 /**
- * Whether a pod can run on a new node of the pool: how many instance types could
- * hold it, or the first reason it cannot. The pool is its plan: its NodePool (taints,
- * labels, requirements, limits), its EC2NodeClass (volumes, kubelet) and the instance types
- * it admits after the cluster's overlays; the cluster gives the controller's settings. The
- * checks, in Karpenter's order:
+ * Whether a pod can run on a new node of the pool (a static pool: on its nodes): how many
+ * instance types could hold it, or the first reason it cannot. The pool is its plan: its
+ * NodePool (taints, labels, requirements, limits), its EC2NodeClass (volumes, kubelet), the
+ * instance types it admits after the cluster's overlays and a static pool's nodes; the cluster
+ * gives the controller's settings. The checks, in Karpenter's order:
  *
- * 1. the pool's limits must allow a node at all;
+ * 1. the pool's limits must allow a node at all (a static pool must keep one);
  * 2. taints: the pod tolerates every NoSchedule and NoExecute taint of the pool;
  * 3. node selection: `spec.nodeName` names no node yet to be made; the nodeSelector,
  *    then one of the required node affinity terms, holds on the pool's nodes;
@@ -180,14 +194,23 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
  *    the pod's requests in what a node of the pool can allocate (see nodeAllocatable),
  *    and the pool's minValues are still met.
  *
+ * A static pool (replicas) launches no node for a pod: Karpenter's provisioner leaves static
+ * NodePools out, and the static controller keeps exactly their replicas (at most limits.nodes),
+ * of any type the pool admits. So there the answer is the pool's nodes, which hold the pod if
+ * they are of one of the types counted.
+ *
  * Preferences never reject (Karpenter relaxes them); pod (anti-)affinity, topology
  * spread, volumes and DaemonSet overhead depend on the running cluster and are not checked.
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (addToNewNodeClaim)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (CanAdd)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go (NewScheduler: static NodePools are left out)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/static/provisioning/controller.go (Reconcile: replicas NodeClaims, up to limits.nodes)
  */
-export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
+export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): { instanceTypes: number; static?: StaticNodes } | { reason: string } {
   const template = poolTemplate(pool);
   const bounds = poolBounds(pool.nodePool, cluster, matcher);
+  const kept = pool.facts.nodes;
+  if (kept === 0) return { reason: `the pool is static and keeps no node (${staticSize(pool)})` };
   const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool.nodeClass, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
@@ -200,8 +223,16 @@ export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, 
   if (passed.length === 0) return { reason: selectionReason(selections) };
   const holding = new Set(passed.flatMap((admitted) => typesThatHold(admitted, pod.requests, bounds)));
   const reasons = passed.map((admitted) => resourceReason(admitted, pod.requests, bounds));
-  if (reasons.some((r) => r === undefined)) return { instanceTypes: holding.size };
+  if (reasons.some((r) => r === undefined)) {
+    return { instanceTypes: holding.size, ...(kept !== undefined ? { static: { nodes: kept, admittedTypes: template.admitted.length } } : {}) };
+  }
   return { reason: reasons[0] as string };
+}
+
+/** `replicas: 0`, or `replicas: 4, limits.nodes: 0`. */
+function staticSize(pool: PoolPlan): string {
+  const limit = pool.nodePool.limits?.nodes;
+  return `replicas: ${pool.facts.replicas}${limit !== undefined ? `, limits.nodes: ${limit}` : ''}`;
 }
 
 /**

@@ -2,15 +2,17 @@
  * The answer of `fit`, for people (terminal) and for programs (one JSON object).
  */
 import { SkippedObject, WORKLOAD_KINDS } from './manifest';
-import type { PoolRef, WorkloadFit } from './placement';
+import type { Fit, PoolRef, WorkloadFit } from './placement';
 
 /**
  * One JSON object: `{workloads: [{kind, namespace, name, fits, refused, rejected}], skipped:
  * [{apiVersion, kind, namespace, name}]}`. Every pool of every cluster is in exactly one of a
  * workload's lists, in the platform's order:
  *
- * - `fits: [{cluster, pool, instanceTypes}]`: the pools it runs on, with how many instance
- *   types (after the cluster's overlays) can hold one pod;
+ * - `fits: [{cluster, pool, instanceTypes, static?}]`: the pools it runs on, with how many
+ *   instance types (after the cluster's overlays) can hold one pod; a static pool launches no
+ *   node for it and has `static: {nodes, admittedTypes}` (the pod fits if its nodes are of one of
+ *   the `instanceTypes` of the `admittedTypes` it admits);
  * - `refused: [{cluster, pool, reason, instanceTypes}]`: pools Karpenter could place it on but
  *   whose cluster's tenancy policy refuses its pods (action Deny), with the policy's reason;
  * - `rejected: [{cluster, pool, reason}]`: pools it cannot run on, with the first reason.
@@ -23,7 +25,9 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
       kind: w.kind,
       namespace: w.namespace,
       name: w.name,
-      fits: w.fits.map(({ cluster, pool, instanceTypes, admission }) => ({ cluster, pool, instanceTypes, ...(admission ? { admission } : {}) })),
+      fits: w.fits.map((f) => ({
+        cluster: f.cluster, pool: f.pool, instanceTypes: f.instanceTypes, ...(f.static ? { static: f.static } : {}), ...(f.admission ? { admission: f.admission } : {}),
+      })),
       refused: w.refused.map(({ cluster, pool, reason, instanceTypes, admission }) => ({ cluster, pool, reason, instanceTypes, ...(admission ? { admission } : {}) })),
       rejected: w.rejected.map(({ cluster, pool, reason, admission }) => ({ cluster, pool, reason, ...(admission ? { admission } : {}) })),
     })),
@@ -34,7 +38,7 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
 /**
  * Per workload, a heading that says how many pools it runs on (and on how many more admission
  * refuses it), then one line per pool: `✓ cluster/pool` with the number of instance types that
- * can hold it; `⊘ cluster/pool` where it would fit but the tenancy policy refuses it, with the
+ * can hold it (on a static pool, whether its nodes can; see fitText); `⊘ cluster/pool` where it would fit but the tenancy policy refuses it, with the
  * policy's reason; `✗ cluster/pool` with the reason it cannot run there; each followed, on a
  * cluster with a tenancy policy, by what admission says; then the objects skipped.
  */
@@ -44,7 +48,7 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
   for (const w of workloads) {
     const total = w.fits.length + w.refused.length + w.rejected.length;
     const rows = [
-      ...w.fits.map((f) => ['✓', `${f.cluster}/${f.pool}`, `${typesText(f.instanceTypes)} can hold it${admissionText(f)}`]),
+      ...w.fits.map((f) => ['✓', `${f.cluster}/${f.pool}`, `${fitText(f)}${admissionText(f)}`]),
       ...w.refused.map((r) => ['⊘', `${r.cluster}/${r.pool}`, `${r.reason}; ${typesText(r.instanceTypes)} could hold it`]),
       ...w.rejected.map((r) => ['✗', `${r.cluster}/${r.pool}`, `${r.reason}${admissionText(r)}`]),
     ];
@@ -64,6 +68,21 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
   }
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/**
+ * `134 instance types can hold it`; on a static pool, which launches no node for it, whether
+ * its nodes can: `fits on the pool's 4 nodes if they are of the 3 of its 12 instance types that
+ * can hold it; no node is launched for it`, or `fits on any of the pool's 4 nodes: all 12 …`.
+ */
+function fitText(f: Fit): string {
+  if (!f.static) return `${typesText(f.instanceTypes)} can hold it`;
+  const { nodes, admittedTypes } = f.static;
+  const theNodes = `the pool's ${nodes} node${nodes === 1 ? '' : 's'}`;
+  const which = f.instanceTypes === admittedTypes
+    ? `fits on any of ${theNodes}: ${admittedTypes === 1 ? 'the one instance type it admits can' : `all ${admittedTypes} instance types it admits can`} hold it`
+    : `fits on ${theNodes} if ${nodes === 1 ? 'it is' : 'they are'} of the ${f.instanceTypes} of its ${typesText(admittedTypes)} that can hold it`;
+  return `${which}; no node is launched for it`;
 }
 
 /** `1 instance type`, `134 instance types`. */

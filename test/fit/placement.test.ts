@@ -14,7 +14,8 @@ import type { PodConstraints } from '../../src/fit/manifest';
 import { fitWorkloads } from '../../src/fit/placement';
 import { fleetPlan } from '../../src/model/plan';
 import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
-import { aCluster, aKarpenter, aPool } from '../pool-builders';
+import { fitJson, fitTerminal } from '../../src/fit/report';
+import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
 import { aContainer, aPodSpec, expr, placeOn, podOf, requiring } from './builders';
 
 let fleet: Platform;
@@ -284,5 +285,48 @@ describe('rules about one pool', () => {
     expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toEqual({ instanceTypes: expect.any(Number) });
     expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector example.com/tier=bronze: the pool requires example.com/tier In [gold, silver]' });
+  });
+});
+
+describe('a static pool (replicas)', () => {
+  // Karpenter launches no node for a pod on a static pool: its provisioner leaves static NodePools
+  // out and keeps exactly replicas nodes (at most limits.nodes), each of a type the pool admits.
+  const ingest = (replicas: number, limits?: Record<string, string>) => aPool(
+    { dedicated: false, replicas, instanceTypes: ['m7i.large', 'm7i.xlarge', 'm7i.2xlarge'], ...(limits ? { limits } : {}) },
+    { name: 'ingest', team: 'ingest' },
+  );
+  const fitOn = (pool: ReturnType<typeof aPool>, spec: Parameters<typeof aPodSpec>[0]) => {
+    const platform = aPlatform([aCluster([pool])]);
+    return fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], platform, fleetPlan(platform));
+  };
+  const threeCpus = { containers: [aContainer({ requests: { cpu: '3' } })] };
+
+  it('fits on the pool\'s nodes if they are of a type that can hold it, and says no node is launched for it', () => {
+    const answer = fitOn(ingest(4), threeCpus);
+    // m7i.large has 1930m allocatable; m7i.xlarge 3920m and m7i.2xlarge 7910m can hold 3 cpu.
+    expect(answer[0].fits).toEqual([{ cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 } }]);
+    expect(fitTerminal(answer, [])).toEqual([
+      'Deployment default/app: fits 1 of 1 pool',
+      '  ✓ demo/ingest  fits on the pool\'s 4 nodes if they are of the 2 of its 3 instance types that can hold it; no node is launched for it',
+    ]);
+    expect(JSON.parse(fitJson(answer, [])).workloads[0].fits).toEqual([{ cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 } }]);
+  });
+
+  it('fits on any of its nodes when every type it admits can hold the pod', () => {
+    expect(fitTerminal(fitOn(ingest(1), {}), [])[1]).toBe('  ✓ demo/ingest  fits on any of the pool\'s 1 node: all 3 instance types it admits can hold it; no node is launched for it');
+  });
+
+  it('counts the nodes Karpenter keeps: replicas, at most limits.nodes', () => {
+    expect(fitOn(ingest(4, { nodes: '2' }), threeCpus)[0].fits[0].static).toEqual({ nodes: 2, admittedTypes: 3 });
+  });
+
+  it('rejects every pod of a static pool that keeps no node', () => {
+    expect(fitOn(ingest(0), {})[0].rejected).toEqual([{ cluster: 'demo', pool: 'ingest', reason: 'the pool is static and keeps no node (replicas: 0)' }]);
+    expect(fitOn(ingest(3, { nodes: '0' }), {})[0].rejected[0].reason).toBe('the pool is static and keeps no node (replicas: 3, limits.nodes: 0)');
+  });
+
+  it('rejects a pod too large for every type it admits, and one bound to a node by name (fit cannot know the nodes\' names)', () => {
+    expect(fitOn(ingest(4), { containers: [aContainer({ requests: { cpu: '9' } })] })[0].rejected[0].reason).toBe('requests 9 cpu: the largest the pool can offer is 7910m (m7i.2xlarge)');
+    expect(fitOn(ingest(4), { nodeName: 'ip-10-0-1-7' })[0].rejected[0].reason).toBe('spec.nodeName binds it to node ip-10-0-1-7; fit does not know the names of the pool\'s 4 nodes');
   });
 });
