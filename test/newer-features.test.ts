@@ -17,7 +17,7 @@ import type { Cluster, Pool } from '../src/config/platform';
 /** A pool's ceiling as the plan derives it. */
 const ceilingOf = (cluster: Cluster, pool: Pool) => poolPlan(cluster, pool).facts.ceiling.perHour ?? NaN;
 import { karpenterCatalog } from '../src/catalog/catalog';
-import { catalogMatcher } from '../src/catalog/match';
+import { catalogMatcher, priceRange } from '../src/catalog/match';
 import { applyOverlays } from '../src/catalog/overlays';
 import { aContainer, aPodSpec, podOf } from './fit/builders';
 import { fitWorkloads } from '../src/fit/placement';
@@ -306,7 +306,20 @@ describe('fit after overlays', () => {
     expect(w.rejected).toEqual([{ cluster: 'plain', pool: 'web', reason: 'requests 1 example.com/gpu-slice: no instance type the pool admits has example.com/gpu-slice' }]);
     const sliced = plan.clusters[1].pools[0].facts.admitted.filter((t) => t.allocatable.get('example.com/gpu-slice') === 4);
     expect(sliced.length).toBeGreaterThan(0);
-    expect(w.fits).toEqual([{ cluster: 'sliced', pool: 'web', instanceTypes: sliced.length }]);
+    expect(w.fits).toEqual([{ cluster: 'sliced', pool: 'web', instanceTypes: sliced.length, prices: priceRange(sliced) }]);
+  });
+
+  it('prices a fit after a price overlay: the plan\'s prices, not the catalog\'s', () => {
+    const pool = aPool({ dedicated: false, instanceFamilies: ['g6'], limits: { cpu: '1000' } });
+    const half = { name: 'half', requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['g6'] }] as never, priceAdjustment: '-50%' };
+    const platform = aPlatform([aCluster([pool], { id: 'list' }), aCluster([pool], { id: 'discounted', overlays: [half] })]);
+    const plan = fleetPlan(platform);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec()) }], platform, plan);
+    const [list, discounted] = w.fits.map((f) => f.prices);
+    expect(discounted?.min).toBeCloseTo((list?.min ?? NaN) / 2, 10);
+    expect(discounted?.max).toBeCloseTo((list?.max ?? NaN) / 2, 10);
+    // A small pod fits every admitted type: fit's range is the pool's, as SUMMARY and explain show it.
+    expect(w.fits.map((f) => f.prices)).toEqual(plan.clusters.map((c) => c.pools[0].facts.prices));
   });
 });
 

@@ -4,8 +4,7 @@
  * pool's NodePool and EC2NodeClass models and the instance types it admits after overlays).
  */
 import type { InstanceType } from '../catalog/catalog';
-import { describe, Matcher } from '../catalog/match';
-import { catalogMatcher } from '../catalog/match';
+import { catalogMatcher, describe, Matcher, priceRange, PriceRange } from '../catalog/match';
 import type { Cluster, Platform } from '../config/platform';
 import type { FleetPlan, PoolPlan } from '../model/plan';
 import { nodeAllocatable } from './allocatable';
@@ -41,6 +40,8 @@ export interface Admission {
 export interface Fit extends PoolRef {
   /** How many instance types the pool could launch for it (on a static pool: that its nodes may be of). */
   readonly instanceTypes: number;
+  /** Their on-demand list price range per hour, after the cluster's overlays. @default - none is priced */
+  readonly prices?: PriceRange;
   /**
    * A static pool: Karpenter launches no node for the pod and keeps `nodes` nodes, each of one
    * of the `admittedTypes` instance types the pool admits; the pod fits on them if they are of a
@@ -48,6 +49,9 @@ export interface Fit extends PoolRef {
    */
   readonly static?: StaticNodes;
 }
+
+/** Where a pod can run on a pool: what {@link Fit} says besides the pool. */
+export type Placement = Pick<Fit, 'instanceTypes' | 'prices' | 'static'>;
 
 /** What a static pool keeps. */
 export interface StaticNodes {
@@ -206,7 +210,7 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go (NewScheduler: static NodePools are left out)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/static/provisioning/controller.go (Reconcile: replicas NodeClaims, up to limits.nodes)
  */
-export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): { instanceTypes: number; static?: StaticNodes } | { reason: string } {
+export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): Placement | { reason: string } {
   const template = poolTemplate(pool);
   const bounds = poolBounds(pool.nodePool, cluster, matcher);
   const kept = pool.facts.nodes;
@@ -224,7 +228,12 @@ export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, 
   const holding = new Set(passed.flatMap((admitted) => typesThatHold(admitted, pod.requests, bounds)));
   const reasons = passed.map((admitted) => resourceReason(admitted, pod.requests, bounds));
   if (reasons.some((r) => r === undefined)) {
-    return { instanceTypes: holding.size, ...(kept !== undefined ? { static: { nodes: kept, admittedTypes: template.admitted.length } } : {}) };
+    const prices = priceRange([...holding]);
+    return {
+      instanceTypes: holding.size,
+      ...(prices ? { prices } : {}),
+      ...(kept !== undefined ? { static: { nodes: kept, admittedTypes: template.admitted.length } } : {}),
+    };
   }
   return { reason: reasons[0] as string };
 }

@@ -1,6 +1,7 @@
 /**
  * The answer of `fit`, for people (terminal) and for programs (one JSON object).
  */
+import { karpenterCatalog } from '../catalog/catalog';
 import { SkippedObject, WORKLOAD_KINDS } from './manifest';
 import type { Fit, PoolRef, WorkloadFit } from './placement';
 
@@ -9,8 +10,10 @@ import type { Fit, PoolRef, WorkloadFit } from './placement';
  * [{apiVersion, kind, namespace, name}]}`. Every pool of every cluster is in exactly one of a
  * workload's lists, in the platform's order:
  *
- * - `fits: [{cluster, pool, instanceTypes, static?}]`: the pools it runs on, with how many
- *   instance types (after the cluster's overlays) can hold one pod; a static pool launches no
+ * - `fits: [{cluster, pool, instanceTypes, onDemandPricePerHour, static?}]`: the pools it runs
+ *   on, with how many instance types (after the cluster's overlays) can hold one pod and their
+ *   on-demand list price range per node-hour after overlays (`{min, max, region}`, as `explain`
+ *   gives the pool's; null when none is priced); a static pool launches no
  *   node for it and has `static: {nodes, admittedTypes}` (the pod fits if its nodes are of one of
  *   the `instanceTypes` of the `admittedTypes` it admits);
  * - `refused: [{cluster, pool, reason, instanceTypes}]`: pools Karpenter could place it on but
@@ -26,7 +29,12 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
       namespace: w.namespace,
       name: w.name,
       fits: w.fits.map((f) => ({
-        cluster: f.cluster, pool: f.pool, instanceTypes: f.instanceTypes, ...(f.static ? { static: f.static } : {}), ...(f.admission ? { admission: f.admission } : {}),
+        cluster: f.cluster,
+        pool: f.pool,
+        instanceTypes: f.instanceTypes,
+        onDemandPricePerHour: f.prices ? { min: f.prices.min, max: f.prices.max, region: karpenterCatalog().pricingRegion } : null,
+        ...(f.static ? { static: f.static } : {}),
+        ...(f.admission ? { admission: f.admission } : {}),
       })),
       refused: w.refused.map(({ cluster, pool, reason, instanceTypes, admission }) => ({ cluster, pool, reason, instanceTypes, ...(admission ? { admission } : {}) })),
       rejected: w.rejected.map(({ cluster, pool, reason, admission }) => ({ cluster, pool, reason, ...(admission ? { admission } : {}) })),
@@ -71,18 +79,26 @@ export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly
 }
 
 /**
- * `134 instance types can hold it`; on a static pool, which launches no node for it, whether
- * its nodes can: `fits on the pool's 4 nodes if they are of the 3 of its 12 instance types that
- * can hold it; no node is launched for it`, or `fits on any of the pool's 4 nodes: all 12 …`.
+ * `134 instance types can hold it ($0.0416 to $9.6768 per node-hour)`; on a static pool, which
+ * launches no node for it, whether its nodes can: `fits on the pool's 4 nodes if they are of the
+ * 3 of its 12 instance types that can hold it (…); no node is launched for it`, or `fits on any of
+ * the pool's 4 nodes: all 12 …`.
  */
 function fitText(f: Fit): string {
-  if (!f.static) return `${typesText(f.instanceTypes)} can hold it`;
+  if (!f.static) return `${typesText(f.instanceTypes)} can hold it${priceText(f)}`;
   const { nodes, admittedTypes } = f.static;
   const theNodes = `the pool's ${nodes} node${nodes === 1 ? '' : 's'}`;
   const which = f.instanceTypes === admittedTypes
     ? `fits on any of ${theNodes}: ${admittedTypes === 1 ? 'the one instance type it admits can' : `all ${admittedTypes} instance types it admits can`} hold it`
     : `fits on ${theNodes} if ${nodes === 1 ? 'it is' : 'they are'} of the ${f.instanceTypes} of its ${typesText(admittedTypes)} that can hold it`;
-  return `${which}; no node is launched for it`;
+  return `${which}${priceText(f)}; no node is launched for it`;
+}
+
+/** ` ($0.0416 to $9.6768 per node-hour)`: the on-demand list prices of those types after overlays, as explain shows a pool's; empty when none is priced. */
+function priceText(f: Fit): string {
+  if (!f.prices) return '';
+  const { min, max } = f.prices;
+  return min === max ? ` ($${min.toFixed(4)} per node-hour)` : ` ($${min.toFixed(4)} to $${max.toFixed(4)} per node-hour)`;
 }
 
 /** `1 instance type`, `134 instance types`. */

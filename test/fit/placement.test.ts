@@ -14,6 +14,7 @@ import type { PodConstraints } from '../../src/fit/manifest';
 import { fitWorkloads } from '../../src/fit/placement';
 import { fleetPlan } from '../../src/model/plan';
 import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
+import { karpenterCatalog } from '../../src/catalog/catalog';
 import { fitJson, fitTerminal } from '../../src/fit/report';
 import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
 import { aContainer, aPodSpec, expr, placeOn, podOf, requiring } from './builders';
@@ -259,7 +260,7 @@ describe('rules about one pool', () => {
       reason: "the 2 instance type(s) that can hold it have 1 distinct karpenter.k8s.aws/instance-family value(s) (m7i), fewer than the pool's minValues 2",
     });
     const bestEffort = aCluster([pool], { karpenter: aKarpenter({}, { settings: { minValuesPolicy: 'BestEffort' } }) });
-    expect(placeOn(big, pool, bestEffort, matcher)).toEqual({ instanceTypes: 2 });
+    expect(placeOn(big, pool, bestEffort, matcher)).toMatchObject({ instanceTypes: 2 });
   });
 
   it('rejects a pod bound to a node by name, or selecting one by hostname', () => {
@@ -282,7 +283,7 @@ describe('rules about one pool', () => {
 
   it('holds a requirement the pool sets with a custom requirement of its own', () => {
     const pool = aPool({ ...open, requirements: [{ key: 'example.com/tier', operator: 'In', values: ['gold', 'silver'] }] });
-    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toEqual({ instanceTypes: expect.any(Number) });
+    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toMatchObject({ instanceTypes: expect.any(Number) });
     expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector example.com/tier=bronze: the pool requires example.com/tier In [gold, silver]' });
   });
@@ -300,20 +301,29 @@ describe('a static pool (replicas)', () => {
     return fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], platform, fleetPlan(platform));
   };
   const threeCpus = { containers: [aContainer({ requests: { cpu: '3' } })] };
+  const price = (type: string) => karpenterCatalog().instanceType(type)?.price ?? NaN;
 
   it('fits on the pool\'s nodes if they are of a type that can hold it, and says no node is launched for it', () => {
     const answer = fitOn(ingest(4), threeCpus);
     // m7i.large has 1930m allocatable; m7i.xlarge 3920m and m7i.2xlarge 7910m can hold 3 cpu.
-    expect(answer[0].fits).toEqual([{ cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 } }]);
+    const [xlarge, twoXlarge] = [price('m7i.xlarge'), price('m7i.2xlarge')];
+    expect(answer[0].fits).toEqual([{
+      cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 },
+      prices: { min: xlarge, minType: 'm7i.xlarge', max: twoXlarge, maxType: 'm7i.2xlarge', unpriced: 0 },
+    }]);
     expect(fitTerminal(answer, [])).toEqual([
       'Deployment default/app: fits 1 of 1 pool',
-      '  ✓ demo/ingest  fits on the pool\'s 4 nodes if they are of the 2 of its 3 instance types that can hold it; no node is launched for it',
+      `  ✓ demo/ingest  fits on the pool's 4 nodes if they are of the 2 of its 3 instance types that can hold it ($${xlarge.toFixed(4)} to $${twoXlarge.toFixed(4)} per node-hour); no node is launched for it`,
     ]);
-    expect(JSON.parse(fitJson(answer, [])).workloads[0].fits).toEqual([{ cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 } }]);
+    expect(JSON.parse(fitJson(answer, [])).workloads[0].fits).toEqual([{
+      cluster: 'demo', pool: 'ingest', instanceTypes: 2, onDemandPricePerHour: { min: xlarge, max: twoXlarge, region: 'us-east-1' }, static: { nodes: 4, admittedTypes: 3 },
+    }]);
   });
 
   it('fits on any of its nodes when every type it admits can hold the pod', () => {
-    expect(fitTerminal(fitOn(ingest(1), {}), [])[1]).toBe('  ✓ demo/ingest  fits on any of the pool\'s 1 node: all 3 instance types it admits can hold it; no node is launched for it');
+    expect(fitTerminal(fitOn(ingest(1), {}), [])[1]).toBe(
+      `  ✓ demo/ingest  fits on any of the pool's 1 node: all 3 instance types it admits can hold it ($${price('m7i.large').toFixed(4)} to $${price('m7i.2xlarge').toFixed(4)} per node-hour); no node is launched for it`,
+    );
   });
 
   it('counts the nodes Karpenter keeps: replicas, at most limits.nodes', () => {

@@ -105,11 +105,12 @@ describe('fit and the tenancy policy', () => {
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {
     const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
     const lines = fitTerminal([w], []);
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it; admission: allowed$/)]));
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it$/)]));
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\); admission: allowed$/)]));
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\)$/)]));
     const json = JSON.parse(fitJson([w], [])) as { workloads: { fits: { cluster: string; pool: string; admission?: unknown }[] }[] };
-    expect(json.workloads[0].fits.find((f) => f.cluster === 'demo' && f.pool === 'vision')).toEqual({ cluster: 'demo', pool: 'vision', instanceTypes: expect.any(Number), admission: { allowed: true } });
-    expect(json.workloads[0].fits.find((f) => f.cluster === 'open')).toEqual({ cluster: 'open', pool: 'vision', instanceTypes: expect.any(Number) });
+    const priced = { instanceTypes: expect.any(Number), onDemandPricePerHour: { min: expect.any(Number), max: expect.any(Number), region: 'us-east-1' } };
+    expect(json.workloads[0].fits.find((f) => f.cluster === 'demo' && f.pool === 'vision')).toEqual({ cluster: 'demo', pool: 'vision', ...priced, admission: { allowed: true } });
+    expect(json.workloads[0].fits.find((f) => f.cluster === 'open')).toEqual({ cluster: 'open', pool: 'vision', ...priced });
   });
 });
 
@@ -122,7 +123,7 @@ describe('a pool admission refuses the workload on', () => {
     const types = (pool: string) => web()[0].refused.find((r) => r.pool === pool)?.instanceTypes;
     expect(lines[0]).toBe('Deployment web/api: fits 1 of 4 pools; admission refuses it on 2 more');
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(/^ {2}✓ open\/vision {2}\d+ instance types can hold it$/),
+      expect.stringMatching(/^ {2}✓ open\/vision {2}\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\)$/),
       `  ⊘ demo/vision  ${refusal}; ${types('vision')} instance types could hold it`,
       `  ⊘ demo/shared  ${refusal}; ${types('shared')} instance types could hold it`,
       `  ✗ demo/legacy  untolerated taint dedicated=legacy:NoSchedule; ${refusal}`,
