@@ -89,7 +89,7 @@ function fitText(f: Fit): string {
   const { nodes, admittedTypes } = f.static;
   const theNodes = `the pool's ${nodes} node${nodes === 1 ? '' : 's'}`;
   const which = f.instanceTypes === admittedTypes
-    ? `fits on any of ${theNodes}: ${admittedTypes === 1 ? 'the one instance type it admits can' : `all ${admittedTypes} instance types it admits can`} hold it`
+    ? `fits on any of ${theNodes}: ${admittedTypes === 1 ? 'the one instance type' : admittedTypes === 2 ? 'both instance types' : `all ${admittedTypes} instance types`} it admits can hold it`
     : `fits on ${theNodes} if ${nodes === 1 ? 'it is' : 'they are'} of the ${f.instanceTypes} of its ${typesText(admittedTypes)} that can hold it`;
   return `${which}${priceText(f)}; no node is launched for it`;
 }
