@@ -67,7 +67,7 @@ function reviewed(out: string, team: string): { before: string; after: string } 
   return { before: line[1], after: line[2] };
 }
 
-interface PoolData { name: string; replicas: number | null; instanceTypes: { count: number; cheapest: { perHour: number }; dearest: { perHour: number } }; ceiling: { perHour: number; boundBy: string } }
+interface PoolData { name: string; replicas: number | null; limits: Record<string, string>; instanceTypes: { count: number; cheapest: { perHour: number }; dearest: { perHour: number } }; ceiling: { perHour: number; boundBy: string } }
 interface Explained { instanceTypes: string[]; onDemandPricePerHour: { min: number; max: number }; maxCostPerHour: number; boundBy: string }
 interface FitEntry { pool: string; instanceTypes: number; onDemandPricePerHour: { min: number; max: number }; static?: { nodes: number; admittedTypes: number } }
 
@@ -124,6 +124,7 @@ describe('one derivation: every surface says the same of a pool', () => {
       },
       boundBy: { summaryJson: pooled.ceiling.boundBy, explain: explanation.boundBy },
       nodes: { summary: row?.get('nodes'), synth: printed?.get('NODES'), summaryJson: pooled.replicas, fit: fit.static?.nodes },
+      limits: { summary: row?.get('limits'), synth: printed?.get('LIMITS'), summaryJson: pooled.limits },
       fit,
     };
   }
@@ -143,6 +144,7 @@ describe('one derivation: every surface says the same of a pool', () => {
     agree(web.boundBy, 'cpu: 64');
     // A dynamic pool: no node count anywhere.
     expect(web.nodes).toEqual({ summary: '-', synth: '-', summaryJson: null, fit: undefined });
+    expect(web.limits).toEqual({ summary: 'cpu: 64, memory: 400Gi', synth: 'cpu=64,memory=400Gi', summaryJson: { cpu: '64', memory: '400Gi' } });
   });
 
   it('agrees on the static pool: its replicas, instance types, price range and ceiling', () => {
@@ -154,6 +156,9 @@ describe('one derivation: every surface says the same of a pool', () => {
     agree(ingest.ceiling, usd(4 * listPrice('m7i.xlarge') / 2));
     agree(ingest.boundBy, 'replicas: 4 at m7i.xlarge');
     expect(ingest.nodes).toEqual({ summary: 'static 4', synth: 'static 4', summaryJson: 4, fit: 4 });
+    // Its NodePool carries none of the limits it inherits (defaults.limits cpu and memory): nor do the summaries.
+    expect(fleet.read('dist/prod/nodepools/ingest/ingest.yaml')).not.toMatch(/limits:/);
+    expect(ingest.limits).toEqual({ summary: '-', synth: '-', summaryJson: {} });
     expect(fitLines).toContain(
       `  ✓ prod/ingest  fits on any of the pool's 4 nodes: both instance types it admits can hold it ($${perHour(listPrice('m7i.large') / 2)} to $${perHour(listPrice('m7i.xlarge') / 2)} per node-hour); no node is launched for it`,
     );
