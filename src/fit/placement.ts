@@ -1,7 +1,8 @@
 /**
- * Where a workload's pods can run: every pool of every cluster, each either a fit or
- * rejected with the first reason, checked in Karpenter's order against the fleet's plan (each
- * pool's NodePool and EC2NodeClass models and the instance types it admits after overlays).
+ * Where a workload's pods can run: every pool of every cluster, each a fit, refused by the
+ * cluster's tenancy policy, or rejected with the first reason, checked in Karpenter's order
+ * against the fleet's plan (each pool's NodePool and EC2NodeClass models, the instance types it
+ * admits after overlays, a static pool's nodes).
  */
 import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, describe, Matcher, priceRange, PriceRange } from '../catalog/match';
@@ -211,10 +212,10 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/static/provisioning/controller.go (Reconcile: replicas NodeClaims, up to limits.nodes)
  */
 export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): Placement | { reason: string } {
-  const template = poolTemplate(pool);
-  const bounds = poolBounds(pool.nodePool, cluster, matcher);
   const kept = pool.facts.nodes;
   if (kept === 0) return { reason: `the pool is static and keeps no node (${staticSize(pool)})` };
+  const template = poolTemplate(pool);
+  const bounds = poolBounds(pool.nodePool, cluster, matcher);
   const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool.nodeClass, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };

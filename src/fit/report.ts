@@ -13,9 +13,9 @@ import type { Fit, PoolRef, WorkloadFit } from './placement';
  * - `fits: [{cluster, pool, instanceTypes, onDemandPricePerHour, static?}]`: the pools it runs
  *   on, with how many instance types (after the cluster's overlays) can hold one pod and their
  *   on-demand list price range per node-hour after overlays (`{min, max, region}`, as `explain`
- *   gives the pool's; null when none is priced); a static pool launches no
- *   node for it and has `static: {nodes, admittedTypes}` (the pod fits if its nodes are of one of
- *   the `instanceTypes` of the `admittedTypes` it admits);
+ *   gives the pool's; null when none is priced); a static pool launches no node for it and has
+ *   `static: {nodes, admittedTypes}` (the pod fits if its nodes are of one of the
+ *   `instanceTypes` of the `admittedTypes` it admits);
  * - `refused: [{cluster, pool, reason, instanceTypes}]`: pools Karpenter could place it on but
  *   whose cluster's tenancy policy refuses its pods (action Deny), with the policy's reason;
  * - `rejected: [{cluster, pool, reason}]`: pools it cannot run on, with the first reason.
@@ -46,9 +46,10 @@ export function fitJson(workloads: readonly WorkloadFit[], skipped: readonly Ski
 /**
  * Per workload, a heading that says how many pools it runs on (and on how many more admission
  * refuses it), then one line per pool: `✓ cluster/pool` with the number of instance types that
- * can hold it (on a static pool, whether its nodes can; see fitText); `⊘ cluster/pool` where it would fit but the tenancy policy refuses it, with the
- * policy's reason; `✗ cluster/pool` with the reason it cannot run there; each followed, on a
- * cluster with a tenancy policy, by what admission says; then the objects skipped.
+ * can hold it and their price range (on a static pool, whether its nodes can; see fitText);
+ * `⊘ cluster/pool` where it would fit but the tenancy policy refuses it, with the policy's
+ * reason; `✗ cluster/pool` with the reason it cannot run there; fits and rejections followed, on
+ * a cluster with a tenancy policy, by what admission says; then the objects skipped.
  */
 export function fitTerminal(workloads: readonly WorkloadFit[], skipped: readonly SkippedObject[]): string[] {
   const lines: string[] = [];
