@@ -258,6 +258,8 @@ describe('npm run upgrade', () => {
     beforeAll(async () => {
       release = aNextRelease();
       server = createServer((req, res) => {
+        // No keep-alive: on a loaded machine a client may reuse a socket the server is closing (ECONNRESET).
+        res.setHeader('Connection', 'close');
         const path = decodeURIComponent((req.url ?? '').replace(/^\/v1\.15\.0\//, ''));
         const file = join(release, path);
         if (!req.url?.startsWith('/v1.15.0/') || path === missing || path.includes('..') || !existsSync(file)) {
