@@ -4,6 +4,247 @@ import { Construct } from 'constructs';
 
 
 /**
+ *
+ *
+ * @schema NodeOverlay
+ */
+export class NodeOverlay extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "NodeOverlay"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'karpenter.sh/v1alpha1',
+    kind: 'NodeOverlay',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "NodeOverlay".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: NodeOverlayProps): any {
+    return {
+      ...NodeOverlay.GVK,
+      ...toJson_NodeOverlayProps(props),
+    };
+  }
+
+  /**
+   * Defines a "NodeOverlay" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: NodeOverlayProps) {
+    super(scope, id, {
+      ...NodeOverlay.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...NodeOverlay.GVK,
+      ...toJson_NodeOverlayProps(resolved),
+    };
+  }
+}
+
+/**
+ * @schema NodeOverlay
+ */
+export interface NodeOverlayProps {
+  /**
+   * @schema NodeOverlay#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema NodeOverlay#spec
+   */
+  readonly spec: NodeOverlaySpec;
+}
+
+/**
+ * Converts an object of type 'NodeOverlayProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_NodeOverlayProps(obj: NodeOverlayProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_NodeOverlaySpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema NodeOverlaySpec
+ */
+export interface NodeOverlaySpec {
+  /**
+   * Capacity adds extended resources only, and does not replace any existing resources.
+   * These extended resources are appended to the node's existing resource list.
+   * Note: This field does not modify or override standard resources like cpu, memory, ephemeral-storage, or pods.
+   *
+   * @schema NodeOverlaySpec#capacity
+   */
+  readonly capacity?: { [key: string]: NodeOverlaySpecCapacity };
+
+  /**
+   * Price specifies amount for an instance types that match the specified labels. Users can override prices using a signed float representing the price override
+   *
+   * @schema NodeOverlaySpec#price
+   */
+  readonly price?: string;
+
+  /**
+   * PriceAdjustment specifies the price change for matching instance types. Accepts either:
+   * - A fixed price modifier (e.g., -0.5, 1.2)
+   * - A percentage modifier (e.g., +10% for increase, -15% for decrease)
+   *
+   * @schema NodeOverlaySpec#priceAdjustment
+   */
+  readonly priceAdjustment?: string;
+
+  /**
+   * requirements constrain when this NodeOverlay is applied during scheduling simulations.
+   * These requirements can match:
+   * - Well-known labels (e.g., node.kubernetes.io/instance-type, karpenter.sh/nodepool)
+   * - Custom labels from NodePool's spec.template.labels
+   *
+   * @schema NodeOverlaySpec#requirements
+   */
+  readonly requirements: NodeOverlaySpecRequirements[];
+
+  /**
+   * Weight defines the priority of this NodeOverlay when overriding node attributes.
+   * NodeOverlays with higher numerical weights take precedence over those with lower weights.
+   * If no weight is specified, the NodeOverlay is treated as having a weight of 0.
+   * When multiple NodeOverlays have identical weights, they are merged in alphabetical order.
+   *
+   * @schema NodeOverlaySpec#weight
+   */
+  readonly weight?: number;
+}
+
+/**
+ * Converts an object of type 'NodeOverlaySpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_NodeOverlaySpec(obj: NodeOverlaySpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'capacity': ((obj.capacity) === undefined) ? undefined : (Object.entries(obj.capacity).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
+    'price': obj.price,
+    'priceAdjustment': obj.priceAdjustment,
+    'requirements': obj.requirements?.map(y => toJson_NodeOverlaySpecRequirements(y)),
+    'weight': obj.weight,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema NodeOverlaySpecCapacity
+ */
+export class NodeOverlaySpecCapacity {
+  public static fromNumber(value: number): NodeOverlaySpecCapacity {
+    return new NodeOverlaySpecCapacity(value);
+  }
+  public static fromString(value: string): NodeOverlaySpecCapacity {
+    return new NodeOverlaySpecCapacity(value);
+  }
+  private constructor(public readonly value: number | string) {
+  }
+}
+
+/**
+ * A node selector requirement is a selector that contains values, a key, an operator that relates the key and values
+ * to have at least that many values.
+ *
+ * @schema NodeOverlaySpecRequirements
+ */
+export interface NodeOverlaySpecRequirements {
+  /**
+   * The label key that the selector applies to.
+   *
+   * @schema NodeOverlaySpecRequirements#key
+   */
+  readonly key: string;
+
+  /**
+   * Represents a key's relationship to a set of values.
+   * Valid operators are In, NotIn, Exists, DoesNotExist. Gt, Lt, Gte, and Lte.
+   *
+   * @schema NodeOverlaySpecRequirements#operator
+   */
+  readonly operator: NodeOverlaySpecRequirementsOperator;
+
+  /**
+   * An array of string values. If the operator is In or NotIn,
+   * the values array must be non-empty. If the operator is Exists or DoesNotExist,
+   * the values array must be empty. If the operator is Gt, Lt, Gte, or Lte, the values
+   * array must have a single element, which will be interpreted as an integer.
+   *
+   * @schema NodeOverlaySpecRequirements#values
+   */
+  readonly values?: string[];
+}
+
+/**
+ * Converts an object of type 'NodeOverlaySpecRequirements' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_NodeOverlaySpecRequirements(obj: NodeOverlaySpecRequirements | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'operator': obj.operator,
+    'values': obj.values?.map(y => y),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Represents a key's relationship to a set of values.
+ * Valid operators are In, NotIn, Exists, DoesNotExist. Gt, Lt, Gte, and Lte.
+ *
+ * @schema NodeOverlaySpecRequirementsOperator
+ */
+export enum NodeOverlaySpecRequirementsOperator {
+  /** Gte */
+  GTE = "Gte",
+  /** Lte */
+  LTE = "Lte",
+  /** In */
+  IN = "In",
+  /** NotIn */
+  NOT_IN = "NotIn",
+  /** Exists */
+  EXISTS = "Exists",
+  /** DoesNotExist */
+  DOES_NOT_EXIST = "DoesNotExist",
+  /** Gt */
+  GT = "Gt",
+  /** Lt */
+  LT = "Lt",
+}
+
+
+/**
  * NodePool is the Schema for the NodePools API
  *
  * @schema NodePool

@@ -11,7 +11,7 @@ const root = join(__dirname, '..');
 const lib = join(root, 'lib');
 
 /** The classes `cdk8s import` generated, which the generator is built from. */
-const IMPORTS = ['karpenter.sh.ts', 'karpenter.k8s.aws.ts', 'argoproj.io.ts'];
+const IMPORTS = ['karpenter.sh.ts', 'karpenter.k8s.aws.ts', 'autoscaling.x-k8s.io.ts', 'argoproj.io.ts'];
 
 const upgrade = process.argv[2] === 'upgrade';
 const entries = upgrade

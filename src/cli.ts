@@ -340,11 +340,6 @@ function explain(say: Reporter, { configPath }: Options, target: string, format:
   return EXIT.ok;
 }
 
-/**
- * `fit MANIFEST`: for each workload in the manifest, the clusters and pools it can run on
- * and why not the others. Exit 0 even when nothing fits (a question, not a gate); 1 when
- * the manifest or the config has problems, all printed.
- */
 /** `promote STAGE --revision SHA --applications FILE` (docs/windows.md). */
 function promote(say: Reporter, { configPath, root }: Options, stage: number, { revision, file, main }: { revision: string; file: string; main?: string }): number {
   const { platform } = loadPlatform(configPath, say.loadOptions);
@@ -370,6 +365,12 @@ function promote(say: Reporter, { configPath, root }: Options, stage: number, { 
   return decision.noSuchStage ? EXIT.usage : EXIT.failed;
 }
 
+/**
+ * `fit MANIFEST`: for each workload in the manifest, the clusters and pools it can run on
+ * and why not the others, read from the fleet's plan (what synth would write). Exit 0 even
+ * when nothing fits (a question, not a gate); 1 when the manifest or the config (or its plan)
+ * has problems, all printed.
+ */
 function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json'): number {
   const problems: Problem[] = [];
   const read = <T>(f: () => T): T | undefined => {
@@ -383,14 +384,14 @@ function fit(say: Reporter, configPath: string, manifestPath: string, format: 't
   };
   // The manifest is named as the user gave it, and read from where they ran npm.
   const manifest = read(() => readManifest(say.paths.resolve(manifestPath), manifestPath));
-  const loaded = read(() => loadPlatform(configPath, say.loadOptions));
+  const loaded = read(() => loadPlan(configPath, say.loadOptions));
   if (!manifest || !loaded) {
     // The manifest is named as the user gave it; the config's files, from where they ran npm.
     for (const p of problems) say.problem(p);
     say.err(`${problems.length} problem(s) found`);
     return EXIT.failed;
   }
-  const answers = fitWorkloads(manifest.workloads, loaded.platform);
+  const answers = fitWorkloads(manifest.workloads, loaded.platform, loaded.plan);
   if (format === 'json') say.out(fitJson(answers, manifest.skipped));
   else for (const line of fitTerminal(answers, manifest.skipped)) say.out(line);
   return EXIT.ok;

@@ -84,7 +84,7 @@ describe('scripts/run.cjs when imports/ is missing or broken', () => {
     rmSync(join(dir, 'imports'), { recursive: true });
     const r = runIn('check');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^error: imports\/karpenter\.sh\.ts, imports\/karpenter\.k8s\.aws\.ts, imports\/argoproj\.io\.ts are missing: /);
+    expect(r.stderr).toMatch(/^error: imports\/karpenter\.sh\.ts, imports\/karpenter\.k8s\.aws\.ts, imports\/autoscaling\.x-k8s\.io\.ts, imports\/argoproj\.io\.ts are missing: /);
     expect(r.stderr).toMatch(/git checkout imports\//);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });

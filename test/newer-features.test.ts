@@ -11,17 +11,17 @@ import { aConfig, aTerraform, Overrides, removeProjects, writeProject } from './
 import { validateFor } from './support/crd-validator';
 import { aProblem, problemsOf } from './config/helpers';
 import { explainPool } from '../src/explain/explain';
-import { poolPlan } from '../src/model/plan';
+import { fleetPlan, poolPlan } from '../src/model/plan';
 import type { Cluster, Pool } from '../src/config/platform';
 
 /** A pool's ceiling as the plan derives it. */
 const ceilingOf = (cluster: Cluster, pool: Pool) => poolPlan(cluster, pool).facts.ceiling.perHour ?? NaN;
 import { karpenterCatalog } from '../src/catalog/catalog';
-import { catalogMatcher } from '../src/catalog/match';
+import { catalogMatcher, priceRange } from '../src/catalog/match';
 import { applyOverlays } from '../src/catalog/overlays';
-import { placePod } from '../src/fit/placement';
 import { aContainer, aPodSpec, podOf } from './fit/builders';
-import { aCluster, aPool } from './pool-builders';
+import { fitWorkloads } from '../src/fit/placement';
+import { aCluster, aPlatform, aPool } from './pool-builders';
 
 afterAll(removeProjects);
 
@@ -295,14 +295,31 @@ describe('a buffer in the ceiling', () => {
 });
 
 describe('fit after overlays', () => {
-  it('admits a pod requesting an extended resource only a capacity overlay gives', () => {
+  it('admits a pod requesting an extended resource only a capacity overlay gives, on the types the plan admits after overlays', () => {
     const pod = podOf(aPodSpec({ containers: [aContainer({ requests: { 'cpu': '1', 'memory': '1Gi', 'example.com/gpu-slice': '1' }, limits: { 'example.com/gpu-slice': '1' } })] }));
-    // a pool belongs to one cluster (fit caches a pool's nodes), so each cluster gets its own
-    const pool = () => aPool({ dedicated: false, instanceFamilies: ['g6'], limits: { cpu: '1000' } });
+    const pool = aPool({ dedicated: false, instanceFamilies: ['g6'], limits: { cpu: '1000' } });
     const overlay = { name: 'gpu-slices', requirements: gpuSlices.requirements as never, capacity: gpuSlices.capacity };
-    const [without, withOverlay] = [pool(), pool()];
-    expect(placePod(pod, without, aCluster([without]), catalogMatcher())).toMatchObject({ reason: expect.stringMatching(/example\.com\/gpu-slice/) });
-    expect(placePod(pod, withOverlay, aCluster([withOverlay], { overlays: [overlay] }), catalogMatcher())).toMatchObject({ instanceTypes: expect.any(Number) });
+    // One pool on two clusters: fit reads each cluster's plan of it.
+    const platform = aPlatform([aCluster([pool], { id: 'plain' }), aCluster([pool], { id: 'sliced', overlays: [overlay] })]);
+    const plan = fleetPlan(platform);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod }], platform, plan);
+    expect(w.rejected).toEqual([{ cluster: 'plain', pool: 'web', reason: 'requests 1 example.com/gpu-slice: no instance type the pool admits has example.com/gpu-slice' }]);
+    const sliced = plan.clusters[1].pools[0].facts.admitted.filter((t) => t.allocatable.get('example.com/gpu-slice') === 4);
+    expect(sliced.length).toBeGreaterThan(0);
+    expect(w.fits).toEqual([{ cluster: 'sliced', pool: 'web', instanceTypes: sliced.length, prices: priceRange(sliced) }]);
+  });
+
+  it('prices a fit after a price overlay: the plan\'s prices, not the catalog\'s', () => {
+    const pool = aPool({ dedicated: false, instanceFamilies: ['g6'], limits: { cpu: '1000' } });
+    const half = { name: 'half', requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['g6'] }] as never, priceAdjustment: '-50%' };
+    const platform = aPlatform([aCluster([pool], { id: 'list' }), aCluster([pool], { id: 'discounted', overlays: [half] })]);
+    const plan = fleetPlan(platform);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec()) }], platform, plan);
+    const [list, discounted] = w.fits.map((f) => f.prices);
+    expect(discounted?.min).toBeCloseTo((list?.min ?? NaN) / 2, 10);
+    expect(discounted?.max).toBeCloseTo((list?.max ?? NaN) / 2, 10);
+    // A small pod fits every admitted type: fit's range is the pool's, as SUMMARY and explain show it.
+    expect(w.fits.map((f) => f.prices)).toEqual(plan.clusters.map((c) => c.pools[0].facts.prices));
   });
 });
 

@@ -64,6 +64,21 @@ describe('docs/tenancy.md', () => {
     expect(blockStarting(/^Deployment web\/api/)).toEqual(out);
   });
 
+  it('shows a pool admission refuses the workload on: marked, with the policy\'s reason, and not counted', async () => {
+    const manifest = join(project.dir, 'batch.yaml');
+    writeFileSync(manifest, [
+      'apiVersion: apps/v1', 'kind: Deployment', 'metadata: { name: batch, namespace: web }', 'spec:',
+      '  selector: { matchLabels: { app: batch } }', '  template:', '    metadata: { labels: { app: batch } }', '    spec:',
+      '      tolerations: [{ key: dedicated, value: vision, effect: NoSchedule }]',
+      '      containers: [{ name: batch, image: nginx, resources: { requests: { cpu: 500m, memory: 1Gi } } }]', '',
+    ].join('\n'));
+    const small = writeProject({ config: aConfig({ ...config, teams: { web: { namespaces: ['web'] }, vision: { namespaces: ['vision', 'vision-batch'] } } }) });
+    const out: string[] = [];
+    const code = await run(['fit', manifest, '--config', small.configPath], { out: (l) => out.push(l), err: () => undefined }, {});
+    expect(code).toBe(0);
+    expect(blockStarting(/^Deployment web\/batch/)).toEqual(out);
+  });
+
   it('shows what diff prints when a team is newly guarded and another loses a namespace', async () => {
     const teams = TEAMS as { web: JsonObject; ml: JsonObject };
     const fleet = await Fleet.create(aFleetConfig(['prod', 'staging'], { teams: { web: teams.web, ml: { ...teams.ml, namespaces: ['ml', 'research'] } } }));

@@ -1,5 +1,6 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
+import { CapacityBuffer } from '../../imports/autoscaling.x-k8s.io';
 import type { CapacityBufferModel } from '../model/capacity-buffer';
 import { MANAGED_BY, TEAM_LABEL } from '../model/node-pool';
 
@@ -35,9 +36,7 @@ export class CapacityBufferChart extends Chart {
         },
       },
     });
-    new ApiObject(this, 'Buffer', {
-      apiVersion: 'autoscaling.x-k8s.io/v1beta1',
-      kind: 'CapacityBuffer',
+    new CapacityBuffer(this, 'Buffer', {
       metadata: { name: b.name, namespace: b.namespace, labels, annotations: { 'argocd.argoproj.io/sync-wave': '1' } },
       spec: { podTemplateRef: { name: template.name }, replicas: b.replicas },
     });

@@ -4,6 +4,7 @@ import * as aws from '../../imports/karpenter.k8s.aws';
 import * as karpenter from '../../imports/karpenter.sh';
 import { MANAGED_BY, NodePoolModel, POOL_SYNC_OPTIONS, TEAM_LABEL } from '../model/node-pool';
 import { NodeClassModel } from '../model/node-class';
+import { crdValue } from './crd-value';
 import { escapeKeys } from './safe-keys';
 import { DIGEST_ANNOTATION } from '../model/stages';
 
@@ -44,14 +45,14 @@ export class TeamNodePool extends Construct {
       metadata: metadata(nc.name, props.team, props.digests?.nodeClass),
       spec: {
         role: nc.role,
-        amiFamily: nc.amiFamily as aws.Ec2NodeClassSpecAmiFamily,
+        amiFamily: crdValue(aws.Ec2NodeClassSpecAmiFamily, nc.amiFamily),
         amiSelectorTerms: nc.amiSelectorTerms.map((t) => ({ ...t })),
         subnetSelectorTerms: nc.subnetSelectorTerms.map((t) => ({ ...t })),
         securityGroupSelectorTerms: nc.securityGroupSelectorTerms.map((t) => ({ ...t })),
         capacityReservationSelectorTerms: nc.capacityReservationSelectorTerms?.map((t) => ({
           id: t.id,
           ownerId: t.ownerID,
-          instanceMatchCriteria: t.instanceMatchCriteria as aws.Ec2NodeClassSpecCapacityReservationSelectorTermsInstanceMatchCriteria | undefined,
+          instanceMatchCriteria: t.instanceMatchCriteria && crdValue(aws.Ec2NodeClassSpecCapacityReservationSelectorTermsInstanceMatchCriteria, t.instanceMatchCriteria),
           tags: t.tags,
         })),
         blockDeviceMappings: nc.blockDeviceMappings.map((d) => ({
@@ -59,7 +60,7 @@ export class TeamNodePool extends Construct {
           rootVolume: d.rootVolume,
           ebs: {
             volumeSize: d.ebs.volumeSize,
-            volumeType: d.ebs.volumeType as aws.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType,
+            volumeType: crdValue(aws.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType, d.ebs.volumeType),
             encrypted: d.ebs.encrypted,
             deleteOnTermination: d.ebs.deleteOnTermination,
             kmsKeyId: d.ebs.kmsKeyID,
@@ -68,22 +69,22 @@ export class TeamNodePool extends Construct {
           },
         })),
         metadataOptions: {
-          httpEndpoint: nc.metadataOptions.httpEndpoint as aws.Ec2NodeClassSpecMetadataOptionsHttpEndpoint,
-          httpProtocolIPv6: nc.metadataOptions.httpProtocolIPv6 as aws.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6,
+          httpEndpoint: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpEndpoint, nc.metadataOptions.httpEndpoint),
+          httpProtocolIPv6: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6, nc.metadataOptions.httpProtocolIPv6),
           httpPutResponseHopLimit: nc.metadataOptions.httpPutResponseHopLimit,
-          httpTokens: nc.metadataOptions.httpTokens as aws.Ec2NodeClassSpecMetadataOptionsHttpTokens,
+          httpTokens: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpTokens, nc.metadataOptions.httpTokens),
         },
         kubelet: nc.kubelet && {
           clusterDns: nc.kubelet.clusterDNS,
           cpuCfsQuota: nc.kubelet.cpuCFSQuota,
-          evictionHard: nc.kubelet.evictionHard as Record<string, string> | undefined,
-          evictionSoft: nc.kubelet.evictionSoft as Record<string, string> | undefined,
-          evictionSoftGracePeriod: nc.kubelet.evictionSoftGracePeriod as Record<string, string> | undefined,
+          evictionHard: nc.kubelet.evictionHard,
+          evictionSoft: nc.kubelet.evictionSoft,
+          evictionSoftGracePeriod: nc.kubelet.evictionSoftGracePeriod,
           evictionMaxPodGracePeriod: nc.kubelet.evictionMaxPodGracePeriod,
           imageGcHighThresholdPercent: nc.kubelet.imageGCHighThresholdPercent,
           imageGcLowThresholdPercent: nc.kubelet.imageGCLowThresholdPercent,
-          kubeReserved: nc.kubelet.kubeReserved as Record<string, string> | undefined,
-          systemReserved: nc.kubelet.systemReserved as Record<string, string> | undefined,
+          kubeReserved: nc.kubelet.kubeReserved,
+          systemReserved: nc.kubelet.systemReserved,
           maxPods: nc.kubelet.maxPods,
           podsPerCore: nc.kubelet.podsPerCore,
         },
@@ -91,7 +92,7 @@ export class TeamNodePool extends Construct {
         tags: nc.tags,
         associatePublicIpAddress: nc.associatePublicIPAddress,
         detailedMonitoring: nc.detailedMonitoring,
-        instanceStorePolicy: nc.instanceStorePolicy as aws.Ec2NodeClassSpecInstanceStorePolicy | undefined,
+        instanceStorePolicy: nc.instanceStorePolicy && crdValue(aws.Ec2NodeClassSpecInstanceStorePolicy, nc.instanceStorePolicy),
       },
     }));
 
@@ -108,26 +109,26 @@ export class TeamNodePool extends Construct {
             },
             requirements: np.requirements.map((r) => ({
               key: r.key,
-              operator: r.operator as karpenter.NodePoolSpecTemplateSpecRequirementsOperator,
+              operator: crdValue(karpenter.NodePoolSpecTemplateSpecRequirementsOperator, r.operator),
               values: r.values && [...r.values],
               minValues: r.minValues,
             })),
-            taints: np.taints.length ? np.taints.map((t) => ({ ...t, effect: t.effect as karpenter.NodePoolSpecTemplateSpecTaintsEffect })) : undefined,
+            taints: np.taints.length ? np.taints.map((t) => ({ ...t, effect: crdValue(karpenter.NodePoolSpecTemplateSpecTaintsEffect, t.effect) })) : undefined,
             startupTaints: np.startupTaints.length
-              ? np.startupTaints.map((t) => ({ ...t, effect: t.effect as karpenter.NodePoolSpecTemplateSpecStartupTaintsEffect }))
+              ? np.startupTaints.map((t) => ({ ...t, effect: crdValue(karpenter.NodePoolSpecTemplateSpecStartupTaintsEffect, t.effect) }))
               : undefined,
             expireAfter: np.expireAfter,
             terminationGracePeriod: np.terminationGracePeriod,
           },
         },
         disruption: {
-          consolidationPolicy: np.consolidationPolicy as karpenter.NodePoolSpecDisruptionConsolidationPolicy,
+          consolidationPolicy: crdValue(karpenter.NodePoolSpecDisruptionConsolidationPolicy, np.consolidationPolicy),
           consolidateAfter: np.consolidateAfter,
           budgets: np.budgets.map((b) => ({
             nodes: b.nodes,
             schedule: b.schedule,
             duration: b.duration,
-            reasons: b.reasons?.map((r) => r as karpenter.NodePoolSpecDisruptionBudgetsReasons),
+            reasons: b.reasons?.map((r) => crdValue(karpenter.NodePoolSpecDisruptionBudgetsReasons, r)),
           })),
         },
         limits: np.limits && Object.fromEntries(Object.entries(np.limits).map(([k, v]) => [

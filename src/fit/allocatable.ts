@@ -1,53 +1,73 @@
 /**
  * What a node of a pool can give pods: the catalog's allocatable, which assumes a
- * 20Gi root volume and the kubelet's defaults, adjusted to the pool's volume and
- * kubelet settings the way Karpenter's AWS provider computes capacity and overhead.
+ * 20Gi root volume and the kubelet's defaults, adjusted to the pool's EC2NodeClass (the
+ * plan's: its volumes, instance store policy and kubelet settings) the way Karpenter's AWS
+ * provider computes capacity and overhead.
  */
 import type { InstanceType } from '../catalog/catalog';
-import type { Pool } from '../config/platform';
+import { BOTTLEROCKET_DATA_DEVICE, NodeClassModel, ROOT_DEVICE } from '../model/node-class';
 import { Quantity, UNITS } from '../quantity/quantity';
 import { VM_MEMORY_OVERHEAD_DEFAULT } from './resources';
 
 const MIB = 2 ** 20;
 const GIB = 2 ** 30;
+/** The volume size Karpenter assumes when the EC2NodeClass sizes none (amifamily.DefaultEBS). */
+const DEFAULT_VOLUME_SIZE = '20Gi';
 
 /** The kubelet settings that change a node's allocatable. */
-type Kubelet = NonNullable<Pool['settings']['kubelet']>;
+type Kubelet = NonNullable<NodeClassModel['kubelet']>;
 
-const adjusted = new WeakMap<Pool, Map<string, InstanceType>>();
+/** By node class, then instance type (after overlays: a type object of its own), then vmMemoryOverhead. */
+const adjusted = new WeakMap<NodeClassModel, WeakMap<InstanceType, Map<number, InstanceType>>>();
 
 /**
- * The instance type with the allocatable a node of this pool has:
+ * The instance type with the allocatable a node of this EC2NodeClass has:
  *
- * - ephemeral-storage: capacity is the pool's volume (the root volume, or Bottlerocket's
- *   data volume: the one the generated EC2NodeClass sizes), or the instance store with
- *   `instanceStorePolicy: RAID0`; less kube-reserved (1Gi unless set), system-reserved and
- *   the `nodefs.available` eviction threshold (10% unless set);
+ * - ephemeral-storage: capacity is the instance store with `instanceStorePolicy: RAID0`, else
+ *   the volume pods use (see ephemeralVolumeSize); less kube-reserved (1Gi unless set),
+ *   system-reserved and the `nodefs.available` eviction threshold (10% unless set);
  * - cpu and memory: less the pool's kube-reserved and system-reserved where they replace
  *   or add to Karpenter's defaults, and memory less its `memory.available` threshold
  *   instead of the default 100Mi;
  * - pods: `maxPods`, and at most `podsPerCore` per vCPU.
  *
- * A pool with none of these set gets the catalog's allocatable unchanged.
+ * A node class with none of these set (a 20Gi volume) gets the catalog's allocatable unchanged.
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (NewInstanceType, ephemeralStorage, kubeReservedResources, evictionThreshold, pods)
  */
-export function nodeAllocatable(t: InstanceType, pool: Pool, vmMemoryOverhead: number = VM_MEMORY_OVERHEAD_DEFAULT): InstanceType {
-  let byType = adjusted.get(pool);
-  if (!byType) adjusted.set(pool, byType = new Map());
-  const key = `${t.name}/${vmMemoryOverhead}`;
-  let node = byType.get(key);
-  if (!node) byType.set(key, node = adjust(t, pool, vmMemoryOverhead));
+export function nodeAllocatable(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: number = VM_MEMORY_OVERHEAD_DEFAULT): InstanceType {
+  let byType = adjusted.get(nodeClass);
+  if (!byType) adjusted.set(nodeClass, byType = new WeakMap());
+  let byOverhead = byType.get(t);
+  if (!byOverhead) byType.set(t, byOverhead = new Map());
+  let node = byOverhead.get(vmMemoryOverhead);
+  if (!node) byOverhead.set(vmMemoryOverhead, node = adjust(t, nodeClass, vmMemoryOverhead));
   return node;
 }
 
-function adjust(t: InstanceType, pool: Pool, vmMemoryOverhead: number): InstanceType {
-  const s = pool.settings;
-  const kubelet: Kubelet = s.kubelet ?? {};
+/**
+ * The size of the volume that holds pods' ephemeral storage: the block device mapping marked
+ * `rootVolume`; else, with a Custom AMI, the last mapping; else the AMI family's ephemeral
+ * device (Bottlerocket's data volume `/dev/xvdb`, the root device `/dev/xvda` of the others);
+ * else 20Gi.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (ephemeralStorage)
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/bottlerocket.go (EphemeralBlockDevice)
+ */
+function ephemeralVolumeSize(nodeClass: NodeClassModel): string {
+  const mappings = nodeClass.blockDeviceMappings;
+  const root = mappings.find((m) => m.rootVolume);
+  if (root) return root.ebs.volumeSize;
+  if (nodeClass.amiFamily === 'Custom') return mappings[mappings.length - 1]?.ebs.volumeSize ?? DEFAULT_VOLUME_SIZE;
+  const device = nodeClass.amiFamily === 'Bottlerocket' ? BOTTLEROCKET_DATA_DEVICE : ROOT_DEVICE;
+  return mappings.find((m) => m.deviceName === device)?.ebs.volumeSize ?? DEFAULT_VOLUME_SIZE;
+}
+
+function adjust(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: number): InstanceType {
+  const kubelet: Kubelet = nodeClass.kubelet ?? {};
   const allocatable = new Map(t.allocatable);
   const vcpus = Number(t.labels.get('karpenter.k8s.aws/instance-cpu') ?? 0);
 
   const nvme = t.labels.get('karpenter.k8s.aws/instance-local-nvme');
-  const storage = s.instanceStorePolicy === 'RAID0' && nvme !== undefined ? Number(nvme) * 1e9 : bytes(s.volume.size);
+  const storage = nodeClass.instanceStorePolicy === 'RAID0' && nvme !== undefined ? Number(nvme) * 1e9 : bytes(ephemeralVolumeSize(nodeClass));
   const ephemeral = storage - (bytesOf(kubelet.kubeReserved?.['ephemeral-storage']) ?? GIB) - (bytesOf(kubelet.systemReserved?.['ephemeral-storage']) ?? 0)
     - threshold(storage, kubelet.evictionHard?.['nodefs.available'] ?? '10%', '10%');
   allocatable.set('ephemeral-storage', ephemeral / MIB);

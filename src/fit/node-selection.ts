@@ -8,8 +8,8 @@ import {
   describe, Matcher, UNIFORM_LABELS,
 } from '../catalog/match';
 import { conflictingKeys, keyOperators, NodeSelectorRequirement, normalizeKey } from '../catalog/requirements';
-import type { Pool } from '../config/platform';
-import { nodePoolModel, Taint } from '../model/node-pool';
+import type { Taint } from '../model/node-pool';
+import type { PoolPlan } from '../model/plan';
 
 /**
  * The labels Karpenter lets a pod require although a NodePool does not constrain them
@@ -39,7 +39,7 @@ const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 const NODECLASS_LABEL = 'karpenter.k8s.aws/ec2nodeclass';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
-/** What a new node of a pool will be, as Karpenter's NodeClaimTemplate for its NodePool holds it. */
+/** What a node of a pool will be, as Karpenter's NodeClaimTemplate for its NodePool holds it. */
 export interface PoolTemplate {
   readonly name: string;
   /** The NodePool's taints (startup taints are not here: Karpenter ignores them). */
@@ -48,39 +48,41 @@ export interface PoolTemplate {
   readonly labels: ReadonlyMap<string, string>;
   /** The NodePool's requirements as written. */
   readonly poolRequirements: readonly NodeSelectorRequirement[];
-  /** Those, then each label as `In [value]`, then the new node's hostname. */
+  /** Those, then each label as `In [value]`, then the node's hostname. */
   readonly requirements: readonly NodeSelectorRequirement[];
-  /** The instance types the NodePool admits on its own. */
+  /** The instance types the NodePool admits, after the cluster's NodeOverlays (the plan's). */
   readonly admitted: readonly InstanceType[];
+  /** Why no pod can ask for one of its nodes by name: a new node's name is not known before it is made, nor are a static pool's nodes'. */
+  readonly unnamed: string;
 }
 
-/** Templates by matcher, then pool: a pool's admitted types depend on the catalog the matcher holds. */
-const templates = new WeakMap<Matcher, WeakMap<Pool, PoolTemplate>>();
+/** Templates by pool plan: one per pool of a cluster. */
+const templates = new WeakMap<PoolPlan, PoolTemplate>();
 
 /**
- * A pool's NodeClaimTemplate: its NodePool's requirements, its template labels plus
- * `karpenter.sh/nodepool` and the node class label (each an `In` requirement), the
- * `karpenter.sh/registered` and `karpenter.sh/initialized` requirements Karpenter adds
- * for DaemonSet scheduling, and the hostname a new NodeClaim gets (a name no pod can know).
+ * A pool's NodeClaimTemplate, read from its plan: its NodePool's requirements, its template
+ * labels plus `karpenter.sh/nodepool` and the node class label (each an `In` requirement),
+ * the `karpenter.sh/registered` and `karpenter.sh/initialized` requirements Karpenter adds
+ * for DaemonSet scheduling, and the hostname of a node (a name no pod can know); the types it
+ * admits are the plan's, after the cluster's overlays.
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go (NewNodeClaimTemplate)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (NewNodeClaim: the hostname requirement)
  */
-export function poolTemplate(pool: Pool, matcher: Matcher): PoolTemplate {
-  let byPool = templates.get(matcher);
-  if (!byPool) templates.set(matcher, byPool = new WeakMap());
-  let template = byPool.get(pool);
+export function poolTemplate(pool: PoolPlan): PoolTemplate {
+  let template = templates.get(pool);
   if (!template) {
-    const model = nodePoolModel(pool);
+    const model = pool.nodePool;
     const labels = new Map(Object.entries({
       ...model.labels,
-      [NODEPOOL_LABEL]: pool.name,
-      [NODECLASS_LABEL]: pool.name,
+      [NODEPOOL_LABEL]: model.name,
+      [NODECLASS_LABEL]: pool.nodeClass.name,
       'karpenter.sh/registered': 'true',
       'karpenter.sh/initialized': 'true',
     }));
     const poolRequirements = model.requirements.map((r): NodeSelectorRequirement => ({ ...r }));
+    const nodes = pool.facts.nodes;
     template = {
-      name: pool.name,
+      name: model.name,
       taints: model.taints,
       labels,
       poolRequirements,
@@ -88,11 +90,14 @@ export function poolTemplate(pool: Pool, matcher: Matcher): PoolTemplate {
         ...poolRequirements,
         ...[...labels].map(([key, value]): NodeSelectorRequirement => ({ key, operator: 'In', values: [value] })),
         // Not a valid label value, so no pod can ask for it by name.
-        { key: HOSTNAME_LABEL, operator: 'In', values: ['<new node>'] },
+        { key: HOSTNAME_LABEL, operator: 'In', values: ['<node>'] },
       ],
-      admitted: matcher.match(poolRequirements).admitted,
+      admitted: pool.facts.admitted,
+      unnamed: nodes === undefined
+        ? 'a new node of the pool gets a name of its own'
+        : `fit does not know the names of the pool's ${nodes} node${nodes === 1 ? '' : 's'}`,
     };
-    byPool.set(pool, template);
+    templates.set(pool, template);
   }
   return template;
 }
@@ -144,14 +149,26 @@ export function selectNodes(pod: readonly PodRequirement[], t: PoolTemplate, mat
   }
   const conflicting = first(new Set(conflictingKeys(t.requirements, requirements)));
   if (conflicting) return { reason: `${conflicting.text}: ${whatThePoolHas(normalized(conflicting.requirement.key), t, matcher)}` };
-  const admitted = matcher.match([...t.requirements, ...requirements]).admitted;
+  const admitted = admittedWith(t, requirements, matcher);
   if (admitted.length > 0) return { admitted };
   return { reason: noInstanceType(pod, t, matcher) };
 }
 
+/**
+ * The types the pool admits (the plan's, after overlays) that the pod's requirements admit too:
+ * the pod's question, asked of the catalog. Both hold on a type exactly when their intersection
+ * does, since on every key both constrain they share a value (conflictingKeys checked it first).
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (filterInstanceTypesByRequirements)
+ */
+function admittedWith(t: PoolTemplate, pod: readonly NodeSelectorRequirement[], matcher: Matcher): readonly InstanceType[] {
+  if (pod.length === 0) return t.admitted;
+  const names = new Set(matcher.match(pod).admitted.map((type) => type.name));
+  return t.admitted.filter((type) => names.has(type.name));
+}
+
 /** What the pool's nodes have on a key the pod's requirement does not meet. */
 function whatThePoolHas(key: string, t: PoolTemplate, matcher: Matcher): string {
-  if (key === HOSTNAME_LABEL) return 'a new node of the pool gets a name of its own';
+  if (key === HOSTNAME_LABEL) return t.unnamed;
   const label = t.labels.get(key);
   if (label !== undefined) return `the pool's nodes have ${key}=${label}`;
   if (matcher.isInstanceTypeLabel(key)) return admittedValues(key, t, 'In');
@@ -161,7 +178,7 @@ function whatThePoolHas(key: string, t: PoolTemplate, matcher: Matcher): string 
 
 /** Why the pod's requirements and the pool's admit no instance type together: the first requirement that alone admits none, or the pair that does not. */
 function noInstanceType(pod: readonly PodRequirement[], t: PoolTemplate, matcher: Matcher): string {
-  const empty = (rs: readonly PodRequirement[]) => matcher.match([...t.requirements, ...rs.map((r) => r.requirement)]).admitted.length === 0;
+  const empty = (rs: readonly PodRequirement[]) => admittedWith(t, rs.map((r) => r.requirement), matcher).length === 0;
   const alone = pod.find((r) => empty([r]));
   if (alone) return `${alone.text}: ${admittedValues(normalized(alone.requirement.key), t, alone.requirement.operator)}`;
   const last = pod.findIndex((_, i) => empty(pod.slice(0, i + 1)));

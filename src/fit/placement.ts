@@ -1,19 +1,19 @@
 /**
- * Where a workload's pods can run: every pool of every cluster, each either a fit or
- * rejected with the first reason, checked in Karpenter's order.
+ * Where a workload's pods can run: every pool of every cluster, each a fit, refused by the
+ * cluster's tenancy policy, or rejected with the first reason, checked in Karpenter's order
+ * against the fleet's plan (each pool's NodePool and EC2NodeClass models, the instance types it
+ * admits after overlays, a static pool's nodes).
  */
-import { applyOverlays } from '../catalog/overlays';
 import type { InstanceType } from '../catalog/catalog';
-import { describe, Matcher } from '../catalog/match';
-import { catalogMatcher } from '../catalog/match';
-import type { Cluster, Platform, Pool } from '../config/platform';
+import { catalogMatcher, describe, Matcher, priceRange, PriceRange } from '../catalog/match';
+import type { Cluster, Platform } from '../config/platform';
+import type { FleetPlan, PoolPlan } from '../model/plan';
 import { nodeAllocatable } from './allocatable';
 import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { fleetPlan } from '../model/plan';
-import { daemonSetAgent, GuardedPool, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import { daemonSetAgent, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -28,7 +28,10 @@ export interface PoolRef {
 
 /** What the cluster's tenancy policy says about the workload and one pool. */
 export interface Admission {
-  /** The policy admits the pod as written, and its namespace may use the pool. */
+  /**
+   * The policy does not refuse the pod as written, and its namespace may use the pool (what
+   * action Deny enforces; Warn and Audit admit a pod all the same, see the reason).
+   */
   readonly allowed: boolean;
   /** Why not. @default - allowed */
   readonly reason?: string;
@@ -36,7 +39,37 @@ export interface Admission {
 
 /** A pool the workload can run on. */
 export interface Fit extends PoolRef {
-  /** How many instance types the pool could launch for it. */
+  /** How many instance types the pool could launch for it (on a static pool: that its nodes may be of). */
+  readonly instanceTypes: number;
+  /** Their on-demand list price range per hour, after the cluster's overlays. @default - none is priced */
+  readonly prices?: PriceRange;
+  /**
+   * A static pool: Karpenter launches no node for the pod and keeps `nodes` nodes, each of one
+   * of the `admittedTypes` instance types the pool admits; the pod fits on them if they are of a
+   * type that can hold it. @default - a dynamic pool: a new node is launched for it
+   */
+  readonly static?: StaticNodes;
+}
+
+/** Where a pod can run on a pool: what {@link Fit} says besides the pool. */
+export type Placement = Pick<Fit, 'instanceTypes' | 'prices' | 'static'>;
+
+/** What a static pool keeps. */
+export interface StaticNodes {
+  /** Its nodes: replicas, at most limits.nodes (the plan's). */
+  readonly nodes: number;
+  /** How many instance types it admits, after overlays: its nodes are of those. */
+  readonly admittedTypes: number;
+}
+
+/**
+ * A pool Karpenter could place the workload on, where it still does not run: the cluster's
+ * tenancy policy (action Deny) refuses its pods when they are created.
+ */
+export interface Refusal extends PoolRef {
+  /** Why admission refuses the pods (the same on every pool of the cluster). */
+  readonly reason: string;
+  /** How many instance types the pool could launch for it, were it admitted. */
   readonly instanceTypes: number;
 }
 
@@ -45,63 +78,91 @@ export interface Rejection extends PoolRef {
   readonly reason: string;
 }
 
-/** Where one workload can run. */
+/** Where one workload can run. Each pool is in exactly one of the lists. */
 export interface WorkloadFit {
   readonly kind: WorkloadKind;
   readonly namespace: string;
   readonly name: string;
-  /** In the platform's order of clusters and pools. */
+  /** The pools it runs on. In the platform's order of clusters and pools. */
   readonly fits: readonly Fit[];
-  /** In the platform's order of clusters and pools. */
+  /** The pools it would fit but admission refuses it. In the platform's order of clusters and pools. */
+  readonly refused: readonly Refusal[];
+  /** The pools it cannot run on. In the platform's order of clusters and pools. */
   readonly rejected: readonly Rejection[];
 }
 
-/** Every workload against every pool of the platform. */
-export function fitWorkloads(workloads: readonly Workload[], platform: Platform, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
-  // The tenancy policies synth writes: the plan's, derived once for every workload.
-  const policies = fleetPlan(platform).clusters.map((c) => c.tenancyPolicy?.model);
+/**
+ * Every workload against every pool of the platform, as the plan has them.
+ * @param plan the platform's plan (model/checks.ts loadPlan): each pool's models, admitted types and the tenancy policies
+ */
+export function fitWorkloads(workloads: readonly Workload[], platform: Platform, plan: FleetPlan, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
   return workloads.map((w) => {
     const fits: Fit[] = [];
+    const refused: Refusal[] = [];
     const rejected: Rejection[] = [];
     for (const [i, cluster] of platform.clusters.entries()) {
-      const policy = policies[i];
+      const planned = plan.clusters[i];
+      const policy = planned.tenancyPolicy?.model;
       const admit = policy ? admissionOf(w, policy) : undefined;
-      for (const pool of cluster.pools) {
+      for (const pool of planned.pools) {
         const placed = placePod(w.pod, pool, cluster, matcher);
-        const admission = admit ? { admission: admit(pool.name) } : {};
-        if ('reason' in placed) rejected.push({ cluster: cluster.id, pool: pool.name, reason: placed.reason, ...admission });
-        else fits.push({ cluster: cluster.id, pool: pool.name, instanceTypes: placed.instanceTypes, ...admission });
+        const at = { cluster: cluster.id, pool: pool.name, ...(admit ? { admission: admit.of(pool) } : {}) };
+        if ('reason' in placed) rejected.push({ ...at, reason: placed.reason });
+        else if (admit?.refused !== undefined) refused.push({ ...at, reason: admit.refused, instanceTypes: placed.instanceTypes });
+        else fits.push({ ...at, ...placed });
       }
     }
-    return { kind: w.kind, namespace: w.namespace, name: w.name, fits, rejected };
+    return { kind: w.kind, namespace: w.namespace, name: w.name, fits, refused, rejected };
   });
+}
+
+/** What the cluster's tenancy policy says about a workload's pods. */
+interface WorkloadAdmission {
+  /** Why the policy refuses the pods as written, with action Deny: they run on no pool of the cluster. @default - they are admitted */
+  readonly refused?: string;
+  /** What it says about each pool. */
+  readonly of: (pool: PoolPlan) => Admission;
 }
 
 /**
  * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
  * pod as written when the pod selects or can run on a pool its namespace may not use (then
- * every pool of the cluster says so); otherwise the pool is open to the namespace when the
- * pool is not guarded, its team lists the namespace, or the namespace is exempt. A DaemonSet's
- * pods that tolerate every taint may run on any pool (see tenancyCel).
+ * every pool of the cluster says so, and with action Deny the pod runs on none; Warn and Audit
+ * admit it); otherwise the pool is open to the namespace when the pool is not guarded (the
+ * plan's facts.admission), its team lists the namespace, or the namespace is exempt. A
+ * DaemonSet's pods that tolerate every taint may run on any pool (see tenancyCel).
+ * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/#validation-actions
  */
-function admissionOf(w: Workload, policy: TenancyPolicyModel): (pool: string) => Admission {
-  if (policy.exemptNamespaces.includes(w.namespace)) return () => ({ allowed: true });
+function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission {
+  const allowed = { of: () => ({ allowed: true }) };
+  if (policy.exemptNamespaces.includes(w.namespace)) return allowed;
   const facts = admissionFacts(w);
   const refusal = tenancyRefusal(facts, policy);
   if (refusal) {
-    const refused = { allowed: false, reason: `admission refuses the pod: ${refusalMessage(w.namespace, refusal)}` };
-    return () => refused;
-  }
-  if (daemonSetAgent(facts)) return () => ({ allowed: true });
-  const guarded = new Map<string, GuardedPool>(policy.pools.map((g) => [g.pool, g]));
-  return (pool) => {
-    const g = guarded.get(pool);
-    if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
-    const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
-    return {
+    const message = refusalMessage(w.namespace, refusal);
+    if (policy.action === 'Deny') {
+      const refused = { allowed: false, reason: `admission refuses the pod: ${message}` };
+      return { refused: refused.reason, of: () => refused };
+    }
+    const admitted = {
       allowed: false,
-      reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+      reason: policy.action === 'Warn'
+        ? `admission admits the pod with a warning (tenancy action Warn): ${message}`
+        : `admission admits the pod and records the refusal in the audit log (tenancy action Audit): ${message}`,
     };
+    return { of: () => admitted };
+  }
+  if (daemonSetAgent(facts)) return allowed;
+  return {
+    of: (pool) => {
+      const g = pool.facts.admission;
+      if (!g || g.namespaces.includes(w.namespace)) return { allowed: true };
+      const chance = g.dedicated ? '' : ' (the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it)';
+      return {
+        allowed: false,
+        reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
+      };
+    },
   };
 }
 
@@ -124,10 +185,13 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
 }
 
 /**
- * Whether a pod can run on a new node of the pool: how many instance types could
- * hold it, or the first reason it cannot. The checks, in Karpenter's order:
+ * Whether a pod can run on a new node of the pool (a static pool: on its nodes): how many
+ * instance types could hold it, or the first reason it cannot. The pool is its plan: its
+ * NodePool (taints, labels, requirements, limits), its EC2NodeClass (volumes, kubelet), the
+ * instance types it admits after the cluster's overlays and a static pool's nodes; the cluster
+ * gives the controller's settings. The checks, in Karpenter's order:
  *
- * 1. the pool's limits must allow a node at all;
+ * 1. the pool's limits must allow a node at all (a static pool must keep one);
  * 2. taints: the pod tolerates every NoSchedule and NoExecute taint of the pool;
  * 3. node selection: `spec.nodeName` names no node yet to be made; the nodeSelector,
  *    then one of the required node affinity terms, holds on the pool's nodes;
@@ -135,29 +199,50 @@ function admissionFacts(w: Workload): PodAdmissionFacts {
  *    the pod's requests in what a node of the pool can allocate (see nodeAllocatable),
  *    and the pool's minValues are still met.
  *
+ * A static pool (replicas) launches no node for a pod: Karpenter's provisioner leaves static
+ * NodePools out, and the static controller keeps exactly their replicas (at most limits.nodes),
+ * of any type the pool admits. So there the answer is the pool's nodes, which hold the pod if
+ * they are of one of the types counted.
+ *
  * Preferences never reject (Karpenter relaxes them); pod (anti-)affinity, topology
  * spread, volumes and DaemonSet overhead depend on the running cluster and are not checked.
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go (addToNewNodeClaim)
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (CanAdd)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go (NewScheduler: static NodePools are left out)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/static/provisioning/controller.go (Reconcile: replicas NodeClaims, up to limits.nodes)
  */
-export function placePod(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher): { instanceTypes: number } | { reason: string } {
-  const template = poolTemplate(pool, matcher);
-  const bounds = poolBounds(pool, cluster, matcher);
-  // After the cluster's NodeOverlays: a capacity overlay adds extended resources pods may request.
-  const nodes = (types: readonly InstanceType[]) => applyOverlays(types, cluster.overlays, matcher).map((t) => nodeAllocatable(t, pool, bounds.vmMemoryOverhead));
+export function placePod(pod: PodConstraints, pool: PoolPlan, cluster: Cluster, matcher: Matcher): Placement | { reason: string } {
+  const kept = pool.facts.nodes;
+  if (kept === 0) return { reason: `the pool is static and keeps no node (${staticSize(pool)})` };
+  const template = poolTemplate(pool);
+  const bounds = poolBounds(pool.nodePool, cluster, matcher);
+  const nodes = (types: readonly InstanceType[]) => types.map((t) => nodeAllocatable(t, pool.nodeClass, bounds.vmMemoryOverhead));
   const limited = poolLimitReason(nodes(template.admitted), bounds);
   if (limited) return { reason: limited };
   const untolerated = untoleratedTaints(template.taints, pod.tolerations);
   if (untolerated.length > 0) return { reason: `untolerated taint${untolerated.length > 1 ? 's' : ''} ${untolerated.map(formatTaint).join(', ')}` };
-  if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; a new node of the pool gets a name of its own` };
+  if (pod.nodeName) return { reason: `spec.nodeName binds it to node ${pod.nodeName}; ${template.unnamed}` };
 
   const selections = termSelections(pod, template, matcher);
   const passed = selections.flatMap((s) => ('admitted' in s ? [nodes(s.admitted)] : []));
   if (passed.length === 0) return { reason: selectionReason(selections) };
   const holding = new Set(passed.flatMap((admitted) => typesThatHold(admitted, pod.requests, bounds)));
   const reasons = passed.map((admitted) => resourceReason(admitted, pod.requests, bounds));
-  if (reasons.some((r) => r === undefined)) return { instanceTypes: holding.size };
+  if (reasons.some((r) => r === undefined)) {
+    const prices = priceRange([...holding]);
+    return {
+      instanceTypes: holding.size,
+      ...(prices ? { prices } : {}),
+      ...(kept !== undefined ? { static: { nodes: kept, admittedTypes: template.admitted.length } } : {}),
+    };
+  }
   return { reason: reasons[0] as string };
+}
+
+/** `replicas: 0`, or `replicas: 4, limits.nodes: 0`. */
+function staticSize(pool: PoolPlan): string {
+  const limit = pool.nodePool.limits?.nodes;
+  return `replicas: ${pool.facts.replicas}${limit !== undefined ? `, limits.nodes: ${limit}` : ''}`;
 }
 
 /**
@@ -174,7 +259,7 @@ function termSelections(pod: PodConstraints, template: PoolTemplate, matcher: Ma
   if (pod.nodeSelectorTerms === undefined || 'reason' in alone) return [alone];
   return pod.nodeSelectorTerms.map((term, i): Selection => {
     const byName = (term.matchFields ?? []).find((f) => f.operator === 'In');
-    if (byName) return { reason: `nodeSelectorTerms[${i}] selects nodes by name (matchFields ${describe(byName)}); a new node of the pool gets a name of its own` };
+    if (byName) return { reason: `nodeSelectorTerms[${i}] selects nodes by name (matchFields ${describe(byName)}); ${template.unnamed}` };
     if (term.matchExpressions.length === 0 && (term.matchFields ?? []).length === 0) return { reason: `nodeSelectorTerms[${i}] is empty and matches no node` };
     return selectNodes([...selector, ...expressionRequirements(term.matchExpressions)], template, matcher);
   });

@@ -5,7 +5,8 @@
 import type { InstanceType } from '../catalog/catalog';
 import { fits, largestAllocatable, Matcher, ResourceAmounts, UNIFORM_LABELS } from '../catalog/match';
 import { normalizeKey } from '../catalog/requirements';
-import type { Cluster, Pool } from '../config/platform';
+import type { Cluster } from '../config/platform';
+import type { NodePoolModel } from '../model/node-pool';
 import { Quantity } from '../quantity/quantity';
 import { formatAmount, inCatalogUnits } from '../quantity/resource-units';
 import { parseGoFloat } from '../release/go-values';
@@ -32,28 +33,32 @@ export interface PoolBounds {
   readonly minValues: ReadonlyMap<string, number>;
 }
 
-/** The bounds of a pool of a cluster. */
-export function poolBounds(pool: Pool, cluster: Cluster, matcher: Matcher): PoolBounds {
+/**
+ * The bounds of a pool of a cluster, read from its planned NodePool (the limits and minValues
+ * Karpenter sees: a static pool's NodePool carries only `limits.nodes`) and the cluster's
+ * controller settings.
+ */
+export function poolBounds(nodePool: NodePoolModel, cluster: Cluster, matcher: Matcher): PoolBounds {
   const limits: Record<string, number> = {};
-  for (const [resource, value] of Object.entries(pool.settings.limits ?? {})) {
+  for (const [resource, value] of Object.entries(nodePool.limits ?? {})) {
     // A limit rounds down: a node over it by a fraction of a unit is still over it.
     if (resource !== 'nodes') limits[resource] = inCatalogUnits(resource, Quantity.of(value), 'down');
   }
-  const nodes = pool.settings.limits?.nodes;
+  const nodes = nodePool.limits?.nodes;
   const settings = cluster.karpenter.controller.settings;
   // The loader let only what Go's ParseFloat reads through.
   const configured = settings.vmMemoryOverheadPercent;
   const overhead = configured === undefined ? VM_MEMORY_OVERHEAD_DEFAULT : Number(parseGoFloat(String(configured)));
   const minValues = new Map<string, number>();
   if (settings.minValuesPolicy !== 'BestEffort') {
-    for (const { requirement: r } of pool.requirements) {
+    for (const r of nodePool.requirements) {
       const key = normalizeKey(r.key);
       if (r.minValues !== undefined && matcher.isInstanceTypeLabel(key)) minValues.set(key, Math.max(minValues.get(key) ?? 0, r.minValues));
     }
   }
   return {
     limits,
-    limitsText: Object.entries(pool.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(', '),
+    limitsText: Object.entries(nodePool.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(', '),
     noNodes: nodes !== undefined && Quantity.of(nodes).nanos === 0n,
     vmMemoryOverhead: overhead,
     minValues,

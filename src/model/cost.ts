@@ -34,21 +34,32 @@ export interface PoolCeiling {
 }
 
 /**
+ * How many nodes a static pool keeps: its replicas, at most its `limits.nodes` (Karpenter creates
+ * none past the limit). Undefined for a dynamic pool.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/static/provisioning/controller.go (Reconcile: ReserveNodeCount up to limits.nodes)
+ */
+export function staticNodes(pool: Pool): number | undefined {
+  const replicas = pool.settings.replicas;
+  if (replicas === undefined) return undefined;
+  const nodesLimit = pool.settings.limits?.nodes;
+  return nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
+}
+
+/**
  * The most pool `pool` of `cluster` can cost per hour, on demand, with its limits reached,
- * given the instance types it admits after the cluster's overlays (the plan's): a static pool
- * (replicas) at its replicas (at most limits.nodes) × the dearest admitted type; a dynamic pool
- * at the tightest bound its limits give (see costBound); plus what a team's buffer on the pool
- * is worth (see bufferCost). Rounded to 1/10000.
+ * given the instance types it admits after the cluster's overlays and, for a static pool, the
+ * nodes it keeps (both the plan's): a static pool at those nodes × the dearest admitted type; a
+ * dynamic pool at the tightest bound its limits give (see costBound); plus what a team's buffer
+ * on the pool is worth (see bufferCost). Rounded to 1/10000.
+ * @param nodes a static pool's node count (see staticNodes). @default - a dynamic pool
  * @see https://karpenter.sh/docs/concepts/nodepools/#speclimits
  */
-export function poolCeiling(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[]): PoolCeiling {
+export function poolCeiling(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[], nodes?: number): PoolCeiling {
   const replicas = pool.settings.replicas;
   let bound: { cost: number; by: string; bound: CeilingBound } | undefined;
-  if (replicas !== undefined) {
+  if (replicas !== undefined && nodes !== undefined) {
     const prices = priceRange(admitted);
     if (prices) {
-      const nodesLimit = pool.settings.limits?.nodes;
-      const nodes = nodesLimit !== undefined ? Math.min(replicas, Number(nodesLimit)) : replicas;
       bound = { cost: nodes * prices.max, by: `replicas: ${replicas} at ${prices.maxType}`, bound: { kind: 'replicas', replicas, nodes, type: prices.maxType } };
     }
   } else {

@@ -16,7 +16,7 @@ export interface BlockDevice {
   readonly rootVolume?: boolean;
   readonly ebs: {
     readonly volumeSize: string;
-    readonly volumeType: string;
+    readonly volumeType: Settings['volume']['type'];
     readonly encrypted: boolean;
     readonly deleteOnTermination: boolean;
     readonly kmsKeyID?: string;

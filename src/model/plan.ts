@@ -9,7 +9,7 @@ import { applyOverlays } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
 import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, driftGateDir, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
 import { chartValues, controllerDeploymentName } from './controller-values';
-import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, TeamCeiling, teamCeilings } from './cost';
+import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
 import { DRIFT_GATE_PROGRAM } from '../gate/program.generated';
 import { GateSpec, VALUES_DIGEST_ANNOTATION } from '../gate/spec';
@@ -55,8 +55,13 @@ export interface PoolFacts {
   readonly prices?: PriceRange;
   /** What it can cost per hour at its limits, and what bounds it. */
   readonly ceiling: PoolCeiling;
-  /** A static pool's node count (`replicas`). @default - a dynamic pool */
+  /** A static pool's `replicas`. @default - a dynamic pool */
   readonly replicas?: number;
+  /**
+   * How many nodes a static pool keeps: its replicas, at most `limits.nodes`. Karpenter launches
+   * no node for a pod on it. @default - a dynamic pool, sized by pod demand
+   */
+  readonly nodes?: number;
   /** Who may use it, when its team lists namespaces (the tenancy policy's entry). @default - any namespace */
   readonly admission?: GuardedPool;
 }
@@ -224,11 +229,12 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
   // As Karpenter sees the pool: its NodePool's requirements against the catalog, then the cluster's overlays.
   const admitted = applyOverlays(matcher.match(nodePool.requirements).admitted, cluster.overlays, matcher);
   const prices = priceRange(admitted);
+  const nodes = staticNodes(pool);
   const facts: PoolFacts = {
     admitted,
     ...(prices ? { prices } : {}),
-    ceiling: poolCeiling(cluster, pool, admitted),
-    ...(pool.settings.replicas !== undefined ? { replicas: pool.settings.replicas } : {}),
+    ceiling: poolCeiling(cluster, pool, admitted, nodes),
+    ...(pool.settings.replicas !== undefined && nodes !== undefined ? { replicas: pool.settings.replicas, nodes } : {}),
     ...(options.admission ? { admission: options.admission } : {}),
   };
   const gated = options.gated ?? false;

@@ -29,6 +29,7 @@ export interface SummaryDataPool {
   readonly instanceTypes: { readonly count: number; readonly cheapest: { readonly type: string; readonly perHour: number } | null; readonly dearest: { readonly type: string; readonly perHour: number } | null };
   /** What it can cost per hour at its limits (USD; null: unbounded), and what bounds it. */
   readonly ceiling: { readonly perHour: number | null; readonly boundBy: string | null; readonly bound: CeilingBound | null; readonly bufferPerHour: number | null };
+  /** Its NodePool's limits (a static pool's: only `nodes`, if set). */
   readonly limits: Readonly<Record<string, string>>;
   /** Its NodePool's disruption budgets, the window's included (UTC cron). */
   readonly budgets: readonly Budget[];
@@ -78,7 +79,7 @@ export interface SummaryData {
 interface DataClusterPlan {
   readonly pools: readonly {
     readonly name: string;
-    readonly nodePool: { readonly budgets: readonly Budget[] };
+    readonly nodePool: { readonly budgets: readonly Budget[]; readonly limits?: Readonly<Record<string, string | number>> };
     readonly facts: {
       readonly admitted: readonly unknown[];
       readonly prices?: { readonly min: number; readonly minType: string; readonly max: number; readonly maxType: string };
@@ -118,7 +119,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
             dearest: facts.prices ? { type: facts.prices.maxType, perHour: facts.prices.max } : null,
           },
           ceiling: { perHour: facts.ceiling.perHour, boundBy: facts.ceiling.boundBy ?? null, bound: facts.ceiling.bound ?? null, bufferPerHour: facts.ceiling.buffer?.perHour ?? null },
-          limits: { ...(pool.settings.limits ?? {}) },
+          limits: Object.fromEntries(Object.entries(nodePool.limits ?? {}).map(([k, v]) => [k, String(v)])),
           budgets: nodePool.budgets,
           amiAlias: pool.settings.ami.alias ?? null,
           namespaces: facts.admission ? [...facts.admission.namespaces] : null,

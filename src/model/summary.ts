@@ -9,6 +9,8 @@ import { windowSummary } from './windows-summary';
 /** What the summary reads of a pool's plan (a `PoolPlan` is one). */
 export interface SummaryPool {
   readonly name: string;
+  /** Its NodePool's limits (a static pool's carries only `nodes`). */
+  readonly nodePool: { readonly limits?: Readonly<Record<string, string | number>> };
   readonly facts: {
     readonly admitted: readonly unknown[];
     readonly prices?: PriceRange;
@@ -70,14 +72,15 @@ export function summaryMarkdown(platform: Platform, configFile: string, plans: r
 
 /**
  * What synth prints after writing: a header row, then one row per pool (cluster, pool, arch,
- * capacity, instance types admitted after overlays, nodes: a static pool's replicas, limits).
+ * capacity, instance types admitted after overlays, nodes: a static pool's replicas, its
+ * NodePool's limits).
  */
 export function summaryRows(platform: Platform, plans: readonly { readonly pools: readonly SummaryPool[] }[]): string[][] {
   const rows = [['CLUSTER', 'POOL', 'ARCH', 'CAPACITY', 'TYPES', 'NODES', 'LIMITS']];
   platform.clusters.forEach((c, i) => {
     c.pools.forEach((p, j) => {
-      const facts = plans[i].pools[j].facts;
-      const limits = Object.entries(p.settings.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
+      const { facts, nodePool } = plans[i].pools[j];
+      const limits = Object.entries(nodePool.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
       rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(facts.admitted.length), nodes(facts.replicas), limits]);
     });
   });
@@ -106,7 +109,7 @@ function row(pool: Pool, plan: SummaryPool): string {
   const cells = [
     `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(plan),
     nodes(plan.facts.replicas),
-    Object.entries(s.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
+    Object.entries(plan.nodePool.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
     s.weight === undefined ? '-' : String(s.weight), disruption(pool), ami(pool),
   ];
   return `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;

@@ -40,7 +40,7 @@ export const UPGRADE_COMMAND: CommandSpec = {
   name: 'upgrade',
   summary: 'regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release',
   description: `Regenerates everything karpenter-gitops derives from a Karpenter release: imports/ (the
-NodePool and EC2NodeClass classes), the chart's values keys, the settings rules, the
+NodePool, EC2NodeClass, NodeOverlay and CapacityBuffer classes), the chart's values keys, the settings rules, the
 Kubernetes compatibility matrix, the instance catalog, the pinned URLs in cdk8s.yaml and
 the CRDs the tests validate against; prints what changed. All or nothing: on any failure
 the repository is left exactly as it was. It does not change config/.

@@ -27,14 +27,30 @@ function vendoredVersions(root: string): string[] {
  * upgrade is checked against these).
  */
 export const UPGRADE_FILES = {
-  nodePoolImport: 'imports/karpenter.sh.ts',
+  // One file per API group, as `cdk8s import` writes them: NodePool and NodeOverlay are karpenter.sh.
+  karpenterShImport: 'imports/karpenter.sh.ts',
   ec2NodeClassImport: 'imports/karpenter.k8s.aws.ts',
+  capacityBufferImport: 'imports/autoscaling.x-k8s.io.ts',
   chartKeys: 'src/release/chart-values-keys.generated.ts',
   settingsRules: 'src/release/settings-rules.generated.ts',
   compatibility: 'src/release/compatibility.generated.ts',
   catalog: 'src/catalog/instance-types.json',
   cdk8sYaml: 'cdk8s.yaml',
 } as const;
+
+/**
+ * The CRDs of a release whose classes `cdk8s import` generates, in the order `cdk8s.yaml` lists
+ * them, with their kind (checked) and API group (the file `cdk8s import` writes).
+ */
+const CRDS = [
+  { file: 'nodePoolCrd', kind: 'NodePool', group: 'karpenter.sh' },
+  { file: 'ec2NodeClassCrd', kind: 'EC2NodeClass', group: 'karpenter.k8s.aws' },
+  { file: 'nodeOverlayCrd', kind: 'NodeOverlay', group: 'karpenter.sh' },
+  { file: 'capacityBufferCrd', kind: 'CapacityBuffer', group: 'autoscaling.x-k8s.io' },
+] as const satisfies readonly { file: keyof typeof RELEASE_FILES; kind: string; group: string }[];
+
+/** The API group of a CRD of {@link CRDS}: `cdk8s import` writes one file for each. */
+type CrdGroup = (typeof CRDS)[number]['group'];
 
 /**
  * The release the generated files were made from, in the layout of the upstream repository:
@@ -54,7 +70,7 @@ export const VENDORED_INDEX = 'src/release/vendored.generated.ts';
 
 /** Whether a path (relative to the root) is one an upgrade may write or remove, or a folder of one. */
 export function isUpgradePath(path: string): boolean {
-  const perRelease = /^(src\/release\/v\d+\.\d+\.\d+[^/]*\/release\.generated\.ts|test\/fixtures\/karpenter-crds\/v\d+\.\d+\.\d+[^/]*\/[a-z0-9._]+\.yaml)$/;
+  const perRelease = /^(src\/release\/v\d+\.\d+\.\d+[^/]*\/release\.generated\.ts|test\/fixtures\/karpenter-crds\/v\d+\.\d+\.\d+[^/]*\/[a-z0-9._-]+\.yaml)$/;
   if (path === VENDORED_INDEX || perRelease.test(path)) return true;
   if (['src', 'src/release', 'test', 'test/fixtures', RELEASE_CRDS].includes(path) || /^(src\/release|test\/fixtures\/karpenter-crds)\/v\d+\.\d+\.\d+[^/]*$/.test(path)) return true;
   const files: readonly string[] = Object.values(UPGRADE_FILES);
@@ -102,11 +118,8 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   };
   const text = (key: keyof typeof RELEASE_FILES): string => f[key];
 
-  const crdFields = {
-    nodePool: generate(RELEASE_FILES.nodePoolCrd, () => schemaPaths(text('nodePoolCrd'), 'NodePool')),
-    ec2NodeClass: generate(RELEASE_FILES.ec2NodeClassCrd, () => schemaPaths(text('ec2NodeClassCrd'), 'EC2NodeClass')),
-  };
-  const imports = generate(`${RELEASE_FILES.nodePoolCrd}, ${RELEASE_FILES.ec2NodeClassCrd}`, () => importCrds(text('nodePoolCrd'), text('ec2NodeClassCrd'), options.cdk8sBin));
+  const crdFields = Object.fromEntries(CRDS.map(({ file, kind }) => [kind, generate(RELEASE_FILES[file], () => schemaPaths(text(file), kind))]));
+  const imports = generate(CRDS.map(({ file }) => RELEASE_FILES[file]).join(', '), () => importCrds(f, options.cdk8sBin));
   const chartKeys = generate(RELEASE_FILES.values, () => buildChartKeys(text('values'), v));
   notes.push(...chartKeys.notes.filter((n) => /NOT covered/.test(n)).map((n) => `${RELEASE_FILES.values}: ${n}`));
   const unknownToValues = templateValuePaths([...release.templates.values()]).filter((p) => !hasChartKey(chartKeys.tree, p));
@@ -128,8 +141,9 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const oldFields = (path: string, kind: string) => (existsSync(join(options.root, vendored(path))) ? schemaPaths(read(vendored(path)), kind) : []);
 
   const files = new Map<string, string>([
-    [UPGRADE_FILES.nodePoolImport, imports.nodePool],
-    [UPGRADE_FILES.ec2NodeClassImport, imports.ec2NodeClass],
+    [UPGRADE_FILES.karpenterShImport, imports['karpenter.sh']],
+    [UPGRADE_FILES.ec2NodeClassImport, imports['karpenter.k8s.aws']],
+    [UPGRADE_FILES.capacityBufferImport, imports['autoscaling.x-k8s.io']],
     [UPGRADE_FILES.chartKeys, renderChartKeys(chartKeys)],
     [UPGRADE_FILES.settingsRules, renderSettingsRules(settings)],
     [UPGRADE_FILES.compatibility, renderCompatibility(compatibility)],
@@ -152,17 +166,14 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const facts = buildReleaseFacts({
     version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), featureGates: Object.keys(settings.featureGates),
     paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd },
-    nodePoolFields: crdFields.nodePool, ec2NodeClassFields: crdFields.ec2NodeClass,
+    nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass,
   });
   files.set(`${releaseDir(v)}/release.generated.ts`, renderReleaseFacts(facts));
   files.set(VENDORED_INDEX, renderVendored([...vendoredVersions(options.root), v]));
-  for (const key of ['nodePoolCrd', 'ec2NodeClassCrd'] as const) files.set(`${RELEASE_CRDS}/v${v}/${RELEASE_FILES[key].split('/').pop()}`, text(key));
+  for (const { file } of CRDS) files.set(`${RELEASE_CRDS}/v${v}/${RELEASE_FILES[file].split('/').pop()}`, text(file));
 
   const report = [
-    ...section('CRD fields', [
-      ...listChanges('NodePool', oldFields(RELEASE_FILES.nodePoolCrd, 'NodePool'), crdFields.nodePool),
-      ...listChanges('EC2NodeClass', oldFields(RELEASE_FILES.ec2NodeClassCrd, 'EC2NodeClass'), crdFields.ec2NodeClass),
-    ]),
+    ...section('CRD fields', CRDS.flatMap(({ file, kind }) => listChanges(kind, oldFields(RELEASE_FILES[file], kind), crdFields[kind]))),
     ...section('chart values keys', listChanges('', chartKeyPaths(CHART_VALUES_KEYS), chartKeyPaths(chartKeys.tree))),
     ...section('controller settings', settingsChanges(settings)),
     ...section('feature gates', gateChanges(settings)),
@@ -172,16 +183,21 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   return { files, report, notes };
 }
 
-/** The generated classes of the two Karpenter CRDs, by `cdk8s import` as the README's manual steps run it. */
-function importCrds(nodePool: string, ec2NodeClass: string, cdk8sBin: string): { nodePool: string; ec2NodeClass: string } {
+/**
+ * The generated classes of the release's CRDs by `cdk8s import`, as the README's manual steps
+ * run it, by API group. `cdk8s import` writes one file per group and each source its own, so
+ * the CRDs of one group (NodePool and NodeOverlay) are imported from one file of both.
+ */
+function importCrds(files: Readonly<Record<keyof typeof RELEASE_FILES, string>>, cdk8sBin: string): Readonly<Record<CrdGroup, string>> {
   const dir = mkdtempSync(join(tmpdir(), 'karpenter-gitops-import-'));
   try {
-    const nodePoolFile = RELEASE_FILES.nodePoolCrd.split('/').pop() ?? '';
-    const ec2NodeClassFile = RELEASE_FILES.ec2NodeClassCrd.split('/').pop() ?? '';
-    writeFileSync(join(dir, nodePoolFile), nodePool);
-    writeFileSync(join(dir, ec2NodeClassFile), ec2NodeClass);
-    // One cdk8s.yaml listing both, as the project's own lists their URLs.
-    writeFileSync(join(dir, 'cdk8s.yaml'), `language: typescript\napp: "true"\nimports:\n  - ${nodePoolFile}\n  - ${ec2NodeClassFile}\n`);
+    const groups = [...new Set(CRDS.map((c) => c.group))];
+    for (const group of groups) {
+      const documents = CRDS.filter((c) => c.group === group).map((c) => files[c.file].replace(/^---[ \t]*\n/, '').replace(/\n*$/, '\n'));
+      writeFileSync(join(dir, `${group}.yaml`), documents.join('---\n'));
+    }
+    // One cdk8s.yaml listing them, as the project's own lists their URLs.
+    writeFileSync(join(dir, 'cdk8s.yaml'), `language: typescript\napp: "true"\nimports:\n${groups.map((g) => `  - ${g}.yaml\n`).join('')}`);
     mkdirSync(join(dir, 'imports'));
     const run = spawnSync(process.execPath, [cdk8sBin, 'import', '--language', 'typescript', '--output', 'imports'], {
       cwd: dir, encoding: 'utf8', env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, timeout: 300_000,
@@ -199,7 +215,7 @@ function importCrds(nodePool: string, ec2NodeClass: string, cdk8sBin: string): {
         throw new Error(`cdk8s import wrote no imports/${name}${said()}`);
       }
     };
-    return { nodePool: readImport('karpenter.sh.ts'), ec2NodeClass: readImport('karpenter.k8s.aws.ts') };
+    return Object.fromEntries(groups.map((g) => [g, readImport(`${g}.ts`)])) as Record<CrdGroup, string>;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,6 +11,9 @@ import { join } from 'node:path';
 export const RELEASE_FILES = {
   nodePoolCrd: 'pkg/apis/crds/karpenter.sh_nodepools.yaml',
   ec2NodeClassCrd: 'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+  nodeOverlayCrd: 'pkg/apis/crds/karpenter.sh_nodeoverlays.yaml',
+  // kubernetes/autoscaler's CRD (apis/config/crd), shipped in the same folder of the release.
+  capacityBufferCrd: 'pkg/apis/crds/autoscaling.x-k8s.io_capacitybuffers.yaml',
   values: 'charts/karpenter/values.yaml',
   settings: 'website/content/en/docs/reference/settings.md',
   instanceTypes: 'website/content/en/docs/reference/instance-types.md',
@@ -63,6 +66,8 @@ export class ReleaseError extends Error {
 const FLAT_FILES: Readonly<Record<ReleaseFile, string>> = {
   nodePoolCrd: 'crds/karpenter.sh_nodepools.yaml',
   ec2NodeClassCrd: 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+  nodeOverlayCrd: 'crds/karpenter.sh_nodeoverlays.yaml',
+  capacityBufferCrd: 'crds/autoscaling.x-k8s.io_capacitybuffers.yaml',
   values: 'chart-values.yaml',
   settings: 'settings.md',
   instanceTypes: 'instance-types.md',

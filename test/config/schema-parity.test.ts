@@ -2,9 +2,11 @@
  * The editor schema (schema/platform.schema.json) against the command line: every bad config
  * of the corpus that the command line rejects must be rejected by the schema too, unless the
  * check is one JSON Schema cannot make (listed, with why, in CLI_ONLY); good configs pass both;
- * one mistake is one schema error, not three.
+ * one mistake is one schema error, not three; and no edit of a good config makes the schema
+ * refuse what the command line accepts.
  */
 import Ajv from 'ajv';
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -17,8 +19,8 @@ afterAll(removeProjects);
 const ROOT = join(__dirname, '..', '..');
 // Editors check the schema's formats; its one format is the `uri` of a destination server
 // (ajv knows no format by itself, and would warn at every use and skip the check).
-const validate = new Ajv({ allErrors: true, strict: false, formats: { uri: (s: string) => URL.canParse(s) } })
-  .compile(JSON.parse(readFileSync(join(ROOT, 'schema/platform.schema.json'), 'utf8')));
+const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'schema/platform.schema.json'), 'utf8')) as Plain;
+const validate = new Ajv({ allErrors: true, strict: false, formats: { uri: (s: string) => URL.canParse(s) } }).compile(SCHEMA);
 
 function schemaErrors(config: unknown): string[] {
   return validate(config) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
@@ -59,6 +61,9 @@ const cluster = (fields: Plain): Overrides => ({ clusters: { demo: { terraformOu
 const ami = (fields: Plain): Overrides => team({ ami: fields });
 const budget = (fields: Plain): Overrides => team({ disruption: { budgets: [fields] } });
 const requirement = (fields: Plain): Overrides => team({ requirements: [fields] });
+const overlay = (fields: Plain): Overrides => ({ overlays: { x: { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], ...fields } } });
+const overlayRequirement = (fields: Plain): Overrides => overlay({ requirements: [fields] });
+const window = (fields: Plain): Overrides => ({ windows: { nightly: { timeZone: 'UTC', days: ['mon'], start: '22:00', duration: '6h', ...fields } } });
 
 /** Bad configs, and the field both the command line and the schema must refuse each at (or below it). */
 const BAD: readonly (readonly [string, Overrides, string])[] = [
@@ -167,6 +172,32 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
   ['namespaces under a cluster\'s team', cluster({ teams: { web: { namespaces: ['web'] } } }), 'clusters.demo.teams.web.namespaces'],
   ['an unknown tenancy action', { tenancy: { action: 'Block' } }, 'tenancy.action'],
   ['an unknown key in a cluster\'s tenancy', cluster({ tenancy: { mode: 'Audit' } }), 'clusters.demo.tenancy.mode'],
+  ['a Windows-reserved team id in a cluster\'s list of teams', cluster({ teams: ['con'] }), 'clusters.demo.teams[0]'],
+  ['a label that is the bare domain karpenter.sh', team({ labels: { 'karpenter.sh': 'a' } }), 'teams.web.labels["karpenter.sh"]'],
+  ['a label in a domain that ends in karpenter.sh', team({ labels: { 'xkarpenter.sh/a': 'a' } }), 'teams.web.labels["xkarpenter.sh/a"]'],
+  ['the label cost-center, which the generator sets', team({ labels: { 'cost-center': 'a' } }), 'teams.web.labels.cost-center'],
+  ['a requirement on a karpenter.k8s.aws instance label that does not exist', requirement({ key: 'karpenter.k8s.aws/instance-colour', operator: 'Exists' }), 'teams.web.requirements[0].key'],
+  ['a capacity reservation term with id and tags', team({ capacityTypes: ['reserved'], capacityReservationSelectorTerms: [{ id: 'cr-1', tags: { a: 'b' } }] }), 'teams.web.capacityReservationSelectorTerms[0]'],
+  ['a capacity reservation term with nothing to select by', team({ capacityTypes: ['reserved'], capacityReservationSelectorTerms: [{ ownerID: '123456789012' }] }), 'teams.web.capacityReservationSelectorTerms[0]'],
+  ['a team budget of 0 per hour', team({ budget: { perHour: '0.0' } }), 'teams.web.budget.perHour'],
+  ['a smoke-test resource with a domain and no name', team({ smokeTest: { resources: { 'nvidia.com/': 1 } } }), 'teams.web.smokeTest.resources["nvidia.com/"]'],
+  ['a smoke-test resource that is not an extended one', team({ smokeTest: { resources: { cpu: 1 } } }), 'teams.web.smokeTest.resources.cpu'],
+  ['a resource a container cannot request in the controller\'s requests', karpenter({ controller: { resources: { requests: { pods: '1' } } } }), 'karpenter.controller.resources.requests.pods'],
+  ['a negative quantity in kubeReserved', team({ kubelet: { kubeReserved: { cpu: '-100m' } } }), 'teams.web.kubelet.kubeReserved.cpu'],
+  ['a day twice in a window', window({ days: ['mon', 'mon'] }), 'windows.nightly.days'],
+  ['an unknown day in a window', window({ days: ['funday'] }), 'windows.nightly.days[0]'],
+  ['a window start that is not HH:MM', window({ start: '25:00' }), 'windows.nightly.start'],
+  ['an overlay with price and priceAdjustment', overlay({ price: '0.1', priceAdjustment: '-10%' }), 'overlays.x'],
+  ['an overlay price that is not one', overlay({ price: '$1' }), 'overlays.x.price'],
+  ['a negative overlay price', overlay({ price: -1 }), 'overlays.x.price'],
+  ['an overlay priceAdjustment below -100%', overlay({ priceAdjustment: '-128%' }), 'overlays.x.priceAdjustment'],
+  ['an overlay that sets cpu capacity', overlay({ capacity: { cpu: '1' } }), 'overlays.x.capacity.cpu'],
+  ['an overlay without requirements', overlay({ requirements: [] }), 'overlays.x.requirements'],
+  ['an overlay requirement on a karpenter.sh key it may not use', overlayRequirement({ key: 'karpenter.sh/team', operator: 'Exists' }), 'overlays.x.requirements[0].key'],
+  ['an overlay requirement on an AWS label a NodeOverlay refuses', overlayRequirement({ key: 'karpenter.k8s.aws/instance-tenancy', operator: 'Exists' }), 'overlays.x.requirements[0].key'],
+  ['an overlay requirement In without values', overlayRequirement({ key: 'example.com/x', operator: 'In' }), 'overlays.x.requirements[0].values'],
+  ['an overlay requirement Gt with a word', overlayRequirement({ key: 'example.com/x', operator: 'Gt', values: ['five'] }), 'overlays.x.requirements[0].values'],
+  ['an unknown key in a cluster\'s overlay', cluster({ overlays: { x: { requirements: [{ key: 'example.com/x', operator: 'Exists' }], wieght: 1 } } }), 'clusters.demo.overlays.x.wieght'],
 ];
 
 /**
@@ -251,6 +282,8 @@ describe('the editor schema accepts what the command line accepts', () => {
           requirements: [{ key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['xlarge', '2xlarge'] }, { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gt', values: ['3'] }],
           disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '@daily', duration: '8h' }, { nodes: '1', schedule: '0 9 * * mon-fri', duration: '1h30m', reasons: ['Drifted'] }] },
           subnetSelectorTerms: [{ tags: { a: 'b' } }], securityGroupSelectorTerms: [{ id: 'sg-1' }],
+          budget: { perHour: '0.5' }, buffer: { replicas: 1, cpu: 1, memory: '1Gi' }, smokeTest: { resources: { 'nvidia.com/gpu': 1 } },
+          kubelet: { kubeReserved: { cpu: '100m' }, evictionHard: { 'memory.available': '5%' } },
         },
         ml: { defaultPool: false, pools: { gpu: { ami: { family: 'Custom', selectorTerms: [{ name: 'my-ami-*', owner: 'self' }] }, userData: 'x', limits: { 'nvidia.com/gpu': '4' } } } },
         empty: null,
@@ -260,8 +293,194 @@ describe('the editor schema accepts what the command line accepts', () => {
     expect(schemaErrors(config)).toEqual([]);
   });
 
+  it('accepts windows, overlays (null on a cluster), capacity reservations and a budget schedule with ?', () => {
+    const config = aConfig({
+      karpenter: { version: '1.14.1', controller: { resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { memory: '1Gi' } } } },
+      windows: { nightly: { timeZone: 'Europe/Berlin', days: ['mon', 'tue'], start: '22:00', duration: '1h30m' } },
+      clusters: { demo: { terraformOutputs: 'terraform/demo.json', window: 'nightly', overlays: { deal: null, slices: { requirements: [{ key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' }], capacity: { 'example.com/gpu-slice': '4' } } } } },
+      overlays: { deal: { requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }, { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gt', values: ['3'] }], price: 0.12, weight: 3 } },
+      teams: {
+        web: {
+          disruption: { budgets: [{ nodes: 1, schedule: '30 22 ? * SUN', duration: '8h' }] },
+          capacityTypes: ['reserved', 'on-demand'], capacityReservationSelectorTerms: [{ id: 'cr-0123' }, { tags: { a: 'b' }, ownerID: '123456789012' }],
+        },
+      },
+    });
+    expect(cliFields(config)).toEqual([]);
+    expect(schemaErrors(config)).toEqual([]);
+  });
+
   it('reports one mistake as one error, not one per branch of a null-or-map', () => {
     expect(schemaErrors(aConfig(team({ wieght: 5 })))).toHaveLength(1);
     expect(schemaErrors(aConfig(cluster({ overrides: { wieght: 5 } })))).toHaveLength(1);
+    expect(schemaErrors(aConfig(cluster({ overlays: { x: { requirements: [{ key: 'example.com/x', operator: 'Exists' }], wieght: 1 } } })))).toHaveLength(1);
+  });
+});
+
+/** Values of every kind and at the edges of many fields: numbers, quantities, ids, durations, names. */
+const VALUES: readonly unknown[] = [
+  '', 'a', 'A b', '-1', '0', '0.5', '10%', '101%', '1Gi', '-1Gi', '500m', '18Ti', 'con', 'bootstrap', 'Web', 'https://x', 'kubernetes.default.svc',
+  '1.34', '1.14.1', 'Audit', 'orphan', 'mon', 'funday', '22:00', 'Europe/Berlin', '6h', '10m', '1h30m', '30s', 'Never', '-28%', '0.12', 'ami-0123',
+  'subnet-1', 'sg-1', 'cr-1', '123456789012', 'gp3', '5%', '9999999999999999999', -1, 0, 1, 1.5, 20, 21, 51, 65, 101, 2147483648,
+  true, false, null, [], ['a'], ['mon', 'mon'], {}, { a: 'b' },
+];
+
+/** Values for the fields whose rules the editor schema writes as patterns and conditions, good and bad. */
+const FIELD_VALUES: Readonly<Record<string, readonly unknown[]>> = {
+  schedule: ['@daily', '@sometimes', '0 9 * * *', '30 22 ? * SUN', '*/15 0-6 1,15 jan-mar mon-fri', '0 25 * * *', '0 9 * *', '0 9 L * *'],
+  nodes: ['0', '10%', '100%', '101%', 3, -1, 'ten'],
+  duration: ['8h', '30m', '1h30m', '30s', '10m'],
+  alias: ['al2023@latest', 'al2023@v20250505', 'al2@v20240807', 'bottlerocket@v1.39.1', 'bottlerocket@v20250505', 'ubuntu@v1', 'al2023'],
+  family: ['AL2023', 'AL2', 'Bottlerocket', 'Custom', 'Ubuntu'],
+  allowLatest: [true, false],
+  key: ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool', 'karpenter.sh/x', 'kubernetes.io/hostname', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-colour', 'example.com/x', 'a b'],
+  operator: ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lte', 'Equals'],
+  values: [[], ['a'], ['3'], ['3', '4'], ['five'], ['9999999999999999999']],
+  reasons: [['Drifted'], ['Empty', 'Empty'], ['Expired']],
+  days: [['mon'], ['mon', 'mon'], ['funday']],
+  perHour: ['0', '0.0', '0.5', '40', 'lots'],
+  price: ['0.12', 0.12, '$1', -1],
+  priceAdjustment: ['-28%', '+10%', '-0.05', '-128%'],
+  size: ['20Gi', '18Ti', '64000G', '1Ti'],
+};
+
+/** Map keys the editor schema checks (label, tag and resource names, ids), good and bad. */
+const KEYS: readonly string[] = [
+  'example.com/x', 'karpenter.sh', 'xkarpenter.sh/a', 'karpenter.sh/capacity-type', 'kubernetes.io/hostname', 'karpenter.k8s.aws/instance-family',
+  'karpenter.k8s.aws/instance-colour', 'cost-center', 'Name', 'kubernetes.io/cluster/x', 'cpu', 'pods', 'hugepages-2Mi', 'nvidia.com/gpu', 'nvidia.com/',
+  'con', 'bootstrap', 'batch', '',
+];
+
+/** A good config with a field of every section set. */
+const GOOD = aConfig({
+  karpenter: { version: '1.14.1', controller: { replicas: 2, resources: { requests: { cpu: '1' } }, featureGates: { spotToSpotConsolidation: true } }, helmValues: { podAnnotations: { a: 'b' } } },
+  windows: { nightly: { timeZone: 'Europe/Berlin', days: ['mon', 'tue'], start: '22:00', duration: '6h' } },
+  clusters: { demo: { terraformOutputs: 'terraform/demo.json', teams: { web: { limits: { cpu: '10' }, pools: { batch: { weight: 5 } } } }, window: 'nightly', destination: { name: 'demo' }, overlays: { deal: null } } },
+  overlays: { deal: { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], priceAdjustment: '-10%', weight: 2 } },
+  defaults: { disruption: { budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '@daily', duration: '8h', reasons: ['Drifted'] }] } },
+  tenancy: { action: 'Audit' },
+  teams: {
+    web: {
+      pools: { batch: {} }, namespaces: ['web'], labels: { 'example.com/tier': 'web' }, tags: { project: 'x' }, budget: { perHour: '40' },
+      requirements: [{ key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gt', values: ['3'] }], subnetSelectorTerms: [{ tags: { a: 'b' } }],
+      kubelet: { maxPods: 20, kubeReserved: { cpu: '100m' } }, volume: { size: '20Gi', type: 'gp3' }, instanceGeneration: { gt: 5 },
+      smokeTest: { replicas: 1, cpu: '1', memory: '2Gi' }, buffer: { replicas: 1, cpu: '1', memory: '1Gi' }, taints: [{ key: 'example.com/x', effect: 'NoSchedule' }],
+    },
+    ml: { defaultPool: false, pools: { gpu: { ami: { family: 'Custom', selectorTerms: [{ name: 'x', owner: 'self' }] }, capacityTypes: ['reserved'], capacityReservationSelectorTerms: [{ id: 'cr-1' }] } } },
+  },
+});
+
+type Path = readonly (string | number)[];
+
+/** Every place of a config: each map and list, and each value in them. */
+function places(v: unknown, at: Path = []): Path[] {
+  if (Array.isArray(v)) return [at, ...v.flatMap((x, i) => places(x, [...at, i]))];
+  if (v !== null && typeof v === 'object') return [at, ...Object.entries(v).flatMap(([k, x]) => places(x, [...at, k]))];
+  return [at];
+}
+
+/** The schema's properties for the map at `path`, where it lists them (the fields an edit may add there). */
+function fieldsAt(path: Path): string[] {
+  let node: Plain | undefined = SCHEMA;
+  for (const p of path) {
+    const branches: (Plain | undefined)[] = (node?.anyOf as Plain[] | undefined) ?? [node];
+    const branch: Plain | undefined = branches.find((b) => (typeof p === 'number' ? b?.items : b?.properties || b?.additionalProperties));
+    const props = branch?.properties as Record<string, Plain> | undefined;
+    node = typeof p === 'number' ? branch?.items as Plain : props?.[p] ?? (typeof branch?.additionalProperties === 'object' ? branch.additionalProperties as Plain : undefined);
+  }
+  return Object.keys((node?.properties as Plain | undefined) ?? {});
+}
+
+/**
+ * An edit of a config at one of its places: set a value (one of the field's own when it has
+ * some), add a field the schema knows, rename a map key, or remove the value.
+ */
+const edit = fc.record({ kind: fc.constantFrom('set', 'add', 'rename', 'remove'), at: fc.nat(), pick: fc.nat(), value: fc.constantFrom(...VALUES) });
+
+function applyEdits(config: Plain, edits: readonly { kind: string; at: number; pick: number; value: unknown }[]): Plain {
+  const out = structuredClone(config);
+  for (const e of edits) {
+    const all = places(out).filter((p) => p.length > 0);
+    const path = all[e.at % all.length];
+    const parent = path.slice(0, -1).reduce<any>((o, k) => o[k], out);
+    const last = path[path.length - 1];
+    const valueFor = (field: string | number) => {
+      const own = FIELD_VALUES[String(field)];
+      return own && e.pick % 3 !== 0 ? own[e.pick % own.length] : e.value;
+    };
+    if (e.kind === 'remove') {
+      if (Array.isArray(parent)) parent.splice(Number(last), 1);
+      else delete parent[last];
+    } else if (e.kind === 'add' && !Array.isArray(parent)) {
+      const fields = fieldsAt(path.slice(0, -1));
+      const field = fields[e.pick % Math.max(fields.length, 1)];
+      if (field !== undefined) parent[field] = valueFor(field);
+    } else if (e.kind === 'rename' && !Array.isArray(parent)) {
+      const key = KEYS[e.pick % KEYS.length];
+      const value = parent[last];
+      delete parent[last];
+      parent[key] = value;
+    } else {
+      parent[last] = valueFor(last);
+    }
+  }
+  return out;
+}
+
+/** Every single edit of the good config with the fields' own values and the keys above: each value set, each field added, each map key renamed. */
+function singleEdits(): { readonly name: string; readonly config: Plain }[] {
+  const out: { name: string; config: Plain }[] = [];
+  const at = (config: Plain, path: Path) => path.reduce<any>((o, k) => o[k], config);
+  for (const path of places(GOOD)) {
+    const here = at(GOOD, path);
+    const last = path[path.length - 1];
+    for (const value of FIELD_VALUES[String(last)] ?? []) {
+      const config = structuredClone(GOOD);
+      at(config, path.slice(0, -1))[last] = value;
+      out.push({ name: `${path.join('.')} = ${JSON.stringify(value)}`, config });
+    }
+    if (here === null || typeof here !== 'object' || Array.isArray(here)) continue;
+    for (const field of fieldsAt(path).filter((f) => FIELD_VALUES[f] && !(f in here))) {
+      for (const value of FIELD_VALUES[field]) {
+        const config = structuredClone(GOOD);
+        at(config, path)[field] = value;
+        out.push({ name: `${[...path, field].join('.')} = ${JSON.stringify(value)}`, config });
+      }
+    }
+    // A map (its schema lists no fields): rename each of its keys.
+    if (fieldsAt(path).length > 0) continue;
+    for (const key of Object.keys(here)) {
+      for (const name of KEYS) {
+        const config = structuredClone(GOOD);
+        const map = at(config, path);
+        const value = map[key];
+        delete map[key];
+        map[name] = value;
+        out.push({ name: `${[...path, key].join('.')} renamed ${JSON.stringify(name)}`, config });
+      }
+    }
+  }
+  return out;
+}
+
+describe('the editor schema never refuses what the command line accepts', () => {
+  it('holds for the good config', () => {
+    expect(cliFields(GOOD)).toEqual([]);
+    expect(schemaErrors(GOOD)).toEqual([]);
+  });
+
+  it('holds for every single edit of the good config with the values and keys above', () => {
+    const edits = singleEdits();
+    const refusedByTheSchemaOnly = edits.filter((e) => schemaErrors(e.config).length > 0 && !cliRejects(e.config)).map((e) => e.name);
+    expect(refusedByTheSchemaOnly).toEqual([]);
+    // The sweep is not empty: it edits every kind of place.
+    expect(edits.length).toBeGreaterThan(400);
+  });
+
+  it('holds for random edits of the good config (a value set, a field added, a key renamed, a value removed)', () => {
+    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+      const config = applyEdits(GOOD, edits);
+      if (schemaErrors(config).length > 0) expect({ config, cli: cliRejects(config) }).toEqual({ config, cli: true });
+    }), { seed: 29, numRuns: 100 });
   });
 });

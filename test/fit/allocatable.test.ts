@@ -6,16 +6,17 @@ import { karpenterCatalog } from '../../src/catalog/catalog';
 import { catalogMatcher } from '../../src/catalog/match';
 import type { PoolSettings } from '../../src/config/platform';
 import { nodeAllocatable } from '../../src/fit/allocatable';
-import { placePod } from '../../src/fit/placement';
+import { nodeClassModel } from '../../src/model/node-class';
 import { aCluster, aPool } from '../pool-builders';
-import { aContainer, aPodSpec, podOf } from './builders';
+import { aContainer, aPodSpec, placeOn, podOf } from './builders';
 
 const type = (name: string) => {
   const t = karpenterCatalog().instanceType(name);
   if (!t) throw new Error(`no ${name} in the catalog`);
   return t;
 };
-const allocatable = (name: string, settings: Partial<PoolSettings> = {}) => Object.fromEntries(nodeAllocatable(type(name), aPool(settings)).allocatable);
+/** The allocatable of a node of type `name` in a pool of these settings: its EC2NodeClass is what fit reads. */
+const allocatable = (name: string, settings: Partial<PoolSettings> = {}) => Object.fromEntries(nodeAllocatable(type(name), nodeClassModel(aPool(settings), aCluster())).allocatable);
 const volume = (size: string) => ({ ...aPool().settings.volume, size });
 
 describe('a node\'s allocatable for a pool', () => {
@@ -25,6 +26,10 @@ describe('a node\'s allocatable for a pool', () => {
 
   it('takes ephemeral-storage from the pool\'s volume, less 1Gi kube-reserved and the 10% eviction threshold', () => {
     expect(allocatable('m5.large', { volume: volume('100Gi') })['ephemeral-storage']).toBe(100 * 1024 - 1024 - 10 * 1024);
+  });
+
+  it('takes ephemeral-storage from Bottlerocket\'s data volume, not its 4Gi OS volume (the EC2NodeClass\'s /dev/xvdb)', () => {
+    expect(allocatable('m5.large', { ami: { alias: 'bottlerocket@v1.53.0' }, volume: volume('100Gi') })['ephemeral-storage']).toBe(100 * 1024 - 1024 - 10 * 1024);
   });
 
   it('takes ephemeral-storage from the instance store with RAID0, for types that have one', () => {
@@ -47,8 +52,8 @@ describe('a node\'s allocatable for a pool', () => {
   it('lets a pod that asks for more scratch space than a 20Gi node has fit a pool with a larger volume', () => {
     const pod = podOf(aPodSpec({ containers: [aContainer({ requests: { 'cpu': '1', 'ephemeral-storage': '50Gi' } })] }));
     const open = { dedicated: false, instanceTypes: ['m5.large', 'm5.xlarge'] };
-    expect(placePod(pod, aPool(open), aCluster(), catalogMatcher()))
+    expect(placeOn(pod, aPool(open), aCluster(), catalogMatcher()))
       .toEqual({ reason: 'requests 50Gi ephemeral-storage: the largest the pool can offer is 17Gi (m5.large)' });
-    expect(placePod(pod, aPool({ ...open, volume: volume('100Gi') }), aCluster(), catalogMatcher())).toEqual({ instanceTypes: 2 });
+    expect(placeOn(pod, aPool({ ...open, volume: volume('100Gi') }), aCluster(), catalogMatcher())).toMatchObject({ instanceTypes: 2 });
   });
 });

@@ -5,7 +5,11 @@
 import { stringify } from 'yaml';
 import { formatProblem } from '../../src/input/problems';
 import { SourceFile } from '../../src/input/source';
+import { catalogMatcher, Matcher } from '../../src/catalog/match';
+import type { Cluster, Pool } from '../../src/config/platform';
 import { manifestOf, PodConstraints, WorkloadKind } from '../../src/fit/manifest';
+import { placePod } from '../../src/fit/placement';
+import { poolPlan } from '../../src/model/plan';
 
 /** A plain JSON-like map. */
 export type Plain = { [key: string]: unknown };
@@ -68,4 +72,9 @@ export function podOf(spec: Plain = aPodSpec(), kind: WorkloadKind = 'Deployment
   const { manifest: read, problems } = manifestOf(SourceFile.parseDocuments(manifest(aWorkload(kind, spec)), 'app.yaml'));
   if (problems.length > 0) throw new Error(problems.map(formatProblem).join('\n'));
   return read.workloads[0].pod;
+}
+
+/** Where a pod fits on `pool` of `cluster`, as fit sees the pool: its plan (poolPlan: models, and admitted types after the cluster's overlays). */
+export function placeOn(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher = catalogMatcher()): ReturnType<typeof placePod> {
+  return placePod(pod, poolPlan(cluster, pool), cluster, matcher);
 }

@@ -51,12 +51,12 @@ describe('fit MANIFEST', () => {
       err: '',
       out: [
         'Deployment shop/api: fits 1 of 3 pools',
-        '  ✓ demo/web      134 instance types can hold it',
+        '  ✓ demo/web      134 instance types can hold it ($0.0513 to $0.8354 per node-hour)',
         '  ✗ demo/dataops  untolerated taint dedicated=dataops:NoSchedule',
         '  ✗ demo/ml-gpu   untolerated taints dedicated=ml:NoSchedule, nvidia.com/gpu=true:NoSchedule',
         '',
         'Job ml/train: fits 1 of 3 pools',
-        '  ✓ demo/ml-gpu   12 instance types can hold it',
+        '  ✓ demo/ml-gpu   12 instance types can hold it ($1.3232 to $16.2880 per node-hour)',
         '  ✗ demo/dataops  untolerated taint dedicated=dataops:NoSchedule',
         '  ✗ demo/web      requests 1 nvidia.com/gpu: no instance type the pool admits has nvidia.com/gpu',
         '',
@@ -66,7 +66,7 @@ describe('fit MANIFEST', () => {
     });
   });
 
-  it('prints one JSON object with --format json: every kind, each pool a fit or a rejection with its reason', async () => {
+  it('prints one JSON object with --format json: every kind, each pool a fit, refused by admission or rejected with its reason', async () => {
     const spec = aPodSpec({ tolerations: [{ key: 'dedicated', value: 'dataops', effect: 'NoSchedule' }] });
     const text = manifest(...WORKLOAD_KINDS.map((kind) => aWorkload(kind, spec, { name: kind.toLowerCase() })), aService());
     const r = await fit([write(text), '--config', config, '--format', 'json']);
@@ -77,7 +77,11 @@ describe('fit MANIFEST', () => {
       kind,
       namespace: 'default',
       name: kind.toLowerCase(),
-      fits: [{ cluster: 'demo', pool: 'dataops' }, { cluster: 'demo', pool: 'web' }],
+      fits: [
+        { cluster: 'demo', pool: 'dataops', instanceTypes: 177, onDemandPricePerHour: { min: expect.any(Number), max: expect.any(Number), region: 'us-east-1' } },
+        { cluster: 'demo', pool: 'web', instanceTypes: 134, onDemandPricePerHour: { min: expect.closeTo(0.0513, 4), max: 0.8354, region: 'us-east-1' } },
+      ],
+      refused: [],
       rejected: [{ cluster: 'demo', pool: 'ml-gpu', reason: 'untolerated taints dedicated=ml:NoSchedule, nvidia.com/gpu=true:NoSchedule' }],
     })));
     expect(answer.skipped).toEqual([{ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'app' }]);
@@ -103,12 +107,22 @@ describe('fit MANIFEST', () => {
 });
 
 describe('docs/dry-run.md', () => {
+  const section = readFileSync('docs/dry-run.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
+  const [, yaml] = /```yaml\n([\s\S]*?)```/.exec(section) ?? [];
+
   it('shows a real run of the example config: its manifest gives exactly the output it shows', async () => {
-    const section = readFileSync('docs/dry-run.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
-    const [, yaml] = /```yaml\n([\s\S]*?)```/.exec(section) ?? [];
     const [, shown] = /prints[^\n]*\n\n```\n([\s\S]*?)```/.exec(section) ?? [];
     const r = await fit([write(yaml, 'shop.yaml'), '--config', config]);
     expect(r).toEqual({ code: 0, err: '', out: shown.trimEnd() });
+  });
+
+  it('shows a real --format json answer: the workload it shows as the run gives it, and the skipped objects', async () => {
+    const [, shown] = /```json\n([\s\S]*?)```/.exec(section) ?? [];
+    const example = JSON.parse(shown) as { workloads: { kind: string; name: string }[]; skipped: unknown[] };
+    const r = await fit([write(yaml, 'shop.yaml'), '--config', config, '--format', 'json']);
+    const answer = JSON.parse(r.out) as typeof example;
+    for (const w of example.workloads) expect(answer.workloads.find((a) => a.kind === w.kind && a.name === w.name)).toEqual(w);
+    expect(answer.skipped).toEqual(example.skipped);
   });
 });
 

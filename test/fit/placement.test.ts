@@ -11,10 +11,13 @@ import { catalogMatcher } from '../../src/catalog/match';
 import { loadPlatform } from '../../src/config/load';
 import type { Platform } from '../../src/config/platform';
 import type { PodConstraints } from '../../src/fit/manifest';
-import { fitWorkloads, placePod } from '../../src/fit/placement';
+import { fitWorkloads } from '../../src/fit/placement';
+import { fleetPlan } from '../../src/model/plan';
 import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
-import { aCluster, aKarpenter, aPool } from '../pool-builders';
-import { aContainer, aPodSpec, expr, podOf, requiring } from './builders';
+import { karpenterCatalog } from '../../src/catalog/catalog';
+import { fitJson, fitTerminal } from '../../src/fit/report';
+import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
+import { aContainer, aPodSpec, expr, placeOn, podOf, requiring } from './builders';
 
 let fleet: Platform;
 
@@ -53,7 +56,7 @@ afterAll(removeProjects);
 
 /** Where a Deployment with this pod spec fits (`cluster/pool`), and why not elsewhere (by `cluster/pool`). */
 function place(spec: Parameters<typeof aPodSpec>[0] = {}): { fits: string[]; rejected: Record<string, string> } {
-  const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], fleet);
+  const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], fleet, fleetPlan(fleet));
   return {
     fits: w.fits.map((f) => `${f.cluster}/${f.pool}`),
     rejected: Object.fromEntries(w.rejected.map((r) => [`${r.cluster}/${r.pool}`, r.reason])),
@@ -186,7 +189,7 @@ describe('resources', () => {
   it('names what the pool can launch within its limits even when no instance type at all is that large', () => {
     const r = place({ containers: [aContainer({ requests: { cpu: '500' } })] });
     expect(r.rejected['prod/web']).toBe('requests 500 cpu: the largest the pool can offer within its limits (cpu=100, memory=400Gi) is 95690m (c6a.24xlarge)');
-    const unlimited = placePod(podOf(aPodSpec({ containers: [aContainer({ requests: { cpu: '2000' } })] })), aPool({ dedicated: false }), aCluster(), catalogMatcher());
+    const unlimited = placeOn(podOf(aPodSpec({ containers: [aContainer({ requests: { cpu: '2000' } })] })), aPool({ dedicated: false }), aCluster(), catalogMatcher());
     expect(unlimited).toEqual({ reason: 'requests 2000 cpu: the largest the pool can offer is 893690m (u7i-12tb.224xlarge)' });
   });
 
@@ -228,7 +231,7 @@ describe('resources', () => {
       containers: [aContainer({ requests: { cpu: '6', memory: '20Gi' } })],
     });
     expect(r.rejected['prod/web']).toBe('requests 20Gi memory: the largest the pool can offer is 13.83Gi (c6i.2xlarge)');
-    const anyCategory = placePod(
+    const anyCategory = placeOn(
       podOf(aPodSpec({ affinity: requiring([expr('node.kubernetes.io/instance-type', 'In', 'c6i.2xlarge', 'r6i.xlarge')]), containers: [aContainer({ requests: { cpu: '6', memory: '20Gi' } })] })),
       aPool({ dedicated: false }), aCluster(), catalogMatcher(),
     );
@@ -242,46 +245,98 @@ describe('rules about one pool', () => {
   const open = { dedicated: false } as const;
 
   it('rejects every pod of a pool whose limits allow no node, before anything about the pod', () => {
-    expect(placePod(pod(), aPool({ ...open, limits: { nodes: '0' } }), aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: its limits allow none (nodes=0)' });
+    expect(placeOn(pod(), aPool({ ...open, limits: { nodes: '0' } }), aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: its limits allow none (nodes=0)' });
   });
 
   it('rejects every pod of a pool whose limits are smaller than every instance type it admits', () => {
     const pool = aPool({ ...open, instanceTypes: ['m5.xlarge'], limits: { cpu: '2' } });
-    expect(placePod(pod(), pool, aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: every instance type it admits is larger than its limits (cpu=2)' });
+    expect(placeOn(pod(), pool, aCluster(), matcher)).toEqual({ reason: 'the pool can launch no node: every instance type it admits is larger than its limits (cpu=2)' });
   });
 
   it('rejects a pod whose requests leave fewer distinct values than a minValues, unless the policy is BestEffort', () => {
     const pool = aPool({ ...open, requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m5', 'm6i', 'm7i'], minValues: 2 }] });
     const big = pod({ containers: [aContainer({ requests: { cpu: '150' } })] });
-    expect(placePod(big, pool, aCluster(), matcher)).toEqual({
+    expect(placeOn(big, pool, aCluster(), matcher)).toEqual({
       reason: "the 2 instance type(s) that can hold it have 1 distinct karpenter.k8s.aws/instance-family value(s) (m7i), fewer than the pool's minValues 2",
     });
     const bestEffort = aCluster([pool], { karpenter: aKarpenter({}, { settings: { minValuesPolicy: 'BestEffort' } }) });
-    expect(placePod(big, pool, bestEffort, matcher)).toEqual({ instanceTypes: 2 });
+    expect(placeOn(big, pool, bestEffort, matcher)).toMatchObject({ instanceTypes: 2 });
   });
 
   it('rejects a pod bound to a node by name, or selecting one by hostname', () => {
-    expect(placePod(pod({ nodeName: 'ip-10-0-1-7' }), aPool(open), aCluster(), matcher))
+    expect(placeOn(pod({ nodeName: 'ip-10-0-1-7' }), aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'spec.nodeName binds it to node ip-10-0-1-7; a new node of the pool gets a name of its own' });
-    expect(placePod(pod({ nodeSelector: { 'kubernetes.io/hostname': 'ip-10-0-1-7' } }), aPool(open), aCluster(), matcher))
+    expect(placeOn(pod({ nodeSelector: { 'kubernetes.io/hostname': 'ip-10-0-1-7' } }), aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector kubernetes.io/hostname=ip-10-0-1-7: a new node of the pool gets a name of its own' });
   });
 
   it('rejects a term that asks for a node by name (matchFields)', () => {
     const byName = pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [expr('metadata.name', 'In', 'ip-10-0-1-7')] }] } } } });
-    expect(placePod(byName, aPool(open), aCluster(), matcher))
+    expect(placeOn(byName, aPool(open), aCluster(), matcher))
       .toEqual({ reason: 'nodeSelectorTerms[0] selects nodes by name (matchFields metadata.name In [ip-10-0-1-7]); a new node of the pool gets a name of its own' });
   });
 
   it('rejects an empty term, which matches no node', () => {
     const empty = pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}] } } } });
-    expect(placePod(empty, aPool(open), aCluster(), matcher)).toEqual({ reason: 'nodeSelectorTerms[0] is empty and matches no node' });
+    expect(placeOn(empty, aPool(open), aCluster(), matcher)).toEqual({ reason: 'nodeSelectorTerms[0] is empty and matches no node' });
   });
 
   it('holds a requirement the pool sets with a custom requirement of its own', () => {
     const pool = aPool({ ...open, requirements: [{ key: 'example.com/tier', operator: 'In', values: ['gold', 'silver'] }] });
-    expect(placePod(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toEqual({ instanceTypes: expect.any(Number) });
-    expect(placePod(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
+    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'gold' } }), pool, aCluster(), matcher)).toMatchObject({ instanceTypes: expect.any(Number) });
+    expect(placeOn(pod({ nodeSelector: { 'example.com/tier': 'bronze' } }), pool, aCluster(), matcher))
       .toEqual({ reason: 'nodeSelector example.com/tier=bronze: the pool requires example.com/tier In [gold, silver]' });
+  });
+});
+
+describe('a static pool (replicas)', () => {
+  // Karpenter launches no node for a pod on a static pool: its provisioner leaves static NodePools
+  // out and keeps exactly replicas nodes (at most limits.nodes), each of a type the pool admits.
+  const ingest = (replicas: number, limits?: Record<string, string>) => aPool(
+    { dedicated: false, replicas, instanceTypes: ['m7i.large', 'm7i.xlarge', 'm7i.2xlarge'], ...(limits ? { limits } : {}) },
+    { name: 'ingest', team: 'ingest' },
+  );
+  const fitOn = (pool: ReturnType<typeof aPool>, spec: Parameters<typeof aPodSpec>[0]) => {
+    const platform = aPlatform([aCluster([pool])]);
+    return fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], platform, fleetPlan(platform));
+  };
+  const threeCpus = { containers: [aContainer({ requests: { cpu: '3' } })] };
+  const price = (type: string) => karpenterCatalog().instanceType(type)?.price ?? NaN;
+
+  it('fits on the pool\'s nodes if they are of a type that can hold it, and says no node is launched for it', () => {
+    const answer = fitOn(ingest(4), threeCpus);
+    // m7i.large has 1930m allocatable; m7i.xlarge 3920m and m7i.2xlarge 7910m can hold 3 cpu.
+    const [xlarge, twoXlarge] = [price('m7i.xlarge'), price('m7i.2xlarge')];
+    expect(answer[0].fits).toEqual([{
+      cluster: 'demo', pool: 'ingest', instanceTypes: 2, static: { nodes: 4, admittedTypes: 3 },
+      prices: { min: xlarge, minType: 'm7i.xlarge', max: twoXlarge, maxType: 'm7i.2xlarge', unpriced: 0 },
+    }]);
+    expect(fitTerminal(answer, [])).toEqual([
+      'Deployment default/app: fits 1 of 1 pool',
+      `  ✓ demo/ingest  fits on the pool's 4 nodes if they are of the 2 of its 3 instance types that can hold it ($${xlarge.toFixed(4)} to $${twoXlarge.toFixed(4)} per node-hour); no node is launched for it`,
+    ]);
+    expect(JSON.parse(fitJson(answer, [])).workloads[0].fits).toEqual([{
+      cluster: 'demo', pool: 'ingest', instanceTypes: 2, onDemandPricePerHour: { min: xlarge, max: twoXlarge, region: 'us-east-1' }, static: { nodes: 4, admittedTypes: 3 },
+    }]);
+  });
+
+  it('fits on any of its nodes when every type it admits can hold the pod', () => {
+    expect(fitTerminal(fitOn(ingest(1), {}), [])[1]).toBe(
+      `  ✓ demo/ingest  fits on any of the pool's 1 node: all 3 instance types it admits can hold it ($${price('m7i.large').toFixed(4)} to $${price('m7i.2xlarge').toFixed(4)} per node-hour); no node is launched for it`,
+    );
+  });
+
+  it('counts the nodes Karpenter keeps: replicas, at most limits.nodes', () => {
+    expect(fitOn(ingest(4, { nodes: '2' }), threeCpus)[0].fits[0].static).toEqual({ nodes: 2, admittedTypes: 3 });
+  });
+
+  it('rejects every pod of a static pool that keeps no node', () => {
+    expect(fitOn(ingest(0), {})[0].rejected).toEqual([{ cluster: 'demo', pool: 'ingest', reason: 'the pool is static and keeps no node (replicas: 0)' }]);
+    expect(fitOn(ingest(3, { nodes: '0' }), {})[0].rejected[0].reason).toBe('the pool is static and keeps no node (replicas: 3, limits.nodes: 0)');
+  });
+
+  it('rejects a pod too large for every type it admits, and one bound to a node by name (fit cannot know the nodes\' names)', () => {
+    expect(fitOn(ingest(4), { containers: [aContainer({ requests: { cpu: '9' } })] })[0].rejected[0].reason).toBe('requests 9 cpu: the largest the pool can offer is 7910m (m7i.2xlarge)');
+    expect(fitOn(ingest(4), { nodeName: 'ip-10-0-1-7' })[0].rejected[0].reason).toBe('spec.nodeName binds it to node ip-10-0-1-7; fit does not know the names of the pool\'s 4 nodes');
   });
 });

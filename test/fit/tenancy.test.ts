@@ -1,12 +1,15 @@
 /**
- * `fit` beside the tenancy policy (issue 22): per pool, whether admission lets the workload's
- * namespace use it, next to whether Karpenter could schedule it. Cluster demo has vision
+ * `fit` beside the tenancy policy (issues 22 and 29): per pool, whether admission lets the
+ * workload's namespace use it, next to whether Karpenter could schedule it; a pool Karpenter
+ * could place it on whose policy refuses its pods is refused, not a fit. Cluster demo has vision
  * (dedicated, namespaces vision and vision-batch), shared (not dedicated, namespace shared) and
  * legacy (no namespaces); cluster open has no team with namespaces.
  */
 import { manifestOf, WorkloadKind } from '../../src/fit/manifest';
 import { fitWorkloads } from '../../src/fit/placement';
+import { fleetPlan } from '../../src/model/plan';
 import { fitJson, fitTerminal } from '../../src/fit/report';
+import type { Platform } from '../../src/config/platform';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 import { SourceFile } from '../../src/input/source';
 import { aPodSpec, aWorkload, expr, manifest, podOf, requiring } from './builders';
@@ -20,44 +23,52 @@ const platform = aPlatform([
   aCluster([aPool({}, { name: 'vision', team: 'vision' })], { id: 'open' }),
 ]);
 
+const plan = fleetPlan(platform);
+
 const visionToleration = { key: 'dedicated', value: 'vision', effect: 'NoSchedule' };
 
-function fit(namespace: string, spec: Record<string, unknown>, kind: WorkloadKind = 'Deployment') {
-  const [w] = fitWorkloads([{ kind, namespace, name: 'app', pod: podOf(aPodSpec(spec), kind) }], platform);
-  const rows = [...w.fits.map((f) => ({ ...f, fits: true })), ...w.rejected.map((r) => ({ ...r, fits: false }))];
-  return Object.fromEntries(rows.map((r) => [`${r.cluster}/${r.pool}`, { fits: r.fits, admission: r.admission }]));
+/** Per `cluster/pool`: whether the workload fits, is refused by admission or is rejected there, and what admission says. */
+function fit(namespace: string, spec: Record<string, unknown>, kind: WorkloadKind = 'Deployment', on: Platform = platform) {
+  const [w] = fitWorkloads([{ kind, namespace, name: 'app', pod: podOf(aPodSpec(spec), kind) }], on, on === platform ? plan : fleetPlan(on));
+  const rows = [
+    ...w.fits.map((f) => ({ ...f, as: 'fits' })), ...w.refused.map((r) => ({ ...r, as: 'refused' })), ...w.rejected.map((r) => ({ ...r, as: 'rejected' })),
+  ];
+  return Object.fromEntries(rows.map((r) => [`${r.cluster}/${r.pool}`, { as: r.as, admission: r.admission }]));
 }
 
 describe('fit and the tenancy policy', () => {
   it('says admission allows the team\'s own namespace on the pool it fits', () => {
     const rows = fit('vision', { tolerations: [visionToleration], affinity: requiring([expr('karpenter.sh/nodepool', 'In', 'vision')]) });
-    expect(rows['demo/vision']).toEqual({ fits: true, admission: { allowed: true } });
+    expect(rows['demo/vision']).toEqual({ as: 'fits', admission: { allowed: true } });
   });
 
-  it('fails when a namespace of another team tolerates the pool: Karpenter could place it, admission refuses it', () => {
+  it('fails when a namespace of another team tolerates the pool: Karpenter could place it, admission refuses it, so it is refused, not a fit', () => {
     const rows = fit('web', { tolerations: [visionToleration] });
-    expect(rows['demo/vision'].fits).toBe(true);
+    expect(rows['demo/vision'].as).toBe('refused');
     expect(rows['demo/vision'].admission).toEqual({
       allowed: false,
       reason: 'admission refuses the pod: namespace web may not use team vision\'s pool vision (the pod tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may',
     });
     // The pod cannot be created on demo at all: every pool of the cluster says so.
-    expect(rows['demo/legacy'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod: /) });
+    expect(rows['demo/shared']).toMatchObject({ as: 'refused', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the pod: /) } });
+    // A pool it cannot run on anyway (legacy's taint) stays rejected, for its own reason.
+    expect(rows['demo/legacy']).toMatchObject({ as: 'rejected', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the pod: /) } });
   });
 
   it('says a pool of a team whose namespaces do not include the workload\'s is closed to it, even where the pod does not touch it yet', () => {
     const rows = fit('web', {});
-    expect(rows['demo/vision']).toEqual({ fits: false, admission: { allowed: false, reason: expect.stringMatching(/^namespace web may not use team vision's pools \(only vision, vision-batch, karpenter-smoke-tests\)/) } });
-    expect(rows['demo/shared']).toEqual({ fits: true, admission: { allowed: false, reason: expect.stringMatching(/the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it/) } });
+    expect(rows['demo/vision']).toEqual({ as: 'rejected', admission: { allowed: false, reason: expect.stringMatching(/^namespace web may not use team vision's pools \(only vision, vision-batch, karpenter-smoke-tests\)/) } });
+    // The policy admits a pod that neither selects nor tolerates a pool, so it may land on one that is not dedicated: a fit.
+    expect(rows['demo/shared']).toEqual({ as: 'fits', admission: { allowed: false, reason: expect.stringMatching(/the pool is not dedicated: a pod that neither tolerates nor selects it may still land on it/) } });
     expect(rows['demo/legacy'].admission).toEqual({ allowed: true });
   });
 
   it('reports nothing about admission on a cluster without a tenancy policy', () => {
-    expect(fit('web', { tolerations: [visionToleration] })['open/vision']).toEqual({ fits: true, admission: undefined });
+    expect(fit('web', { tolerations: [visionToleration] })['open/vision']).toEqual({ as: 'fits', admission: undefined });
   });
 
   it('lets a DaemonSet that tolerates every taint through, and not one that tolerates one team\'s taint', () => {
-    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision']).toEqual({ fits: true, admission: { allowed: true } });
+    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision']).toEqual({ as: 'fits', admission: { allowed: true } });
     expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'Deployment')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
     expect(fit('monitoring', { tolerations: [visionToleration] }, 'DaemonSet')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
   });
@@ -84,20 +95,62 @@ describe('fit and the tenancy policy', () => {
         name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind: 'DaemonSet', name: 'agent', uid: 'c0ffee', controller: true }],
       });
       const { manifest: read } = manifestOf(SourceFile.parseDocuments(manifest(pod), 'app.yaml'));
-      const [w] = fitWorkloads(read.workloads, platform);
-      return [...w.fits, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
+      const [w] = fitWorkloads(read.workloads, platform, plan);
+      return [...w.fits, ...w.refused, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
     };
     expect(ownedBy('apps/v1')).toEqual({ allowed: true });
     expect(ownedBy('evil.example/v1')).toMatchObject({ allowed: false });
   });
 
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
     const lines = fitTerminal([w], []);
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it; admission: allowed$/)]));
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it$/)]));
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\); admission: allowed$/)]));
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\)$/)]));
     const json = JSON.parse(fitJson([w], [])) as { workloads: { fits: { cluster: string; pool: string; admission?: unknown }[] }[] };
-    expect(json.workloads[0].fits.find((f) => f.cluster === 'demo' && f.pool === 'vision')).toEqual({ cluster: 'demo', pool: 'vision', admission: { allowed: true } });
-    expect(json.workloads[0].fits.find((f) => f.cluster === 'open')).toEqual({ cluster: 'open', pool: 'vision' });
+    const priced = { instanceTypes: expect.any(Number), onDemandPricePerHour: { min: expect.any(Number), max: expect.any(Number), region: 'us-east-1' } };
+    expect(json.workloads[0].fits.find((f) => f.cluster === 'demo' && f.pool === 'vision')).toEqual({ cluster: 'demo', pool: 'vision', ...priced, admission: { allowed: true } });
+    expect(json.workloads[0].fits.find((f) => f.cluster === 'open')).toEqual({ cluster: 'open', pool: 'vision', ...priced });
+  });
+});
+
+describe('a pool admission refuses the workload on', () => {
+  const refusal = 'admission refuses the pod: namespace web may not use team vision\'s pool vision (the pod tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may';
+  const web = () => fitWorkloads([{ kind: 'Deployment', namespace: 'web', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
+
+  it('is not counted as a fit: the terminal marks it ⊘ with the policy\'s reason, and counts only the pool it runs on', () => {
+    const lines = fitTerminal(web(), []);
+    const types = (pool: string) => web()[0].refused.find((r) => r.pool === pool)?.instanceTypes;
+    expect(lines[0]).toBe('Deployment web/api: fits 1 of 4 pools; admission refuses it on 2 more');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^ {2}✓ open\/vision {2}\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\)$/),
+      `  ⊘ demo/vision  ${refusal}; ${types('vision')} instance types could hold it`,
+      `  ⊘ demo/shared  ${refusal}; ${types('shared')} instance types could hold it`,
+      `  ✗ demo/legacy  untolerated taint dedicated=legacy:NoSchedule; ${refusal}`,
+    ]);
+  });
+
+  it('says so when admission refuses it on every pool it would fit', () => {
+    const only = aPlatform([platform.clusters[0]]);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'web', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], only, fleetPlan(only));
+    expect(fitTerminal([w], [])[0]).toBe('Deployment web/api: fits no pool; admission refuses it on 2 it would fit');
+  });
+
+  it('is under refused in JSON, with the policy\'s reason and the instance types that could hold it, never under fits', () => {
+    const json = JSON.parse(fitJson(web(), [])) as { workloads: Record<string, { cluster: string; pool: string }[]>[] };
+    const [w] = json.workloads;
+    expect(Object.keys(w)).toEqual(['kind', 'namespace', 'name', 'fits', 'refused', 'rejected']);
+    expect(w.fits.map((f) => `${f.cluster}/${f.pool}`)).toEqual(['open/vision']);
+    expect(w.refused).toEqual(['vision', 'shared'].map((pool) => ({
+      cluster: 'demo', pool, reason: refusal, instanceTypes: expect.any(Number), admission: { allowed: false, reason: refusal },
+    })));
+    expect(w.rejected).toEqual([{ cluster: 'demo', pool: 'legacy', reason: 'untolerated taint dedicated=legacy:NoSchedule', admission: { allowed: false, reason: refusal } }]);
+  });
+
+  it('is a fit under tenancy action Audit or Warn, which admit the pod: admission says what it records', () => {
+    for (const [action, says] of [['Audit', /^admission admits the pod and records the refusal in the audit log \(tenancy action Audit\): namespace web may not use/], ['Warn', /^admission admits the pod with a warning \(tenancy action Warn\): /]] as const) {
+      const rows = fit('web', { tolerations: [visionToleration] }, 'Deployment', aPlatform([{ ...platform.clusters[0], tenancyAction: action }]));
+      expect(rows['demo/vision']).toEqual({ as: 'fits', admission: { allowed: false, reason: expect.stringMatching(says) } });
+    }
   });
 });

@@ -69,6 +69,16 @@ describe('fleetPlan', () => {
     expect(fleetPlan(aPlatform()).project).toBeUndefined();
   });
 
+  it('holds how many nodes a static pool keeps: its replicas, at most limits.nodes, the ceiling\'s count too', () => {
+    const facts = (replicas: number, nodes?: string) => {
+      const pool = aPool({ replicas, instanceTypes: ['m7i.large'], ...(nodes !== undefined ? { limits: { nodes } } : {}) }, { name: 'ingest', team: 'ingest' });
+      return fleetPlan(aPlatform([aCluster([pool])])).clusters[0].pools[0].facts;
+    };
+    expect(facts(4)).toMatchObject({ replicas: 4, nodes: 4, ceiling: { bound: { kind: 'replicas', replicas: 4, nodes: 4 } } });
+    expect(facts(4, '2')).toMatchObject({ replicas: 4, nodes: 2, ceiling: { bound: { kind: 'replicas', replicas: 4, nodes: 2 } } });
+    expect(plan.clusters[0].pools[0].facts).not.toHaveProperty('nodes');
+  });
+
   it('names every file once', () => {
     const all = paths(plan);
     expect(new Set(all).size).toBe(all.length);

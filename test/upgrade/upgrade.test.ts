@@ -14,6 +14,9 @@ import { aNextRelease, aRelease, aRepository, capture, CDK8S_BIN, removeImportMe
 jest.setTimeout(60_000);
 afterAll(removeImportMemo);
 
+/** The CRDs of a release, in `pkg/apis/crds/` of a checkout and `crds/` of a flat folder. */
+const CRD_FILES = ['karpenter.sh_nodepools.yaml', 'karpenter.k8s.aws_ec2nodeclasses.yaml', 'karpenter.sh_nodeoverlays.yaml', 'autoscaling.x-k8s.io_capacitybuffers.yaml'];
+
 /** Runs `npm run upgrade -- ARGS` against the repository `root`. */
 async function upgrade(root: string, args: readonly string[], more: { ops?: FsOps; env?: NodeJS.ProcessEnv } = {}) {
   const c = capture();
@@ -27,7 +30,7 @@ describe('npm run upgrade', () => {
     const differ = [...plan.files].filter(([path, text]) => readFileSync(join(REPO, path), 'utf8') !== text).map(([path]) => path);
     expect(differ).toEqual([]);
     expect([...plan.files.keys()]).toEqual(expect.arrayContaining([
-      'imports/karpenter.sh.ts', 'imports/karpenter.k8s.aws.ts', 'src/release/chart-values-keys.generated.ts', 'src/release/settings-rules.generated.ts',
+      'imports/karpenter.sh.ts', 'imports/karpenter.k8s.aws.ts', 'imports/autoscaling.x-k8s.io.ts', 'src/release/chart-values-keys.generated.ts', 'src/release/settings-rules.generated.ts',
       'src/release/compatibility.generated.ts', 'src/catalog/instance-types.json', 'cdk8s.yaml',
     ]));
   });
@@ -49,6 +52,10 @@ describe('npm run upgrade', () => {
 
     const read = (path: string) => readFileSync(join(root, path), 'utf8');
     expect(read('imports/karpenter.sh.ts')).toMatch(/readonly nodeDrainPolicy\?: string;/);
+    // One file per API group: the NodePool and the NodeOverlay are both karpenter.sh.
+    expect(read('imports/karpenter.sh.ts')).toMatch(/^export class NodePool extends ApiObject/m);
+    expect(read('imports/karpenter.sh.ts')).toMatch(/^export class NodeOverlay extends ApiObject/m);
+    expect(read('imports/autoscaling.x-k8s.io.ts')).toMatch(/^export class CapacityBuffer extends ApiObject/m);
     expect(read('src/release/chart-values-keys.generated.ts')).toMatch(/export const CHART_VERSION = '1\.15\.0';/);
     expect(read('src/release/chart-values-keys.generated.ts')).not.toMatch(/revisionHistoryLimit/);
     expect(read('src/release/settings-rules.generated.ts')).toMatch(/drainTimeout: \{\n\s+envVar: 'DRAIN_TIMEOUT',\n\s+withGuarded: true,\n\s+type: 'duration',/);
@@ -65,6 +72,8 @@ describe('npm run upgrade', () => {
     expect(read(`src/release/v${CHART_VERSION}/release.generated.ts`)).toMatch(new RegExp(`version: '${CHART_VERSION.replace(/\./g, '\\.')}'`));
     expect(read('src/release/vendored.generated.ts')).toMatch(new RegExp(`from './v${CHART_VERSION.replace(/\./g, '\\.')}/release\\.generated';\\nimport \\{ RELEASE as V1_15_0 \\} from './v1\\.15\\.0/release\\.generated'`));
     expect(read('test/fixtures/karpenter-crds/v1.15.0/karpenter.sh_nodepools.yaml')).toMatch(/nodeDrainPolicy/);
+    expect(read('test/fixtures/karpenter-crds/v1.15.0/karpenter.sh_nodeoverlays.yaml')).toMatch(/kind: NodeOverlay/);
+    expect(read('test/fixtures/karpenter-crds/v1.15.0/autoscaling.x-k8s.io_capacitybuffers.yaml')).toMatch(/kind: CapacityBuffer/);
     expect(existsSync(join(root, `test/fixtures/karpenter-crds/v${CHART_VERSION}/karpenter.sh_nodepools.yaml`))).toBe(true);
 
     // Run again: nothing left to do.
@@ -78,8 +87,7 @@ describe('npm run upgrade', () => {
     const flat = aRelease(() => undefined);
     rmSync(flat, { recursive: true });
     const copy = (from: string, to: string) => { mkdirSync(dirname(join(flat, to)), { recursive: true }); cpSync(join(checkout, from), join(flat, to)); };
-    copy('pkg/apis/crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodepools.yaml');
-    copy('pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml');
+    for (const crd of CRD_FILES) copy(`pkg/apis/crds/${crd}`, `crds/${crd}`);
     copy('charts/karpenter/values.yaml', 'chart-values.yaml');
     copy('website/content/en/docs/reference/settings.md', 'settings.md');
     copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
@@ -112,8 +120,7 @@ describe('npm run upgrade', () => {
     mkdirSync(flat, { recursive: true });
     const checkout = aRelease();
     const copy = (src: string, to: string) => { mkdirSync(dirname(join(flat, to)), { recursive: true }); cpSync(join(checkout, src), join(flat, to)); };
-    copy('pkg/apis/crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodepools.yaml');
-    copy('pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'crds/karpenter.k8s.aws_ec2nodeclasses.yaml');
+    for (const crd of CRD_FILES) copy(`pkg/apis/crds/${crd}`, `crds/${crd}`);
     copy('charts/karpenter/values.yaml', 'chart-values.yaml');
     copy('website/content/en/docs/reference/settings.md', 'settings.md');
     copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
@@ -157,6 +164,8 @@ describe('npm run upgrade', () => {
       /^error: Karpenter 1\.15\.0: website\/content\/en\/docs\/reference\/settings\.md: settings\.md: no settings table/m],
     ['a CRD without its schema', (dir: string) => replaceIn(dir, 'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml', 'openAPIV3Schema:', 'notTheSchema:'),
       /^error: Karpenter 1\.15\.0: pkg\/apis\/crds\/karpenter\.k8s\.aws_ec2nodeclasses\.yaml: the EC2NodeClass CRD has no openAPIV3Schema$/m],
+    ['a NodeOverlay CRD that is another CRD', (dir: string) => cpSync(join(dir, 'pkg/apis/crds/karpenter.sh_nodepools.yaml'), join(dir, 'pkg/apis/crds/karpenter.sh_nodeoverlays.yaml')),
+      /^error: Karpenter 1\.15\.0: pkg\/apis\/crds\/karpenter\.sh_nodeoverlays\.yaml: not the NodeOverlay CustomResourceDefinition$/m],
   ])('fails on %s, naming the file, and changes nothing', async (_what, edit, message) => {
     const root = aRepository();
     const before = snapshot(root);
@@ -215,7 +224,8 @@ describe('npm run upgrade', () => {
     const code = await upgradeCommand(['1.15.0', '--from', aNextRelease()], c.io, { root, cdk8sBin: fake, env: {} });
     expect(code).toBe(1);
     expect(c.err.join('\n')).toBe([
-      'error: Karpenter 1.15.0: pkg/apis/crds/karpenter.sh_nodepools.yaml, pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml: cdk8s import failed: Error: unable to import: bad schema',
+      'error: Karpenter 1.15.0: pkg/apis/crds/karpenter.sh_nodepools.yaml, pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml, pkg/apis/crds/karpenter.sh_nodeoverlays.yaml, '
+        + 'pkg/apis/crds/autoscaling.x-k8s.io_capacitybuffers.yaml: cdk8s import failed: Error: unable to import: bad schema',
       'nothing was changed',
     ].join('\n'));
     expect(snapshot(root)).toEqual(before);
@@ -249,6 +259,8 @@ describe('npm run upgrade', () => {
     beforeAll(async () => {
       release = aNextRelease();
       server = createServer((req, res) => {
+        // No keep-alive: on a loaded machine a client may reuse a socket the server is closing (ECONNRESET).
+        res.setHeader('Connection', 'close');
         const path = decodeURIComponent((req.url ?? '').replace(/^\/v1\.15\.0\//, ''));
         const file = join(release, path);
         if (!req.url?.startsWith('/v1.15.0/') || path === missing || path.includes('..') || !existsSync(file)) {

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { ALIAS_RELEASES } from '../kubernetes';
+import { GENERATED_TAG_KEYS } from '../reserved';
+import { QUANTITY_PATTERN } from '../../quantity/quantity';
+import { DURATION, int32, map, quantityString } from './fields';
+import { restrictedTagKey, restrictedTagKeyRule } from './keys';
+
+// The pool fields an EC2NodeClass carries: AMI, root volume, kubelet, instance metadata,
+// subnets, security groups, capacity reservations and tags.
+// @see https://karpenter.sh/docs/concepts/nodeclasses/
+
+/** The AMI families a pool may use. */
+export const AMI_FAMILIES = ['AL2023', 'Bottlerocket', 'AL2', 'Custom'] as const;
+/** AMI family, as in `EC2NodeClass.spec.amiFamily`. */
+export type AmiFamily = (typeof AMI_FAMILIES)[number];
+const ALIAS_FAMILIES: ReadonlyMap<string, AmiFamily> = new Map([['al2023', 'AL2023'], ['bottlerocket', 'Bottlerocket'], ['al2', 'AL2']]);
+const ALIAS = /^[a-zA-Z0-9]+@.+$/;
+
+/** The family an alias such as `al2023@v20250505` implies, or undefined for an unknown family. */
+export function aliasFamily(alias: string): AmiFamily | undefined {
+  return ALIAS_FAMILIES.get(alias.split('@')[0]);
+}
+
+// The EC2NodeClass CRD's volumeSize pattern without its empty alternatives (which accept a bare
+// "Ti" or "T"); like the CRD it refuses 18Ti, 19Ti, 28Ti, ... (write those in Gi).
+const VOLUME_SIZE = /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]|[1-5][0-7]|58)Ti|([1-9]|[1-5][0-9]|6[0-3]|64)T)$/;
+const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
+const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
+const EVICTION_THRESHOLD = new RegExp(`^((\\d{1,2}(\\.\\d{1,2})?|100(\\.0{1,2})?)%||${QUANTITY_PATTERN.source.slice(1, -1)})$`);
+
+/** For editors: exactly one of `names` is set. */
+const exactlyOne = (...names: string[]) => ({ oneOf: names.map((n) => ({ required: [n] })) });
+/** For editors: at least one of `names` is set. */
+const someOf = (...names: string[]) => ({ anyOf: names.map((n) => ({ required: [n] })) });
+
+/** The tags a selector term selects by (they are not written). */
+const selectorTags = map(z.string().min(1, { error: 'empty tag keys are not supported' }), z.string().min(1, { error: 'empty tag values are not supported' }))
+  .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' }).meta({ maxProperties: 20 });
+
+const amiSelectorTerm = z.strictObject({
+  id: z.string().regex(/ami-[0-9a-z]+/, { error: 'must be an AMI id such as ami-0123456789abcdef0' }).optional(),
+  name: z.string().optional(),
+  owner: z.string().optional(),
+  tags: selectorTags.optional(),
+  ssmParameter: z.string().optional(),
+}).superRefine((t, ctx) => {
+  if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
+  }
+  if (t.id !== undefined && (t.name !== undefined || t.tags !== undefined || t.owner !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with name, owner or tags in one term' });
+  }
+}).meta({ ...someOf('id', 'name', 'tags', 'ssmParameter'), if: { required: ['id'] }, then: { not: someOf('name', 'tags', 'owner') } });
+
+/** A pool's AMI: one unit (never merged across levels), so every rule about it is checked here. */
+export const ami = z.strictObject({
+  family: z.enum(AMI_FAMILIES).optional(),
+  alias: z.string().max(30, { error: 'an alias is at most 30 characters' }).regex(ALIAS, {
+    error: 'must be family@version, e.g. al2023@v20250505 or bottlerocket@v1.39.1',
+  }).meta({ pattern: `^(${Object.entries(ALIAS_RELEASES).map(([family, r]) => `${family}@${r.pattern.source.slice(1, -1)}`).join('|')})$` }).optional(),
+  allowLatest: z.boolean().optional(),
+  selectorTerms: z.array(amiSelectorTerm).min(1).max(30).optional(),
+}).superRefine((a, ctx) => {
+  if (a.alias !== undefined && a.selectorTerms !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['selectorTerms'], message: 'set either alias or selectorTerms, not both' });
+  }
+  if (a.alias === undefined && a.selectorTerms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'set alias (e.g. al2023@v20250505) or selectorTerms with family' });
+  }
+  if (a.selectorTerms !== undefined && a.family === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['family'], message: `family is required with selectorTerms (one of ${AMI_FAMILIES.join(', ')})` });
+  }
+  if (a.alias !== undefined && ALIAS.test(a.alias)) {
+    const [prefix, version] = a.alias.split('@');
+    const implied = aliasFamily(a.alias);
+    if (!implied) {
+      ctx.addIssue({ code: 'custom', path: ['alias'], message: `unknown alias family "${prefix}" (allowed: al2023, bottlerocket, al2)` });
+    } else if (a.family !== undefined && a.family !== implied && a.family !== 'Custom') {
+      ctx.addIssue({ code: 'custom', path: ['family'], message: `family ${a.family} does not match alias ${a.alias} (use ${implied}, or leave family out)` });
+    }
+    const releases = ALIAS_RELEASES[prefix];
+    if (implied && releases && !releases.pattern.test(version)) {
+      ctx.addIssue({ code: 'custom', path: ['alias'], message: `"${version}" is not a ${prefix} release: write ${prefix}@${releases.example} (a release tag) or ${prefix}@latest` });
+    } else if (version === 'latest' && a.allowLatest !== true) {
+      ctx.addIssue({
+        code: 'custom', path: ['alias'],
+        message: `"${a.alias}" replaces every node on each AMI release: pin a version (e.g. ${prefix}@v20250505) or set allowLatest: true`,
+      });
+    }
+  }
+}).meta({
+  ...exactlyOne('alias', 'selectorTerms'),
+  dependencies: { selectorTerms: ['family'] },
+  allOf: [
+    { if: { required: ['alias'], properties: { alias: { pattern: '@latest$' } } }, then: { required: ['allowLatest'], properties: { allowLatest: { const: true } } } },
+    ...[...ALIAS_FAMILIES].map(([prefix, family]) => ({
+      if: { required: ['alias', 'family'], properties: { alias: { pattern: `^${prefix}@` } } },
+      then: { properties: { family: { enum: [family, 'Custom'] } } },
+    })),
+  ],
+});
+
+/** The root volume. */
+export const volume = z.strictObject({
+  size: z.string().regex(VOLUME_SIZE, {
+    error: 'must be a whole size in Gi, G, Ti or T that the EC2NodeClass CRD accepts, such as "20Gi" (at most 59000Gi, 64000G, 58Ti or 64T; the CRD refuses some Ti sizes such as 18Ti: write them in Gi)',
+  }).optional(),
+  type: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
+  iops: z.number().int().positive().optional(),
+  throughput: z.number().int().positive().optional(),
+  encrypted: z.boolean().optional(),
+  kmsKeyID: z.string().min(1).optional(),
+  deleteOnTermination: z.boolean().optional(),
+});
+
+const threshold = z.string().regex(EVICTION_THRESHOLD, { error: 'must be a percentage or quantity such as "5%" or "100Mi"' });
+const reserved = map(z.enum(RESERVED_RESOURCES), quantityString('must be a quantity such as "100m" or "1Gi"'));
+
+/** The kubelet's configuration. */
+export const kubelet = z.strictObject({
+  clusterDNS: z.array(z.string()).optional(),
+  cpuCFSQuota: z.boolean().optional(),
+  evictionHard: map(z.enum(EVICTION_SIGNALS), threshold).optional(),
+  evictionSoft: map(z.enum(EVICTION_SIGNALS), threshold).optional(),
+  evictionSoftGracePeriod: map(z.enum(EVICTION_SIGNALS), z.string().regex(DURATION, { error: 'must be a duration such as "1m30s"' })).optional(),
+  evictionMaxPodGracePeriod: int32.optional(),
+  imageGCHighThresholdPercent: z.number().int().min(0).max(100).optional(),
+  imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
+  kubeReserved: reserved.optional(),
+  systemReserved: reserved.optional(),
+  maxPods: int32.nonnegative().optional(),
+  podsPerCore: int32.nonnegative().optional(),
+});
+
+/** The instance metadata service's options. */
+export const metadataOptions = z.strictObject({
+  httpEndpoint: z.enum(['enabled', 'disabled']).optional(),
+  httpProtocolIPv6: z.enum(['enabled', 'disabled']).optional(),
+  httpPutResponseHopLimit: z.number().int().min(1).max(64).optional(),
+  httpTokens: z.enum(['required', 'optional']).optional(),
+});
+
+/** A subnet selector term. */
+export const subnetTerm = z.strictObject({
+  id: z.string().regex(/subnet-[0-9a-z]+/, { error: 'must be a subnet id such as subnet-0123456789abcdef0' }).optional(),
+  tags: selectorTags.optional(),
+}).refine((t) => (t.id === undefined) !== (t.tags === undefined), { error: 'a subnet selector term needs exactly one of id, tags' })
+  .meta(exactlyOne('id', 'tags'));
+
+/** A security group selector term. */
+export const securityGroupTerm = z.strictObject({
+  id: z.string().regex(/sg-[0-9a-z]+/, { error: 'must be a security group id such as sg-0123456789abcdef0' }).optional(),
+  name: z.string().optional(),
+  tags: selectorTags.optional(),
+}).refine((t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length === 1, {
+  error: 'a security group selector term needs exactly one of id, name, tags',
+}).meta(exactlyOne('id', 'name', 'tags'));
+
+/** A capacity reservation selector term. */
+export const capacityReservationTerm = z.strictObject({
+  id: z.string().regex(/^cr-[0-9a-z]+$/, { error: 'must be a capacity reservation id such as cr-0123456789abcdef0' }).optional(),
+  ownerID: z.string().regex(/^[0-9]{12}$/, { error: 'must be a 12-digit AWS account id' }).optional(),
+  instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
+  tags: selectorTags.optional(),
+}).superRefine((t, ctx) => {
+  if (t.id === undefined && t.tags === undefined && t.instanceMatchCriteria === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a capacity reservation term needs one of id, tags, instanceMatchCriteria' });
+  }
+  if (t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined || t.instanceMatchCriteria !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with tags, ownerID or instanceMatchCriteria in one term' });
+  }
+}).meta({ ...someOf('id', 'tags', 'instanceMatchCriteria'), if: { required: ['id'] }, then: { not: someOf('tags', 'ownerID', 'instanceMatchCriteria') } });
+
+/** The EC2 tags of a pool's instances (editors also refuse the generator's own, which pools.ts reports). */
+export const tags = map(z.string().max(128).meta(restrictedTagKeyRule(GENERATED_TAG_KEYS)), z.string().max(256)).superRefine((t, ctx) => {
+  for (const key of Object.keys(t)) {
+    const why = restrictedTagKey(key);
+    if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
+  }
+});
