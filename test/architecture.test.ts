@@ -151,3 +151,35 @@ describe('the rooms of src/', () => {
     expect(cycles(graph)).toEqual(['a -> b -> c -> a']);
   });
 });
+
+describe('docs/architecture.md', () => {
+  /** The table of rooms: per row, the rooms (and `imports`) its last column names in backticks; undefined for `all`. */
+  function documented(): Map<string, Set<string> | undefined> {
+    const text = readFileSync(join(__dirname, '..', 'docs', 'architecture.md'), 'utf8');
+    const rows = new Map<string, Set<string> | undefined>();
+    for (const line of text.split('\n')) {
+      const m = /^\| `src\/([^`/]+?)(?:\/|\.ts)`(?:, `src\/([^`/]+?)\.ts`)? \|.*\| ([^|]*) \|$/.exec(line);
+      if (!m) continue;
+      const names = [...m[3].matchAll(/`([^`]+)`/g)].map((x) => x[1]).filter((n) => ROOMS.includes(n) || n === 'imports');
+      const all = m[3].trim() === 'all';
+      for (const room of [m[1], m[2]].filter((r): r is string => r !== undefined)) rows.set(room, all ? undefined : new Set(names));
+    }
+    return rows;
+  }
+
+  it('has a row for every room of src/', () => {
+    expect(ROOMS.filter((r) => !documented().has(r))).toEqual([]);
+  });
+
+  it('names, for every room, exactly the rooms it imports (the table is read from the code: it fails when they disagree)', () => {
+    const disagree: string[] = [];
+    for (const [room, names] of documented()) {
+      if (names === undefined) continue;
+      const actual = new Set(all.filter((i) => i.from === room && i.to !== room && (isRoom(i.to) || i.to === 'imports')).map((i) => i.to));
+      const missing = [...actual].filter((r) => !names.has(r)).sort();
+      const extra = [...names].filter((r) => !actual.has(r)).sort();
+      if (missing.length || extra.length) disagree.push(`${room}: imports ${missing.join(', ') || 'nothing more'} the table does not name; the table names ${extra.join(', ') || 'nothing more'} it does not import`);
+    }
+    expect(disagree).toEqual([]);
+  });
+});
