@@ -26,7 +26,7 @@ function fleet(alias: string): Platform {
   const terraform: Record<string, unknown> = {};
   for (let i = 0; i < 100; i++) {
     const id = `c${String(i).padStart(3, '0')}`;
-    clusters[id] = { terraformOutputs: `terraform/${id}.json`, stage: i < 10 ? 1 : i < 40 ? 2 : 3, ...(i % 3 === 0 ? { window: i % 2 ? 'weeknights' : 'evenings' } : {}) };
+    clusters[id] = { terraformOutputs: `terraform/${id}.json`, smokeTests: false, stage: i < 10 ? 1 : i < 40 ? 2 : 3, ...(i % 3 === 0 ? { window: i % 2 ? 'weeknights' : 'evenings' } : {}) };
     terraform[id] = aTerraform({ cluster_name: id });
   }
   const teams = Object.fromEntries(Array.from({ length: 20 }, (_, t) => [`team${t}`, { owner: `team${t}@acme.example`, arch: ['arm64'], capacityTypes: ['spot', 'on-demand'], instanceCategories: ['c', 'm'] }]));
