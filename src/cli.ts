@@ -10,6 +10,7 @@ import { formatProblem, InputError, Problem } from './input/problems';
 import { closest, commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, OptionSpec, synopsis, tokenize, usageHint } from './command-line/args';
 import { Colour, Paint, paintErrors, paintFor } from './command-line/colour';
 import { COMMAND_SPECS, CommandName, overviewHelp, versionText } from './command-line/commands';
+import { clusterLayout } from './output/layout';
 import { UserPaths, userDir } from './command-line/paths';
 import { readManifest } from './fit/manifest';
 import { fitWorkloads } from './fit/placement';
@@ -352,7 +353,7 @@ function promote(say: Reporter, { configPath, root }: Options, stage: number, { 
   }
   // Main must still want the revision for the stage's clusters (a revert is never overtaken).
   const mainCommit = [main, 'origin/HEAD', 'origin/main'].filter((r): r is string => r !== undefined).map((r) => commitOf(r, root)).find((c) => c !== undefined);
-  const stillWanted = (cluster: Cluster) => (mainCommit === undefined ? undefined : sameFiles(revision, mainCommit, [`dist/${cluster.id}`, `argocd/${cluster.id}.yaml`], root));
+  const stillWanted = (cluster: Cluster) => (mainCommit === undefined ? undefined : sameFiles(revision, mainCommit, clusterLayout(cluster).owned, root));
   const decision = promotion(platform, stage, revision, applications, stillWanted);
   if (decision.ready) {
     say.out(`stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`);

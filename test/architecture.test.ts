@@ -13,6 +13,8 @@ interface Import {
   readonly file: string;
   readonly from: string;
   readonly to: string;
+  /** The module imported, relative to src/ (`output/layout`), or the package. */
+  readonly target: string;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -42,11 +44,12 @@ function imports(): Import[] {
     ].map((m) => m[1]);
     for (const specifier of specifiers) {
       let to = `pkg:${specifier}`;
+      let target = specifier;
       if (specifier.startsWith('.')) {
-        const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+        target = posix.normalize(posix.join(posix.dirname(file), specifier));
         to = target.startsWith('../imports/') ? 'imports' : roomOf(target);
       }
-      found.push({ file, from: roomOf(file), to });
+      found.push({ file, from: roomOf(file), to, target });
     }
   }
   return found;
@@ -129,8 +132,9 @@ describe('the rooms of src/', () => {
     expect(outside('model', (to) => !CDK8S(to))).toEqual([]);
   });
 
-  it('model/ builds on config/, release/ and the leaf rooms only (the plan is derived, never rendered)', () => {
-    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'input', 'release', 'quantity', 'catalog', 'schedule', 'gate'].includes(to))).toEqual([]);
+  it('model/ builds on config/, release/ and the leaf rooms only (the plan is derived, never rendered; from output/ only the layout)', () => {
+    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'input', 'release', 'quantity', 'catalog', 'schedule', 'gate', 'output'].includes(to))).toEqual([]);
+    expect(all.filter((i) => ['model', 'config'].includes(i.from) && i.to === 'output' && i.target !== 'output/layout').map((i) => `${i.file} -> ${i.target}`)).toEqual([]);
   });
 
   it('quantity/ and schedule/ (time arithmetic of maintenance windows) know no other room of src/', () => {
@@ -181,5 +185,27 @@ describe('docs/architecture.md', () => {
       if (missing.length || extra.length) disagree.push(`${room}: imports ${missing.join(', ') || 'nothing more'} the table does not name; the table names ${extra.join(', ') || 'nothing more'} it does not import`);
     }
     expect(disagree).toEqual([]);
+  });
+});
+
+describe('the output layout', () => {
+  /** Code (not comments) of every source file but the layout that spells a path under dist/ or argocd/. */
+  function spelt(): string[] {
+    const found: string[] = [];
+    for (const path of sourceFiles(SRC)) {
+      const file = relative(SRC, path).split(sep).join('/');
+      if (file === 'output/layout.ts') continue;
+      readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+        const code = line.replace(/\/\/.*$/, '');
+        if (/^\s*(\*|\/\*\*)/.test(code)) return;
+        // A path is a literal that starts with dist/ or argocd/ and goes on (prose says `dist/ and argocd/`).
+        if (/[`'"](dist|argocd)\/[\w$]/.test(code)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    return found;
+  }
+
+  it('has one owner: no file but src/output/layout.ts spells a path of dist/ or argocd/', () => {
+    expect(spelt()).toEqual([]);
   });
 });

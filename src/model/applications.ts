@@ -1,6 +1,7 @@
 import type { Cluster, Destination, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import type { SyncWindowModel } from '../schedule/windows';
+import { ARGOCD_FILES, clusterLayout, LEGACY_POOLS_APP_FILE, OUTPUT_FOLDERS } from '../output/layout';
 
 /** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
 export const KARPENTER_CHART_REPO = 'public.ecr.aws/karpenter';
@@ -83,26 +84,6 @@ export function clusterTeams(cluster: Cluster): string[] {
   return [...new Set(cluster.pools.map((p) => p.team))];
 }
 
-/** The folder of a team's pool files, relative to the output root. */
-export function poolsDir(cluster: Cluster, team: string): string {
-  return `dist/${cluster.id}/nodepools/${team}`;
-}
-
-/** The folder of a cluster's NodeOverlays, relative to the output root. */
-export function overlaysDir(cluster: Cluster): string {
-  return `dist/${cluster.id}/overlays`;
-}
-
-/** The folder of a cluster's drift gate (docs/windows.md), relative to the output root. */
-export function driftGateDir(cluster: Cluster): string {
-  return `dist/${cluster.id}/drift-gate`;
-}
-
-/** The folder of a cluster's tenancy policy (docs/tenancy.md), relative to the output root. */
-export function policiesDir(cluster: Cluster): string {
-  return `dist/${cluster.id}/policies`;
-}
-
 /**
  * The Applications of one cluster, in wave order: the CRDs, the controller, the tenancy policy
  * (when a team of the cluster lists namespaces, see docs/tenancy.md), one per team for
@@ -117,6 +98,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
   const base = { namespace: gitops.argocdNamespace, project: gitops.project, retry: true, serverSideDiff: true, finalizer: true };
   const git = { repoURL: gitops.repoURL, targetRevision: gitops.targetRevision };
   const at = (namespace: string) => ({ ...cluster.destination, namespace });
+  const layout = clusterLayout(cluster);
   const apps: ApplicationModel[] = [
     {
       ...base,
@@ -139,7 +121,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       sources: [
         {
           repoURL: KARPENTER_CHART_REPO, chart: 'karpenter', targetRevision: karpenter.version,
-          helm: { releaseName: 'karpenter', skipCrds: true, valueFiles: [`$values/dist/${cluster.id}/karpenter/values.yaml`] },
+          helm: { releaseName: 'karpenter', skipCrds: true, valueFiles: [`$values/${layout.controllerValues}`] },
         },
         { ...git, ref: 'values' },
       ],
@@ -154,7 +136,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       file: 'policies',
       name: APP_NAMES.policies(cluster.id),
       wave: WAVES.policies,
-      sources: [{ ...git, path: policiesDir(cluster) }],
+      sources: [{ ...git, path: layout.policiesDir }],
       destination: at(karpenter.namespace),
       // Prune stays on: the policy and its binding carry Prune=confirm/Delete=confirm, as the pools do.
       automated: true,
@@ -166,7 +148,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       file: `pools-${team}`,
       name: APP_NAMES.pools(cluster.id, team),
       wave: WAVES.nodePools,
-      sources: [{ ...git, path: poolsDir(cluster, team) }],
+      sources: [{ ...git, path: layout.poolsDir(team) }],
       destination: at(karpenter.namespace),
       // Prune stays on: each NodePool and EC2NodeClass carries Prune=confirm/Delete=confirm.
       automated: true,
@@ -184,7 +166,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       file: 'overlays',
       name: APP_NAMES.overlays(cluster.id),
       wave: WAVES.nodePools,
-      sources: [{ ...git, path: overlaysDir(cluster) }],
+      sources: [{ ...git, path: layout.overlaysDir }],
       destination: at(karpenter.namespace),
       automated: true,
       prune: true,
@@ -198,7 +180,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       file: 'drift-gate',
       name: APP_NAMES.driftGate(cluster.id),
       wave: WAVES.driftGate,
-      sources: [{ ...git, path: driftGateDir(cluster) }],
+      sources: [{ ...git, path: layout.driftGateDir }],
       destination: at(karpenter.namespace),
       automated: true,
       prune: true,
@@ -212,10 +194,10 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
     // Applications have taken each pool over (Argo CD's tracking annotation moves to them).
     apps.push({
       ...base,
-      file: 'karpenter-nodepools',
+      file: LEGACY_POOLS_APP_FILE,
       name: APP_NAMES.legacyPools(cluster.id),
       wave: WAVES.nodePools,
-      sources: [{ ...git, path: `dist/${cluster.id}/nodepools` }],
+      sources: [{ ...git, path: layout.poolsRoot }],
       destination: at(karpenter.namespace),
       automated: false,
       prune: false,
@@ -230,7 +212,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       file: 'karpenter-smoke-tests',
       name: APP_NAMES.smokeTests(cluster.id),
       wave: WAVES.smokeTests,
-      sources: [{ ...git, path: `dist/${cluster.id}/smoke-tests` }],
+      sources: [{ ...git, path: layout.smokeTestsDir }],
       destination: at(SMOKE_TEST_NAMESPACE),
       // Never auto-synced: a person scales a smoke test up to watch Karpenter launch a node.
       automated: false,
@@ -250,7 +232,7 @@ export function rootApplication(platform: Platform, cluster: Cluster): Applicati
     name: APP_NAMES.root(cluster.id),
     namespace: gitops.argocdNamespace,
     project: gitops.project,
-    sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: `dist/${cluster.id}/apps` }],
+    sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: clusterLayout(cluster).appsDir }],
     // The child Applications live in Argo CD's own cluster, whatever cluster they deploy to.
     destination: { server: IN_CLUSTER, namespace: gitops.argocdNamespace },
     automated: true,
@@ -262,8 +244,6 @@ export function rootApplication(platform: Platform, cluster: Cluster): Applicati
   };
 }
 
-/** Files of `argocd/` beside the roots. */
-export const ARGOCD_FILES = { bootstrap: 'bootstrap', project: 'project', healthPatch: 'argocd-cm-patch', helmRepository: 'helm-repository' } as const;
 
 /**
  * `argocd/bootstrap.yaml`: the one Application applied by hand. It syncs every root under
@@ -283,7 +263,7 @@ export function bootstrapApplication(platform: Platform): ApplicationModel {
     name: APP_NAMES.bootstrap,
     namespace: gitops.argocdNamespace,
     project: 'default',
-    sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: 'argocd', include: `{${files.sort().join(',')}}` }],
+    sources: [{ repoURL: gitops.repoURL, targetRevision: gitops.targetRevision, path: OUTPUT_FOLDERS.argocd, include: `{${files.sort().join(',')}}` }],
     destination: { server: IN_CLUSTER, namespace: gitops.argocdNamespace },
     automated: true,
     // A cluster removed from the config: its root is pruned and, by the root's resources

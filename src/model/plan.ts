@@ -7,7 +7,8 @@ import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
 import { applyOverlays } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
-import { ApplicationModel, ARGOCD_FILES, bootstrapApplication, clusterApplications, driftGateDir, overlaysDir, policiesDir, poolsDir, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import { ApplicationModel, bootstrapApplication, clusterApplications, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES } from '../output/layout';
 import { chartValues, controllerDeploymentName } from './controller-values';
 import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
@@ -19,9 +20,9 @@ import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
-import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, poolProjectPath, staged, stagedRoot } from './stages';
+import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, staged, stagedRoot } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
-import { SUMMARY_DATA_PATH, SummaryData, summaryData } from './summary-data';
+import { SummaryData, summaryData } from './summary-data';
 
 /** Options of {@link fleetPlan}. */
 export interface PlanOptions {
@@ -146,17 +147,16 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
   const ids = clusters.map((c) => c.id);
   const ceilings = teamCeilings(costs, ids, platform.budgets);
   const totals = clusterCeilings(costs, ids);
-  const argocd = (file: string) => `argocd/${file}.yaml`;
   const project = projectModel(platform);
   const namespace = platform.gitops.argocdNamespace;
   return {
     clusters,
-    bootstrap: { path: argocd(ARGOCD_FILES.bootstrap), model: bootstrapApplication(platform) },
-    ...(project ? { project: { path: argocd(ARGOCD_FILES.project), model: project } } : {}),
-    helmRepository: { path: argocd(ARGOCD_FILES.helmRepository), model: namespace },
-    healthPatch: { path: argocd(ARGOCD_FILES.healthPatch), model: namespace },
-    summary: { path: 'dist/SUMMARY.md', model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters, { teams: ceilings, clusters: totals }) },
-    summaryData: { path: SUMMARY_DATA_PATH, model: summaryData(platform, clusters, ceilings) },
+    bootstrap: { path: argocdFile(ARGOCD_FILES.bootstrap), model: bootstrapApplication(platform) },
+    ...(project ? { project: { path: argocdFile(ARGOCD_FILES.project), model: project } } : {}),
+    helmRepository: { path: argocdFile(ARGOCD_FILES.helmRepository), model: namespace },
+    healthPatch: { path: argocdFile(ARGOCD_FILES.healthPatch), model: namespace },
+    summary: { path: FLEET_FILES.summary, model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters, { teams: ceilings, clusters: totals }) },
+    summaryData: { path: FLEET_FILES.summaryData, model: summaryData(platform, clusters, ceilings) },
     summaryRows: summaryRows(platform, clusters),
     teamCeilings: ceilings,
     clusterCeilings: totals,
@@ -165,7 +165,7 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
 
 /** The plan of one cluster's files. */
 export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Matcher = catalogMatcher()): ClusterPlan {
-  const dir = `dist/${cluster.id}`;
+  const layout = clusterLayout(cluster);
   const gated = isGated(platform, cluster);
   const root = stagedRoot(platform, cluster, rootApplication(platform, cluster));
   const policy = tenancyPolicy(cluster);
@@ -192,16 +192,16 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
   return {
     id: cluster.id,
     karpenterVersion: cluster.karpenter.version,
-    applications: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)).map((app) => ({ path: `${dir}/apps/${app.file}.yaml`, model: app })),
-    root: { path: `argocd/${root.file}.yaml`, model: root },
-    controllerValues: { path: `${dir}/karpenter/values.yaml`, model: controllerValues },
-    ...(policy ? { tenancyPolicy: { path: `${policiesDir(cluster)}/team-pools.yaml`, model: policy } } : {}),
+    applications: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)).map((app) => ({ path: layout.app(app.file), model: app })),
+    root: { path: layout.root, model: root },
+    controllerValues: { path: layout.controllerValues, model: controllerValues },
+    ...(policy ? { tenancyPolicy: { path: layout.tenancyPolicy, model: policy } } : {}),
     pools,
-    buffers: cluster.buffers.map((b) => ({ path: `${poolsDir(cluster, b.team)}/_buffer.yaml`, model: capacityBufferModel(cluster, b) })),
-    overlays: overlays.map((overlay) => ({ path: `${overlaysDir(cluster)}/${overlay.name}.yaml`, model: overlay })),
-    ...(cluster.smokeTests ? { smokeTestNamespace: { path: `${dir}/smoke-tests/_namespace.yaml`, model: SMOKE_TEST_NAMESPACE } } : {}),
-    ...(spec ? { driftGate: { path: `${driftGateDir(cluster)}/gate.yaml`, model: driftGateModel(platform, cluster, spec, DRIFT_GATE_PROGRAM) } } : {}),
-    ...(project ? { poolProject: { path: poolProjectPath(cluster), model: project } } : {}),
+    buffers: cluster.buffers.map((b) => ({ path: layout.buffer(b.team), model: capacityBufferModel(cluster, b) })),
+    overlays: overlays.map((overlay) => ({ path: layout.overlay(overlay.name), model: overlay })),
+    ...(cluster.smokeTests ? { smokeTestNamespace: { path: layout.smokeTestNamespace, model: SMOKE_TEST_NAMESPACE } } : {}),
+    ...(spec ? { driftGate: { path: layout.driftGate, model: driftGateModel(platform, cluster, spec, DRIFT_GATE_PROGRAM) } } : {}),
+    ...(project ? { poolProject: { path: layout.poolProject, model: project } } : {}),
   };
 }
 
@@ -241,12 +241,12 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
   return {
     name: pool.name,
     team: pool.team,
-    path: `${poolsDir(cluster, pool.team)}/${pool.name}.yaml`,
+    path: clusterLayout(cluster).pool(pool.team, pool.name),
     nodePool,
     nodeClass,
     facts,
     ...(gated ? { digests: { nodePool: digestOf(nodePool), nodeClass: digestOf(nodeClass) } } : {}),
     ...(cluster.window ? { header: windowHeader(cluster.window) } : {}),
-    ...(cluster.smokeTests ? { smokeTest: { path: `dist/${cluster.id}/smoke-tests/${pool.name}.yaml`, model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
+    ...(cluster.smokeTests ? { smokeTest: { path: clusterLayout(cluster).smokeTest(pool.name), model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
   };
 }

@@ -122,16 +122,6 @@ export function poolProject(platform: Platform, cluster: Cluster): PoolProjectMo
   };
 }
 
-/**
- * The file of a cluster's pool project: under `dist/<cluster>/apps/`, so its root creates it from
- * the cluster's own ref. A window changes the sync windows and the NodePools' budgets together,
- * when the cluster's stage ref moves (one clock, through the stage), never at merge on a stage-N
- * cluster. (No team's pools Application file is `project.yaml`: theirs are `pools-<team>.yaml`.)
- */
-export function poolProjectPath(cluster: Cluster): string {
-  return `dist/${cluster.id}/apps/project.yaml`;
-}
-
 /** The drift gate of a cluster a later stage waits for: one Job, and what it needs. */
 export interface DriftGateModel {
   /** `drift-gate-<digest>`: the digest of everything below, so any change to the gate makes a new Job. */

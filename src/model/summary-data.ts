@@ -10,9 +10,6 @@ import { clusterRevision, isGated } from './stages';
 import type { Budget } from '../schedule/windows';
 import { describeRuns, windowPlan } from '../schedule/windows';
 
-/** Where the summary data is written, relative to the output root. */
-export const SUMMARY_DATA_PATH = 'dist/summary.json';
-
 /**
  * The version of the data's shape. A reader refuses a version it does not know; a field is
  * only ever added within a version.

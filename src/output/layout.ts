@@ -1,5 +1,165 @@
+/**
+ * Where every generated file lives, relative to the output root: the one owner of the
+ * output's layout (contract section 4). The plan names its files with these, the Applications
+ * point at these folders, the config refuses cluster ids that are files of `argocd/`, and the
+ * review, `promote` and the guard read paths back with {@link clusterOfPath}; nothing else
+ * spells a path of `dist/` or `argocd/`. Also the generator's own state folder beside them.
+ */
+
+/** The two top folders synth owns and replaces whole. */
+export const OUTPUT_FOLDERS = { dist: 'dist', argocd: 'argocd' } as const;
+
 /** The folders a synth owns and replaces whole, relative to the output root. */
-export const OUTPUT_ROOTS = ['dist', 'argocd'] as const;
+export const OUTPUT_ROOTS = [OUTPUT_FOLDERS.dist, OUTPUT_FOLDERS.argocd] as const;
+
+/** Files of `argocd/` beside the roots (no cluster may be called so: the config refuses it). */
+export const ARGOCD_FILES = { bootstrap: 'bootstrap', project: 'project', healthPatch: 'argocd-cm-patch', helmRepository: 'helm-repository' } as const;
+
+/** A file of `argocd/`, e.g. `argocd/bootstrap.yaml` or a cluster's root `argocd/<cluster>.yaml`. */
+export function argocdFile(name: string): string {
+  return `${OUTPUT_FOLDERS.argocd}/${name}.yaml`;
+}
+
+/** Fleet-wide files of `dist/`, outside every cluster's folder (so never synced to a cluster). */
+export const FLEET_FILES = {
+  /** The summary for people. */
+  summary: `${OUTPUT_FOLDERS.dist}/SUMMARY.md`,
+  /** The summary as versioned data, which the review reads (docs/review.md). */
+  summaryData: `${OUTPUT_FOLDERS.dist}/summary.json`,
+} as const;
+
+/** The folders and files of one cluster, relative to the output root. */
+export class ClusterLayout {
+  public constructor(
+    /** The cluster's id: its folder's name under `dist/`. */
+    public readonly cluster: string,
+  ) {}
+
+  /** `dist/<cluster>`: what the cluster's Applications sync from. */
+  public get dir(): string {
+    return `${OUTPUT_FOLDERS.dist}/${this.cluster}`;
+  }
+
+  /** `argocd/<cluster>.yaml`: the cluster's root Application. */
+  public get root(): string {
+    return argocdFile(this.cluster);
+  }
+
+  /** `dist/<cluster>/apps`: the child Applications the root syncs. */
+  public get appsDir(): string {
+    return `${this.dir}/apps`;
+  }
+
+  /** `dist/<cluster>/apps/<file>.yaml`. */
+  public app(file: string): string {
+    return `${this.appsDir}/${file}.yaml`;
+  }
+
+  /**
+   * `dist/<cluster>/apps/project.yaml`: the pool project with its sync windows, created by the
+   * root from the cluster's own ref (no team's pools Application file is `project`: theirs are `pools-<team>`).
+   */
+  public get poolProject(): string {
+    return this.app('project');
+  }
+
+  /** `dist/<cluster>/karpenter/values.yaml`: the controller chart's values. */
+  public get controllerValues(): string {
+    return `${this.dir}/karpenter/values.yaml`;
+  }
+
+  /** `dist/<cluster>/nodepools`: every team's folder (the single pools Application of earlier releases synced it whole). */
+  public get poolsRoot(): string {
+    return `${this.dir}/nodepools`;
+  }
+
+  /** `dist/<cluster>/nodepools/<team>`: a team's pools Application syncs it. */
+  public poolsDir(team: string): string {
+    return `${this.poolsRoot}/${team}`;
+  }
+
+  /** `dist/<cluster>/nodepools/<team>/<pool>.yaml`: a pool's NodePool and EC2NodeClass. */
+  public pool(team: string, pool: string): string {
+    return `${this.poolsDir(team)}/${pool}.yaml`;
+  }
+
+  /** `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer. */
+  public buffer(team: string): string {
+    return `${this.poolsDir(team)}/_buffer.yaml`;
+  }
+
+  /** `dist/<cluster>/overlays`. */
+  public get overlaysDir(): string {
+    return `${this.dir}/overlays`;
+  }
+
+  /** `dist/<cluster>/overlays/<name>.yaml`. */
+  public overlay(name: string): string {
+    return `${this.overlaysDir}/${name}.yaml`;
+  }
+
+  /** `dist/<cluster>/policies`. */
+  public get policiesDir(): string {
+    return `${this.dir}/policies`;
+  }
+
+  /** `dist/<cluster>/policies/team-pools.yaml`: the tenancy policy and its binding. */
+  public get tenancyPolicy(): string {
+    return `${this.policiesDir}/team-pools.yaml`;
+  }
+
+  /** `dist/<cluster>/drift-gate`. */
+  public get driftGateDir(): string {
+    return `${this.dir}/drift-gate`;
+  }
+
+  /** `dist/<cluster>/drift-gate/gate.yaml`. */
+  public get driftGate(): string {
+    return `${this.driftGateDir}/gate.yaml`;
+  }
+
+  /** `dist/<cluster>/smoke-tests`. */
+  public get smokeTestsDir(): string {
+    return `${this.dir}/smoke-tests`;
+  }
+
+  /** `dist/<cluster>/smoke-tests/<pool>.yaml`. */
+  public smokeTest(pool: string): string {
+    return `${this.smokeTestsDir}/${pool}.yaml`;
+  }
+
+  /** `dist/<cluster>/smoke-tests/_namespace.yaml`. */
+  public get smokeTestNamespace(): string {
+    return `${this.smokeTestsDir}/_namespace.yaml`;
+  }
+
+  /** Every path that is the cluster's: its folder and its root (what `promote` compares between two commits). */
+  public get owned(): readonly string[] {
+    return [this.dir, this.root];
+  }
+}
+
+/** The layout of a cluster's files. */
+export function clusterLayout(cluster: { readonly id: string } | string): ClusterLayout {
+  return new ClusterLayout(typeof cluster === 'string' ? cluster : cluster.id);
+}
+
+const CLUSTER_FILE = new RegExp(`^${OUTPUT_FOLDERS.dist}/([^/]+)/.`);
+
+/** The cluster of a file under `dist/<cluster>/`; undefined elsewhere (`argocd/`, `dist/SUMMARY.md`). */
+export function clusterOfPath(path: string): string | undefined {
+  return CLUSTER_FILE.exec(path)?.[1];
+}
+
+/** The file (under `dist/<cluster>/apps/`) of the single pools Application of earlier releases. */
+export const LEGACY_POOLS_APP_FILE = 'karpenter-nodepools';
+
+const LEGACY_POOLS_APP = new RegExp(`^${OUTPUT_FOLDERS.dist}/([^/]+)/apps/${LEGACY_POOLS_APP_FILE}\\.yaml$`);
+
+/** The cluster whose single pools Application of earlier releases this file is (`dist/<cluster>/apps/karpenter-nodepools.yaml`). */
+export function legacyPoolsAppCluster(path: string): string | undefined {
+  return LEGACY_POOLS_APP.exec(path)?.[1];
+}
 
 /**
  * The generator's own folder next to the outputs: the lock of the run in progress and the

@@ -1,7 +1,6 @@
 import { parseAllDocuments } from 'yaml';
+import { clusterOfPath, legacyPoolsAppCluster } from '../output/layout';
 
-/** The file of the single pools Application that releases before per-team pools generated for each cluster. */
-const LEGACY_POOLS_APP = /^dist\/([^/]+)\/apps\/karpenter-nodepools\.yaml$/;
 const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 
 /**
@@ -14,9 +13,9 @@ const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 export function legacyPoolsAppProblems(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
   const problems: string[] = [];
   for (const [path, text] of before) {
-    const cluster = LEGACY_POOLS_APP.exec(path)?.[1];
+    const cluster = legacyPoolsAppCluster(path);
     if (cluster === undefined || after.has(path) || !hasFinalizer(text)) continue;
-    if (![...after.keys()].some((p) => p.startsWith(`dist/${cluster}/`))) continue;
+    if (![...after.keys()].some((p) => clusterOfPath(p) === cluster)) continue;
     problems.push(`${path} is the pools Application of an earlier release and carries the resources finalizer: removing it would make Argo CD `
       + `delete every pool of cluster ${cluster} (every node drains). Keep it one release, orphaned: add legacyNodepoolsApp: orphan to clusters.${cluster} `
       + '(README, "Moving to per-team pool Applications")');

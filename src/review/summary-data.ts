@@ -2,7 +2,10 @@
  * The review reads each ref's plan as data: `dist/summary.json` (src/model/summary-data.ts,
  * docs/review.md), never `dist/SUMMARY.md`'s prose, whose wording is free to change.
  */
-import { SUMMARY_DATA_PATH, SUMMARY_DATA_VERSION, SummaryData } from '../model/summary-data';
+import { SUMMARY_DATA_VERSION, SummaryData } from '../model/summary-data';
+import { FLEET_FILES } from '../output/layout';
+
+const SUMMARY_DATA_PATH = FLEET_FILES.summaryData;
 import type { GeneratedTree } from './tree';
 
 /** A tree's summary data, or why it has none it can read. */

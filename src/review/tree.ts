@@ -1,4 +1,5 @@
 import { parseAllDocuments } from 'yaml';
+import { clusterOfPath } from '../output/layout';
 
 /** A plain map read from YAML. */
 export type Body = Record<string, unknown>;
@@ -73,9 +74,7 @@ export class GeneratedTree {
 }
 
 /** The cluster of a file under `dist/<cluster>/`; undefined elsewhere. */
-export function clusterFolder(file: string): string | undefined {
-  return /^dist\/([^/]+)\/./.exec(file)?.[1];
-}
+export const clusterFolder = clusterOfPath;
 
 /**
  * The cluster a resource belongs to: the `dist/<cluster>/` folder it lives in;

@@ -3,13 +3,14 @@ import { dnsLabel, fileId, listOrMap, map, WINDOWS_RESERVED } from './fields';
 import { karpenterFields, version } from './karpenter';
 import { overlay } from './overlay';
 import { poolFields } from './pool';
+import { ARGOCD_FILES } from '../../output/layout';
 import { tenancy } from './tenancy';
 
 // A cluster: where its Terraform outputs and API server are, which teams it runs and with
 // what, its Karpenter, its window and stage, its overlays.
 
 /** Files of argocd/ beside the root Applications (`argocd/<cluster>.yaml`): no cluster may be called so. */
-const RESERVED_CLUSTER_IDS: readonly string[] = ['bootstrap', 'project', 'argocd-cm-patch', 'helm-repository'];
+const RESERVED_CLUSTER_IDS: readonly string[] = Object.values(ARGOCD_FILES);
 
 /** A key of `clusters`: a file id that is not a file the generator writes in argocd/. */
 export const clusterId = fileId.refine((id) => !RESERVED_CLUSTER_IDS.includes(id), {
