@@ -1,0 +1,32 @@
+import { join, relative, sep } from 'node:path';
+import type { Platform } from '../config/platform';
+import type { Problem } from '../input/problems';
+import { loadPlan } from '../model/checks';
+import type { FleetPlan } from '../model/plan';
+import { ParallelRenderer } from '../output/parallel-render';
+import { render } from '../synth';
+import type { Reporter } from './reporter';
+
+/** What every command reads and writes. */
+export interface Options {
+  /** The platform config, absolute. */
+  readonly configPath: string;
+  /** The output root (it holds dist/ and argocd/), absolute. */
+  readonly root: string;
+}
+
+/**
+ * Validates the config and builds every file in memory. Bundled, the YAML is rendered
+ * on a worker thread while the main thread builds the next file.
+ */
+export async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
+  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
+  try {
+    // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
+    const { platform, plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+    render(plan, (file) => renderer.add(file));
+    return { platform, plan, warnings, files: await renderer.finish() };
+  } finally {
+    await renderer.cancel();
+  }
+}
