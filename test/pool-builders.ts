@@ -1,6 +1,8 @@
 import { BUILT_IN_POOL_DEFAULTS, Cluster, KarpenterConfig, Platform, Pool, PoolSettings } from '../src/config/platform';
 import { poolRequirements } from '../src/config/requirements';
 import { TerraformOutputs } from '../src/config/terraform';
+import { clusterPlan } from '../src/model/plan';
+import type { TenancyPolicyModel } from '../src/model/tenancy';
 
 /** Pool settings as resolved by the config layer: built-in defaults, an AL2023 alias, then `overrides`. */
 export function aPool(overrides: Partial<PoolSettings> = {}, identity: Partial<Omit<Pool, 'settings'>> = {}): Pool {
@@ -57,4 +59,9 @@ export function aPlatform(clusters: Cluster[] = [aCluster()], project = 'default
     gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main', argocdNamespace: 'argocd', project },
     clusters,
   };
+}
+
+/** A cluster's tenancy policy as its plan holds it (built from the plan's own pool models). */
+export function planPolicy(cluster: Cluster): TenancyPolicyModel | undefined {
+  return clusterPlan(aPlatform([cluster]), cluster).tenancyPolicy?.model;
 }

@@ -8,7 +8,7 @@ import { aTerraform, removeProjects } from './builders';
 import { load } from './config/helpers';
 import { aFleetConfig } from './review/fleet';
 import { validate } from './support/crd-validator';
-import { windowReviewLines } from '../src/review/windows';
+import { nextOpening } from '../src/schedule/windows';
 import { DRIFT_GATE_PROGRAM } from '../src/gate/program.generated';
 import { parseGateSpec } from '../src/gate/spec';
 
@@ -159,14 +159,13 @@ describe('dist/SUMMARY.md of a fleet with a window and stages', () => {
   });
 });
 
-describe('the review of a fleet with a window', () => {
-  it('says when each window next opens, from the reference time given', () => {
+describe('when a window next opens (what the review\'s rollout counts from, src/review/rollout.ts)', () => {
+  it('is the next kept UTC minute after the reference time, or the time itself inside the window', () => {
     const config = aFleetConfig(['dev', 'prod'], { windows: { weeknights: BERLIN }, clusters: { dev: { stage: 1 }, prod: { window: 'weeknights', stage: 2 } } });
     const { platform } = load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } });
-    const lines = windowReviewLines(platform, new Date('2027-01-08T12:00:00Z'));
-    expect(lines[1]).toMatch(/^cluster prod: Window `weeknights`.*Its window next opens for drifted nodes at 2027-01-11T21:00Z, in 81h00m\.$/);
-    expect(lines[0]).toMatch(/^cluster dev: Stage 1/);
-    expect(windowReviewLines(platform, new Date('2027-01-11T22:00:00Z'))[1]).toMatch(/Its window is open now\.$/);
+    const window = platform.clusters.find((c) => c.id === 'prod')!.window!;
+    expect(nextOpening(window, new Date('2027-01-08T12:00:00Z'))?.toISOString()).toBe('2027-01-11T21:00:00.000Z');
+    expect(nextOpening(window, new Date('2027-01-11T22:00:00Z'))?.toISOString()).toBe('2027-01-11T22:00:00.000Z');
   });
 });
 

@@ -168,8 +168,13 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
   const layout = clusterLayout(cluster);
   const gated = isGated(platform, cluster);
   const root = stagedRoot(platform, cluster, rootApplication(platform, cluster));
-  const policy = tenancyPolicy(cluster);
-  const pools = cluster.pools.map((pool) => poolPlan(cluster, pool, { gated, matcher, admission: policy?.pools.find((g) => g.pool === pool.name) }));
+  const planned = cluster.pools.map((pool) => poolPlan(cluster, pool, { gated, matcher }));
+  // The policy reads the pools' own models; each pool's facts then say who may use it.
+  const policy = tenancyPolicy(cluster, planned.map((p, i) => ({ pool: cluster.pools[i], nodePool: p.nodePool, nodeClass: p.nodeClass })));
+  const pools = planned.map((p) => {
+    const admission = policy?.pools.find((g) => g.pool === p.name);
+    return admission ? { ...p, facts: { ...p.facts, admission } } : p;
+  });
   const project = poolProject(platform, cluster);
   const overlays = cluster.overlays.map((overlay) => ({ ...overlay, ...(gated ? { digest: digestOf(overlay) } : {}) }));
   const values = chartValues(cluster);
@@ -217,8 +222,6 @@ export interface PoolPlanOptions {
   readonly gated?: boolean;
   /** The catalog's matcher. @default - catalogMatcher() */
   readonly matcher?: Matcher;
-  /** The tenancy policy's entry for the pool. @default - none: any namespace may use it */
-  readonly admission?: GuardedPool;
 }
 
 /** The plan of one pool of a cluster: its models, file and facts. */
@@ -235,7 +238,6 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
     ...(prices ? { prices } : {}),
     ceiling: poolCeiling(cluster, pool, admitted, nodes),
     ...(pool.settings.replicas !== undefined && nodes !== undefined ? { replicas: pool.settings.replicas, nodes } : {}),
-    ...(options.admission ? { admission: options.admission } : {}),
   };
   const gated = options.gated ?? false;
   return {

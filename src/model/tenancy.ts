@@ -7,11 +7,10 @@
  * the two to the same answers, and both to a model of Kubernetes and Karpenter).
  * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
  */
-import type { Cluster } from '../config/platform';
+import type { Cluster, Pool } from '../config/platform';
 import type { TenancyAction } from '../config/schema';
 import { SMOKE_TEST_NAMESPACE } from './applications';
-import { nodeClassModel } from './node-class';
-import { DEDICATED_TAINT_KEY, nodePoolModel, sortKeys, Taint, TEAM_LABEL } from './node-pool';
+import { DEDICATED_TAINT_KEY, NodePoolModel, sortKeys, Taint, TEAM_LABEL } from './node-pool';
 
 /** The label Karpenter puts on every node with the name of its NodePool. */
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
@@ -72,15 +71,24 @@ export interface TenancyPolicyModel {
   readonly action: TenancyAction;
 }
 
-/** The tenancy policy of a cluster, or undefined when none of its teams lists namespaces. */
-export function tenancyPolicy(cluster: Cluster): TenancyPolicyModel | undefined {
-  const pools: GuardedPool[] = cluster.pools.filter((p) => p.namespaces !== undefined).map((p) => {
-    const nodePool = nodePoolModel(p);
+/** A pool as the plan models it: what the policy reads of its NodePool and EC2NodeClass. */
+export interface ModelledPool {
+  readonly pool: Pool;
+  readonly nodePool: Pick<NodePoolModel, 'name' | 'labels' | 'taints'>;
+  readonly nodeClass: { readonly name: string };
+}
+
+/**
+ * The tenancy policy of a cluster, or undefined when none of its teams lists namespaces. It
+ * reads the plan's models of the cluster's pools (`clusterPlan`), never derives them again.
+ */
+export function tenancyPolicy(cluster: Cluster, modelled: readonly ModelledPool[]): TenancyPolicyModel | undefined {
+  const pools: GuardedPool[] = modelled.filter(({ pool: p }) => p.namespaces !== undefined).map(({ pool: p, nodePool, nodeClass }) => {
     return {
       pool: p.name,
       team: p.team,
       dedicated: nodePool.taints.some((t) => t.key === DEDICATED_TAINT_KEY && t.value === p.team && t.effect === 'NoSchedule'),
-      labels: sortKeys({ ...nodePool.labels, [NODEPOOL_LABEL]: nodePool.name, [NODECLASS_LABEL]: nodeClassModel(p, cluster).name }),
+      labels: sortKeys({ ...nodePool.labels, [NODEPOOL_LABEL]: nodePool.name, [NODECLASS_LABEL]: nodeClass.name }),
       taints: nodePool.taints.filter((t) => t.effect !== 'PreferNoSchedule'),
       // The smoke tests tolerate and select every pool by design (contract section 4).
       namespaces: [...new Set([...(p.namespaces ?? []), ...(cluster.smokeTests ? [SMOKE_TEST_NAMESPACE] : [])])],

@@ -1,11 +1,10 @@
 import { Testing } from 'cdk8s';
 import { PolicyChart } from '../../src/charts/policy-chart';
-import { tenancyPolicy } from '../../src/model/tenancy';
-import { aCluster, aPool } from '../pool-builders';
+import { aCluster, aPool, planPolicy } from '../pool-builders';
 
 describe('PolicyChart', () => {
   it('renders the tenancy policy and its binding', () => {
-    const policy = tenancyPolicy(aCluster([aPool({}, { name: 'vision', team: 'vision', namespaces: ['vision'] })], { smokeTests: false }));
+    const policy = planPolicy(aCluster([aPool({}, { name: 'vision', team: 'vision', namespaces: ['vision'] })], { smokeTests: false }));
     if (!policy) throw new Error('no policy');
     const manifests = Testing.synth(new PolicyChart(Testing.app(), 'team-pools', { policy })) as { kind: string }[];
     expect(manifests.map((m) => m.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);

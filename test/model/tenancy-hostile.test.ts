@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
-import { refusalMessage, tenancyPolicy, tenancyRefusal } from '../../src/model/tenancy';
+import { refusalMessage, tenancyRefusal } from '../../src/model/tenancy';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, Decision, JsonObject, PolicyPair } from '../support/admission-policy';
 import {
@@ -16,7 +16,7 @@ import {
   schedulerBinds,
 } from '../support/karpenter-provisioning';
 import { aBarePod, aDaemonSetPod, aDeploymentPod, owner, TOLERATE_ALL } from '../support/pods';
-import { aCluster, aPlatform, aPool } from '../pool-builders';
+import { aCluster, aPlatform, aPool, planPolicy } from '../pool-builders';
 import { podFacts } from './tenancy-facts';
 
 const GPU = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' as const };
@@ -364,7 +364,7 @@ describe('the policy against the model of Kubernetes and Karpenter (property)', 
   });
 
   it('agrees with the TypeScript rule fit uses, on any pod: the same refusal, message included', () => {
-    const policy = tenancyPolicy(platform.clusters[0]);
+    const policy = planPolicy(platform.clusters[0]);
     if (!policy) throw new Error('no policy');
     fc.assert(fc.property(anyPod, namespace, (pod, ns) => {
       const request = create(ns, pod);

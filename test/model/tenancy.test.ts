@@ -6,12 +6,12 @@
 import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
-import { refusalMessage, tenancyPolicy, tenancyRefusal } from '../../src/model/tenancy';
+import { refusalMessage, tenancyRefusal } from '../../src/model/tenancy';
 import { fleetPlan } from '../../src/model/plan';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
 import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodToleration, TOLERATE_ALL } from '../support/pods';
-import { aCluster, aPlatform, aPool } from '../pool-builders';
+import { aCluster, aPlatform, aPool, planPolicy } from '../pool-builders';
 import { podFacts } from './tenancy-facts';
 
 /**
@@ -72,7 +72,7 @@ describe('the policy and its binding', () => {
   });
 
   it('list only the pools of teams with namespaces, each with the smoke tests\' namespace', () => {
-    const policy = tenancyPolicy(tenancyPlatform().clusters[0]);
+    const policy = planPolicy(tenancyPlatform().clusters[0]);
     expect(policy?.pools.map((p) => [p.pool, p.dedicated, p.namespaces.join(' ')])).toEqual([
       ['vision', true, 'vision vision-batch karpenter-smoke-tests'],
       ['vision-gpu', true, 'vision vision-batch karpenter-smoke-tests'],
@@ -203,7 +203,7 @@ describe('what the policy admits', () => {
 
 /** The refusal of the rendered policy (through the admission stand-in) and of the TypeScript rule, as messages. */
 function bothRules(request: AdmissionRequest): { cel?: string; typescript?: string } {
-  const policy = tenancyPolicy(tenancyPlatform().clusters[0]);
+  const policy = planPolicy(tenancyPlatform().clusters[0]);
   if (!policy) throw new Error('no policy');
   const refusal = tenancyRefusal(podFacts(request), policy);
   const decision = admit(pair, request);
