@@ -228,9 +228,11 @@ console.log('|---:|---|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(`| ${r.n} | ${r.kind} | ${r.synth.toFixed(0)} | ${r.floor.toFixed(0)} | ${(r.synth / r.floor).toFixed(2)} | ${r.rss.toFixed(0)} | ${r.floorRss.toFixed(0)} |`);
 }
-console.log('');
-for (const kind of ['cold', 'warm']) {
-  console.log(`growth 1000 -> 2000 teams, ${kind}: synth x${ratio(kind, 1000, 2000, 'synth')}, floor x${ratio(kind, 1000, 2000, 'floor')}`);
+if (sizes.includes(1000) && sizes.includes(2000)) {
+  console.log('');
+  for (const kind of ['cold', 'warm']) {
+    console.log(`growth 1000 -> 2000 teams, ${kind}: synth x${ratio(kind, 1000, 2000, 'synth')}, floor x${ratio(kind, 1000, 2000, 'floor')}`);
+  }
 }
 if (diffRows.length) {
   console.log('');

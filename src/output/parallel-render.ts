@@ -2,10 +2,29 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { GeneratedFile, renderFile, sortedByPath } from './render';
 
+/** Files per block of claims: the worker is sent a new block of shared flags when the files outgrow the last. */
+const CLAIM_BLOCK = 4096;
+
+/** A message to the worker: a block of claim flags, a file to render (with its index), or the end. */
+export type RenderMessage =
+  | { readonly claims: SharedArrayBuffer }
+  | { readonly index: number; readonly file: GeneratedFile }
+  | 'done';
+
+/**
+ * Whoever claims a file renders it: 0 unclaimed, 1 the worker's, 2 the main thread's. Both
+ * threads claim with one atomic compare-and-exchange on a flag they share.
+ */
+export function claim(blocks: readonly Int32Array[], index: number, by: 1 | 2): boolean {
+  return Atomics.compareExchange(blocks[Math.floor(index / CLAIM_BLOCK)], index % CLAIM_BLOCK, 0, by) === 0;
+}
+
 /**
  * Renders generated files to YAML on a worker thread while the main thread goes on
  * building the next ones: rendering is as costly as building, so on two cores the
- * two overlap. Without the bundled worker script (tests run the TypeScript sources)
+ * two overlap. When the main thread has built the last file it does not wait: it renders
+ * the files the worker has not reached yet, from the last one down, each file claimed by
+ * one thread only. Without the bundled worker script (tests run the TypeScript sources)
  * it renders in-process, with the same result.
  */
 export class ParallelRenderer {
@@ -15,26 +34,41 @@ export class ParallelRenderer {
   }
 
   private readonly local = new Map<string, string>();
+  private readonly sent: GeneratedFile[] = [];
+  private readonly blocks: Int32Array[] = [];
 
   private constructor(private readonly worker: Worker | undefined) {}
 
   /** Hands one file over for rendering. */
   public add(file: GeneratedFile): void {
-    if (this.worker) this.worker.postMessage(file);
-    else this.local.set(file.path, renderFile(file));
+    if (!this.worker) {
+      this.local.set(file.path, renderFile(file));
+      return;
+    }
+    const index = this.sent.length;
+    if (index % CLAIM_BLOCK === 0) {
+      const claims = new SharedArrayBuffer(CLAIM_BLOCK * Int32Array.BYTES_PER_ELEMENT);
+      this.blocks.push(new Int32Array(claims));
+      this.worker.postMessage({ claims } satisfies RenderMessage);
+    }
+    this.sent.push(file);
+    this.worker.postMessage({ index, file } satisfies RenderMessage);
   }
 
   /** Every file added, rendered, in path order. */
   public async finish(): Promise<Map<string, string>> {
     const worker = this.worker;
     if (!worker) return sortedByPath(this.local);
-    const rendered = await new Promise<[string, string][]>((resolve, reject) => {
+    const rendered = new Promise<[string, string][]>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
-      worker.postMessage('done');
+      worker.postMessage('done' satisfies RenderMessage);
     });
+    // The worker claims in order from the first; the first file it has claimed ends the main thread's share.
+    for (let i = this.sent.length - 1; i >= 0 && claim(this.blocks, i, 2); i--) this.local.set(this.sent[i].path, renderFile(this.sent[i]));
+    const theirs = await rendered;
     await worker.terminate();
-    return sortedByPath(new Map(rendered));
+    return sortedByPath(new Map([...theirs, ...this.local]));
   }
 
   /** Stops the worker without waiting for its work (the run failed). */
