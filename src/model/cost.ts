@@ -12,7 +12,7 @@ import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
 
 /** The words every ceiling is shown with. */
-export const CEILING_BASIS = 'ceiling at us-east-1 on-demand list price';
+export const CEILING_BASIS = 'ceiling at us-east-1 on-demand list price after NodeOverlays';
 
 /** What bounds a pool's ceiling: a limit (`cpu`, `memory`, `nodes`, …), or a static pool's replicas. */
 export type CeilingBound = { readonly kind: 'limit'; readonly resource: string; readonly limit: string } | { readonly kind: 'replicas'; readonly replicas: number; readonly nodes: number; readonly type: string };

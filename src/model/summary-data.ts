@@ -65,7 +65,7 @@ export interface SummaryDataCluster {
 /** `dist/summary.json`. */
 export interface SummaryData {
   readonly summaryVersion: number;
-  /** What every cost figure is: `ceiling at us-east-1 on-demand list price`. */
+  /** What every cost figure is: `ceiling at us-east-1 on-demand list price after NodeOverlays`. */
   readonly costBasis: string;
   readonly clusters: readonly SummaryDataCluster[];
   /** Each team's ceiling per cluster (USD per hour; null: unbounded), in total, and its budget. */

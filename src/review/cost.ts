@@ -93,4 +93,4 @@ export function costLines(changes: readonly CostChange[]): string[] {
 }
 
 /** The words the review shows its ceilings with. */
-export const COST_TITLE = 'Cost ceilings per hour (ceiling at us-east-1 on-demand list price, not a forecast)';
+export const COST_TITLE = 'Cost ceilings per hour (ceiling at us-east-1 on-demand list price after NodeOverlays, not a forecast)';

@@ -95,7 +95,7 @@ describe('pools that can never launch a node', () => {
 describe('warnings of the dry run', () => {
   it('warns when no limit of a pool bounds it (the plan\'s ceiling is unbounded)', () => {
     expect(warningsOf({ config: aConfig({ defaults: { limits: undefined }, teams: { web: { instanceFamilies: ['m7i'] } } }) })).toEqual([expect.stringMatching(
-      /teams\.web: pool web has no limit that bounds it: Karpenter may launch nodes without bound \(\d+ instance types, up to \$\d+\.\d\d\/hour each, ceiling at us-east-1 on-demand list price\); set limits: \{ cpu: \.\.\., memory: \.\.\. \} or limits\.nodes$/,
+      /teams\.web: pool web has no limit that bounds it: Karpenter may launch nodes without bound \(\d+ instance types, up to \$\d+\.\d\d\/hour each, ceiling at us-east-1 on-demand list price after NodeOverlays\); set limits: \{ cpu: \.\.\., memory: \.\.\. \} or limits\.nodes$/,
     )]);
   });
 

@@ -87,6 +87,6 @@ describe('the most a pool can cost per hour, for each kind of limit', () => {
     const { configPath } = writeProject({ config: aConfig({ defaults: { limits: undefined }, teams: { web: web(M7G, { 'ephemeral-storage': '100Gi' }) } }) });
     const out: string[] = [];
     expect(await run(['explain', 'demo/web', '--config', configPath], { out: (l) => out.push(l), err: () => undefined }, {})).toBe(0);
-    expect(out.join('\n')).toMatch(/^at most per hour, with its limits reached: \$0\.96 on demand \(bound by ephemeral-storage: 100Gi; ceiling at us-east-1 on-demand list price, not a forecast\)$/m);
+    expect(out.join('\n')).toMatch(/^at most per hour, with its limits reached: \$0\.96 on demand \(bound by ephemeral-storage: 100Gi; ceiling at us-east-1 on-demand list price after NodeOverlays, not a forecast\)$/m);
   });
 });

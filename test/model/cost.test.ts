@@ -80,7 +80,7 @@ describe('budgets', () => {
     expect(r.code).toBe(1);
     const line = positionOf(p.configText, 'perHour').split(':')[0];
     expect(r.err).toMatch(new RegExp(`platform\\.yaml:${line}:\\d+: teams\\.ml\\.budget\\.perHour: team ml's ceiling is \\$8\\.05/hour, over its budget of \\$7\\.24/hour by \\$0\\.80 `
-      + '\\(ceiling at us-east-1 on-demand list price\\); most from demo/ml \\$4\\.02, prod/ml \\$4\\.02'));
+      + '\\(ceiling at us-east-1 on-demand list price after NodeOverlays\\); most from demo/ml \\$4\\.02, prod/ml \\$4\\.02'));
   });
 
   it('fails when a pool under a budget has no limits', async () => {
@@ -108,7 +108,7 @@ describe('dist/SUMMARY.md', () => {
     const p = project({ ml: { budget: { perHour: '10' } } });
     expect((await synth(p)).code).toBe(0);
     const summary = readFileSync(join(p.dir, 'dist/SUMMARY.md'), 'utf8');
-    expect(summary).toContain('ceiling at us-east-1 on-demand list price (whatever the capacity type), not a forecast');
+    expect(summary).toContain('ceiling at us-east-1 on-demand list price after NodeOverlays (whatever the capacity type), not a forecast');
     expect(summary).toContain([
       '| team | `demo` | `prod` | total | budget |',
       '|---|---:|---:|---:|---:|',

@@ -23,7 +23,7 @@ describe('a cost ceiling in review', () => {
     fleet.configure(fleetWith('20'));
     await fleet.synth();
     const r = await fleet.diff('--fail-on', 'cost');
-    expect(r.out).toMatch(/^Cost ceilings per hour \(ceiling at us-east-1 on-demand list price, not a forecast\):$/m);
+    expect(r.out).toMatch(/^Cost ceilings per hour \(ceiling at us-east-1 on-demand list price after NodeOverlays, not a forecast\):$/m);
     // Only the clusters whose ceiling changes are listed (staging keeps its own), then the total.
     const line = /^ {2}▲ team web: prod (\$[\d.]+) -> (\$[\d.]+), total (\$[\d.]+) -> (\$[\d.]+); budget \$1000\.00$/m.exec(r.out);
     expect(line).not.toBeNull();
@@ -36,7 +36,7 @@ describe('a cost ceiling in review', () => {
     expect(r.err).toMatch(/--fail-on cost: the ceiling of team web rises/);
 
     const markdown = await fleet.diff('--format', 'markdown');
-    expect(markdown.out).toMatch(/^\*\*Cost ceilings per hour \(ceiling at us-east-1 on-demand list price, not a forecast\):\*\*$/m);
+    expect(markdown.out).toMatch(/^\*\*Cost ceilings per hour \(ceiling at us-east-1 on-demand list price after NodeOverlays, not a forecast\):\*\*$/m);
     expect(markdown.out).toMatch(/^- ▲ team web: prod \$[\d.]+ -> \$[\d.]+, total/m);
   });
 
@@ -53,7 +53,7 @@ describe('a cost ceiling in review', () => {
 describe('costChanges', () => {
   /** dist/summary.json with team web's ceiling on cluster demo (the shape model/summary-data.ts writes). */
   const data = (web: number | null, version = 1) => JSON.stringify({
-    summaryVersion: version, costBasis: 'ceiling at us-east-1 on-demand list price', clusters: [],
+    summaryVersion: version, costBasis: 'ceiling at us-east-1 on-demand list price after NodeOverlays', clusters: [],
     teams: [{ team: 'web', perCluster: { demo: web }, total: web, budgetPerHour: 40 }],
   });
   const tree = (text?: string, summary = '# Karpenter pools\n') => new GeneratedTree(new Map([
