@@ -105,7 +105,7 @@ export interface ProblemLocation {
 export interface AdmittedTypes {
   /** How many instance types of the catalog the pool's requirements admit. */
   readonly count: number;
-  /** Their on-demand price range per hour (us-east-1 list prices). @default - none priced */
+  /** Their on-demand price range per hour (us-east-1 list prices, after the cluster's NodeOverlays). @default - none priced */
   readonly pricePerHour?: { readonly min: number; readonly max: number };
 }
 

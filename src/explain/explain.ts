@@ -86,7 +86,7 @@ export function renderExplanation(e: PoolExplanation): string {
   lines.push('', `instance types: ${e.instanceTypes.length} admitted${e.instanceTypes.length ? ', by family (smallest to largest size):' : ''}`);
   for (const f of e.families) lines.push(`  ${f.family}: ${f.sizes[0] === f.sizes[1] ? f.sizes[0] : `${f.sizes[0]} to ${f.sizes[1]}`} (${f.count})`);
   const p = e.onDemandPricePerHour;
-  lines.push('', p ? `on-demand price (${p.region} list prices): $${p.min.toFixed(4)} to $${p.max.toFixed(4)} per node-hour` : 'on-demand price: unknown');
+  lines.push('', p ? `on-demand price (${p.region} list prices after NodeOverlays): $${p.min.toFixed(4)} to $${p.max.toFixed(4)} per node-hour` : 'on-demand price: unknown');
   if (e.unpricedTypes > 0) lines.push(`  (${e.unpricedTypes} admitted type(s) have no list price and are left out of the prices)`);
   lines.push(e.maxCostPerHour === null
     ? 'at most per hour: unbounded (no limit bounds every admitted type: set limits on cpu or memory)'

@@ -91,7 +91,7 @@ describe('npm run explain', () => {
     expect(r.out).toMatch(/^pool web-batch of cluster staging \(team web\)$/m);
     expect(r.out).toMatch(/^ {2}weight\s+7\s+cluster-pool\s+\S*platform\.yaml:\d+:\d+$/m);
     expect(r.out).toMatch(/^instance types: 2 admitted, by family \(smallest to largest size\):\n {2}m7g: large to xlarge \(2\)$/m);
-    expect(r.out).toMatch(/^on-demand price \(us-east-1 list prices\): \$\d+\.\d{4} to \$\d+\.\d{4} per node-hour$/m);
+    expect(r.out).toMatch(/^on-demand price \(us-east-1 list prices after NodeOverlays\): \$\d+\.\d{4} to \$\d+\.\d{4} per node-hour$/m);
     expect(r.out).toMatch(/^at most per hour, with its limits reached: \$\d+\.\d\d on demand \(bound by (cpu: 8|memory: 64Gi); ceiling at us-east-1 on-demand list price after NodeOverlays, not a forecast\)$/m);
   });
 
