@@ -128,7 +128,37 @@ describe('an upgrade to the 1.15 stand-in', () => {
     expect(values('old').settings.awsFeatureGates).toBeUndefined();
     const nodeClass = parse(readFileSync(join(root, 'dist/cel/nodepools/web/web.yaml'), 'utf8').split(/^---$/m).find((d) => /kind: EC2NodeClass/.test(d)) ?? '') as { spec: { kubelet: unknown } };
     expect(nodeClass.spec.kubelet).toEqual({ containerLogMaxSize: '50Mi', kubeReserved: { cpu: 'max(60, vcpus * 30)', memory: '255 + memory_mib / 100' }, maxPods: 'min(110, max_pods)' });
+    // 1.15's CRD would default a missing consolidateAfter to 0s: the NodePool says its own.
+    const nodePool = parse(readFileSync(join(root, 'dist/cel/nodepools/web/web.yaml'), 'utf8').split(/^---$/m).find((d) => /kind: NodePool/.test(d)) ?? '') as { spec: { disruption: Record<string, unknown> } };
+    expect(nodePool.spec.disruption.consolidateAfter).toBe('1m');
     expect(files('dist/old')).toEqual(before);
+  });
+
+  it('reviews an EC2NodeClass edit landing with a controller upgrade across a hash-version bump: existing nodes do not roll, at that cluster only', () => {
+    const fleet = (upgraded: boolean, tags: Record<string, string>) => {
+      writeFleet({});
+      const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as { clusters: Record<string, unknown>; teams: { web: Record<string, unknown> } };
+      config.clusters.moving = { terraformOutputs: 'terraform/moving.json', karpenter: { version: upgraded ? '1.15.0' : '1.14.1' } };
+      config.teams.web.tags = tags;
+      writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+      writeFileSync(join(root, 'config/terraform/moving.json'), terraform('moving'));
+      const synth = run('synth');
+      if (synth.status !== 0) throw new Error(synth.stderr);
+    };
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: root, encoding: 'utf8' });
+    fleet(false, {});
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    fleet(true, { billing: 'batch' });
+    const diff = run('diff', '--base', 'HEAD');
+    const out = diff.stdout;
+    expect(out).toMatch(/Karpenter 1\.14\.1 -> 1\.15\.0 in the same change: EC2NodeClass hash version v5 -> v6, with tags edited/);
+    expect(out).toMatch(/existing nodes do NOT roll/);
+    // At the cluster that moves; the one that stays on 1.14.1 drifts for the same edit, as ever.
+    expect(out).toMatch(/EC2NodeClass changed ×1 on cluster moving: Karpenter 1\.14\.1 -> 1\.15\.0 in the same change/);
+    expect(out).toMatch(/EC2NodeClass changed ×1 on cluster old: tag billing added: batch — tags are in the EC2NodeClass hash/);
+    expect(out).not.toMatch(/cluster old: Karpenter/);
   });
 
   it('fails at each kubelet field the release refuses, all at once, naming cluster and version', () => {
