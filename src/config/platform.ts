@@ -89,6 +89,12 @@ export interface Pool {
   readonly instanceTypes: AdmittedTypes;
   /** Where a finding about the pool's limits is reported (its `limits`, or the pool where it sets none). */
   readonly limitsAt: ProblemLocation;
+  /**
+   * Where each CEL expression of the pool's kubelet was set, by field (`maxPods`,
+   * `kubeReserved.cpu`): the plan evaluates them per admitted instance type and reports there.
+   * @default - none: the pool's kubelet has no expression
+   */
+  readonly kubeletExpressionsAt?: Readonly<Record<string, ProblemLocation>>;
   /** Every resolved field with the level and line that set it. @default - only when loaded for `explain` */
   readonly provenance?: readonly FieldProvenance[];
 }

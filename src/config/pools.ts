@@ -12,6 +12,7 @@ import { fieldOfRequirementKey, poolRequirements } from './requirements';
 import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
+import { controllerKubeletFindings, isQuantity } from './kubelet';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
 
@@ -102,6 +103,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
           + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or set clusters.${clusterId}.overrides.disruption.consolidationPolicy`));
       }
       if (facts && settings.replicas !== undefined) problems.push(...staticPoolGateProblems(ctx, karpenter?.version ?? '', facts, karpenter?.featureGates));
+      if (facts && settings.kubelet) problems.push(...kubeletReleaseProblems(ctx, karpenter?.version ?? '', facts, settings));
       const region = tf ? regionOf(tf) : undefined;
       if (region !== undefined) {
         (settings.zones ?? []).forEach((zone, i) => {
@@ -123,6 +125,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         instanceTypes: checked?.admitted ?? { count: 0 },
         limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
+        ...expressionsAt(ctx, settings),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
     }
@@ -334,6 +337,45 @@ function checkStaticPool(ctx: PoolContext, s: PoolSettings, add: (path: FieldPat
  * cluster must not turn it off (the generator turns it on wherever a pool sets replicas).
  * @see https://karpenter.sh/docs/reference/settings/#feature-gates
  */
+/**
+ * The pool's kubelet as the cluster's release takes it. A release whose EC2NodeClass CRD types
+ * spec.kubelet (1.13, 1.14) refuses, at the API server, any field but its own and any CEL
+ * expression; one that leaves it open (1.15) takes them, and its controller refuses what
+ * src/config/kubelet.ts transcribes, marking the EC2NodeClass NotReady while Argo CD shows it synced.
+ */
+function kubeletReleaseProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, s: PoolSettings): Problem[] {
+  const kubelet = (s.kubelet ?? {}) as Readonly<Record<string, unknown>>;
+  const problems: Problem[] = [];
+  const upgrade = `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version)`;
+  if (facts.kubeletValidatedBy === 'controller') {
+    const family = s.ami?.family ?? (s.ami?.alias ? aliasFamily(s.ami.alias) : undefined) ?? 'AL2023';
+    for (const f of controllerKubeletFindings(kubelet, family)) {
+      problems.push(ctx.problem(['kubelet', ...f.path], `${f.message}: cluster ${ctx.cluster} runs Karpenter ${version}, whose controller refuses it `
+        + '(the EC2NodeClass would stay NotReady and launch nothing while the API server and Argo CD show it synced)'));
+    }
+    return problems;
+  }
+  const known = facts.ec2NodeClassFields.filter((f) => /^spec\.kubelet\.[^.]+$/.test(f)).map((f) => f.slice('spec.kubelet.'.length));
+  for (const key of Object.keys(kubelet)) {
+    if (!known.includes(key)) {
+      problems.push(ctx.problem(['kubelet', key], `unknown key "${key}": cluster ${ctx.cluster} runs Karpenter ${version}, whose EC2NodeClass CRD has no spec.kubelet.${key} `
+        + `(its kubelet fields: ${known.join(', ')}); other KubeletConfiguration fields need a release whose CRD leaves spec.kubelet open (1.15 or later): ${upgrade}, or remove it`));
+    }
+  }
+  if (typeof kubelet.maxPods === 'string') {
+    problems.push(ctx.problem(['kubelet', 'maxPods'], `"${kubelet.maxPods}" is a CEL expression: cluster ${ctx.cluster} runs Karpenter ${version}, whose EC2NodeClass CRD takes maxPods as a whole number `
+      + `(expressions need 1.15 or later): ${upgrade}, or write a number`));
+  }
+  for (const field of ['kubeReserved', 'systemReserved'] as const) {
+    for (const [key, value] of Object.entries(s.kubelet?.[field] ?? {})) {
+      if (value === undefined) continue;
+      if (!isQuantity(value)) problems.push(ctx.problem(['kubelet', field, key], `"${value}": must be a quantity such as "100m" or "1Gi" (cluster ${ctx.cluster} runs Karpenter ${version}, whose CRD takes no CEL expression here)`));
+      else if (value.startsWith('-')) problems.push(ctx.problem(['kubelet', field, key], 'cannot be negative'));
+    }
+  }
+  return problems;
+}
+
 function staticPoolGateProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, gates: Readonly<Record<string, boolean>> | undefined): Problem[] {
   if (!facts.featureGates.includes('staticCapacity')) {
     return [ctx.problem(['replicas'], `cluster ${ctx.cluster} runs Karpenter ${version}, which has no StaticCapacity feature gate, so pool ${ctx.name} cannot set replicas: `
@@ -347,6 +389,18 @@ function staticPoolGateProblems(ctx: PoolContext, version: string, facts: Releas
 }
 
 /** Where a problem sits, without its message (a problem found later, against the plan, is reported there). */
+/** Where each CEL expression of the pool's kubelet was set (a string maxPods, a reserved value that is not a quantity). */
+function expressionsAt(ctx: PoolContext, s: PoolSettings): { kubeletExpressionsAt?: Record<string, ProblemLocation> } {
+  const at: Record<string, ProblemLocation> = {};
+  if (typeof s.kubelet?.maxPods === 'string') at.maxPods = location(ctx.problem(['kubelet', 'maxPods'], ''));
+  for (const field of ['kubeReserved', 'systemReserved'] as const) {
+    for (const [key, value] of Object.entries(s.kubelet?.[field] ?? {})) {
+      if (value !== undefined && !isQuantity(value)) at[`${field}.${key}`] = location(ctx.problem(['kubelet', field, key], ''));
+    }
+  }
+  return Object.keys(at).length ? { kubeletExpressionsAt: at } : {};
+}
+
 function location(p: Problem): ProblemLocation {
   return { file: p.file, line: p.line, col: p.col, path: p.path };
 }

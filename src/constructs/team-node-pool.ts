@@ -25,6 +25,25 @@ export interface TeamNodePoolProps {
 }
 
 /**
+ * The generated EC2NodeClass with \`spec.kubelet\` written in the CRD's own field names, whatever
+ * shape the release's generated class gives it: typed (1.13, 1.14, whose class renames
+ * clusterDns to clusterDNS on the way out and drops any other key) or an open map (1.15, which
+ * would write clusterDns as given: a field the controller refuses). Set after the class's own
+ * conversion, so neither shape changes what is written.
+ */
+class NodeClassObject extends aws.Ec2NodeClass {
+  public constructor(scope: Construct, id: string, private readonly kubelet: NodeClassModel['kubelet'], props: aws.Ec2NodeClassProps) {
+    super(scope, id, props);
+  }
+
+  public override toJson(): any {
+    const json = super.toJson() as { spec: Record<string, unknown> };
+    if (this.kubelet) json.spec.kubelet = escapeKeys(JSON.parse(JSON.stringify(this.kubelet)) as unknown);
+    return json;
+  }
+}
+
+/**
  * One pool: an EC2NodeClass and the NodePool that uses it, both named after the
  * pool and both guarded by Argo CD's `Prune=confirm`/`Delete=confirm`.
  * Every field the API server would default is written out, so Argo CD sees no drift.
@@ -41,7 +60,7 @@ export class TeamNodePool extends Construct {
     super(scope, id);
     const nc = props.nodeClass;
     const np = props.nodePool;
-    this.nodeClass = new aws.Ec2NodeClass(this, 'EC2NodeClass', escapeKeys({
+    this.nodeClass = new NodeClassObject(this, 'EC2NodeClass', nc.kubelet, escapeKeys({
       metadata: metadata(nc.name, props.team, props.digests?.nodeClass),
       spec: {
         role: nc.role,
@@ -73,20 +92,6 @@ export class TeamNodePool extends Construct {
           httpProtocolIPv6: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6, nc.metadataOptions.httpProtocolIPv6),
           httpPutResponseHopLimit: nc.metadataOptions.httpPutResponseHopLimit,
           httpTokens: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpTokens, nc.metadataOptions.httpTokens),
-        },
-        kubelet: nc.kubelet && {
-          clusterDns: nc.kubelet.clusterDNS,
-          cpuCfsQuota: nc.kubelet.cpuCFSQuota,
-          evictionHard: nc.kubelet.evictionHard,
-          evictionSoft: nc.kubelet.evictionSoft,
-          evictionSoftGracePeriod: nc.kubelet.evictionSoftGracePeriod,
-          evictionMaxPodGracePeriod: nc.kubelet.evictionMaxPodGracePeriod,
-          imageGcHighThresholdPercent: nc.kubelet.imageGCHighThresholdPercent,
-          imageGcLowThresholdPercent: nc.kubelet.imageGCLowThresholdPercent,
-          kubeReserved: nc.kubelet.kubeReserved,
-          systemReserved: nc.kubelet.systemReserved,
-          maxPods: nc.kubelet.maxPods,
-          podsPerCore: nc.kubelet.podsPerCore,
         },
         userData: nc.userData,
         tags: nc.tags,

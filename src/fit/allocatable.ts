@@ -90,8 +90,10 @@ function adjust(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: nu
     allocatable.set('memory', memory + defaultReserved - reserved - (mib(kubelet.systemReserved?.memory) ?? 0) + 100 - eviction);
   }
 
-  if (pods !== undefined && (kubelet.maxPods !== undefined || kubelet.podsPerCore)) {
-    let count = kubelet.maxPods ?? pods;
+  // A CEL expression (a string, Karpenter 1.15) is not evaluated here: the type's default stands.
+  const maxPods = typeof kubelet.maxPods === 'number' ? kubelet.maxPods : undefined;
+  if (pods !== undefined && (maxPods !== undefined || kubelet.podsPerCore)) {
+    let count = maxPods ?? pods;
     if (kubelet.podsPerCore) count = Math.min(count, kubelet.podsPerCore * vcpus);
     allocatable.set('pods', count);
   }

@@ -8,6 +8,7 @@ import type { Platform } from '../config/platform';
 import { InputError, Problem } from '../input/problems';
 import { budgetProblems, CEILING_BASIS } from './cost';
 import { FleetPlan, fleetPlan, PlanOptions } from './plan';
+import { expressionFindings } from './kubelet-expressions';
 
 /** The plan's findings: problems (synth fails) and warnings. */
 export interface PlanFindings {
@@ -31,7 +32,17 @@ export function planFindings(platform: Platform, plan: FleetPlan): PlanFindings 
         + `up to ${prices ? `$${prices.max.toFixed(2)}/hour` : 'an unknown price'} each, ${CEILING_BASIS}); set limits: { cpu: ..., memory: ... } or limits.nodes`,
     });
   }));
-  return { problems: budgetProblems(plan.teamCeilings, platform.budgets), warnings };
+  const problems: Problem[] = [...budgetProblems(plan.teamCeilings, platform.budgets)];
+  // CEL expressions of a pool's kubelet (1.15), on every instance type it admits after overlays.
+  platform.clusters.forEach((cluster, i) => cluster.pools.forEach((pool, j) => {
+    const at = pool.kubeletExpressionsAt;
+    if (!at || !pool.settings.kubelet) return;
+    for (const f of expressionFindings(pool.settings.kubelet, plan.clusters[i].pools[j].facts.admitted)) {
+      const where = at[f.field];
+      if (where) (f.severity === 'error' ? problems : warnings).push({ ...where, message: `${f.message} (cluster ${cluster.id}, Karpenter ${cluster.karpenter.version})` });
+    }
+  }));
+  return { problems, warnings };
 }
 
 /** A platform, its plan and the warnings of both. */

@@ -1,5 +1,7 @@
 import type { Cluster } from '../config/platform';
 import { SETTINGS_RULES, SettingKey } from '../release/settings-rules.generated';
+import { release } from '../release/release';
+import { hasExpressions } from './kubelet-expressions';
 
 type Quantities = Readonly<Record<string, string | number>>;
 type Scalar = string | number | boolean;
@@ -60,6 +62,7 @@ export function controllerValues(cluster: Cluster): KarpenterChartValues {
       clusterEndpoint: tf.clusterEndpoint,
       interruptionQueue: tf.interruptionQueueName,
       featureGates: featureGates(cluster),
+      ...settingsMapsInUse(cluster),
     },
     affinity: OFF_KARPENTER_NODES,
   });
@@ -76,6 +79,32 @@ export function gatesInUse(cluster: Cluster): Readonly<Record<string, boolean>> 
   if (cluster.overlays.length > 0) gates.nodeOverlay = true;
   if (cluster.buffers.length > 0) gates.capacityBuffer = true;
   return gates;
+}
+
+/**
+ * The controller's name of the gate CEL expressions in an EC2NodeClass's kubelet need: the
+ * controller refuses an EC2NodeClass with one while it is off.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/validation.go#L181-L191
+ */
+export const KUBELET_EXPRESSIONS_GATE = 'NodeClassCEL';
+
+/**
+ * Gates of the cluster's release in settings maps other than `featureGates` (1.15's
+ * `awsFeatureGates`), each on exactly where the cluster uses its feature, found by the name the
+ * controller reads (the release facts map chart keys to it): NodeClassCEL for a kubelet CEL
+ * expression. Nothing for a release without the gate (the config refuses the expression there).
+ */
+export function settingsMapsInUse(cluster: Cluster): Readonly<Record<string, Readonly<Record<string, boolean>>>> {
+  const facts = release(cluster.karpenter.version);
+  const out: Record<string, Record<string, boolean>> = {};
+  const turnOn = (name: string) => {
+    for (const [map, keys] of Object.entries(facts?.settingsMaps ?? {})) {
+      if (map === 'featureGates') continue;
+      for (const [key, named] of Object.entries(keys)) if (named === name) (out[map] ??= {})[key] = true;
+    }
+  };
+  if (cluster.pools.some((p) => hasExpressions(p.settings.kubelet))) turnOn(KUBELET_EXPRESSIONS_GATE);
+  return out;
 }
 
 /** The user's gates with the gates of features in use over them, or undefined when there are none. */

@@ -15,10 +15,10 @@
 /** The Karpenter version these rules describe. */
 export const SETTINGS_RULES_VERSION = '1.14.1';
 
-import type { SettingRule } from './types';
+import type { SettingRule, SettingsMapRule } from './types';
 
 /**
- * Every key under the chart's `settings` but `featureGates`, by chart key.
+ * Every key under the chart's `settings` but its maps, by chart key.
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/templates/deployment.yaml
  */
 export const SETTINGS_RULES = {
@@ -193,7 +193,7 @@ export const SETTINGS_RULES = {
   },
 } as const satisfies Readonly<Record<string, SettingRule>>;
 
-/** A chart key under `settings` (but `featureGates`). */
+/** A chart key under `settings` (but its maps). */
 export type SettingKey = keyof typeof SETTINGS_RULES;
 
 /**
@@ -219,3 +219,21 @@ export const FEATURE_GATE_NAMES = {
   spotToSpotConsolidation: 'SpotToSpotConsolidation',
   staticCapacity: 'StaticCapacity',
 } as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string>>;
+
+/**
+ * Every map under the chart's `settings` (`featureGates` among them): the variable the chart
+ * renders it into as `Name=value,…`, and each key's name there and chart default.
+ */
+export const SETTINGS_MAPS = {
+  featureGates: {
+    envVar: 'FEATURE_GATES',
+    keys: {
+      capacityBuffer: { name: 'CapacityBuffer', default: false },
+      nodeOverlay: { name: 'NodeOverlay', default: false },
+      nodeRepair: { name: 'NodeRepair', default: false },
+      reservedCapacity: { name: 'ReservedCapacity', default: true },
+      spotToSpotConsolidation: { name: 'SpotToSpotConsolidation', default: false },
+      staticCapacity: { name: 'StaticCapacity', default: false },
+    },
+  },
+} as const satisfies Readonly<Record<string, SettingsMapRule>>;

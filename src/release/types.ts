@@ -17,6 +17,26 @@ export interface ReleaseFacts {
   readonly consolidationPolicies: readonly string[];
   /** The chart's `settings.featureGates` keys, sorted. */
   readonly featureGates: readonly string[];
+  /**
+   * Every map under the chart's `settings` (`featureGates` and any other, such as 1.15's
+   * `awsFeatureGates`): per chart key, the name the controller reads it by (`NodeClassCEL`).
+   */
+  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * Who validates an EC2NodeClass's `spec.kubelet`: `crd` when the CRD gives it a schema (fields,
+   * types and CEL rules: the API server refuses what it does not accept, as 1.13 and 1.14 do);
+   * `controller` when the CRD leaves it open (`x-kubernetes-preserve-unknown-fields`, from 1.15):
+   * the API server accepts anything and the controller's own validation marks the EC2NodeClass
+   * NotReady (ValidationSucceeded=False) on what it refuses.
+   * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/apis/v1/kubeletconfiguration_validation.go
+   */
+  readonly kubeletValidatedBy: 'crd' | 'controller';
+  /**
+   * `EC2NodeClassHashVersion` of the release's controller (`v5`, `v6`): when it changes, the
+   * upgraded controller re-stamps existing NodeClaims with the current hash instead of drifting them.
+   * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go
+   */
+  readonly ec2NodeClassHashVersion: string;
   /** The sha256 of each file the facts were generated from, by its path in the release. */
   readonly sources: Readonly<Record<string, string>>;
 }
@@ -57,6 +77,18 @@ export interface SettingRule {
   readonly tpl: boolean;
   /** The first sentence of the settings docs' description. */
   readonly description: string;
+}
+
+/**
+ * One map under the chart's `settings` (`featureGates`, 1.15's `awsFeatureGates`), which the
+ * chart renders into one controller variable as `Name=value,…`.
+ * @see https://karpenter.sh/docs/reference/settings/#feature-gates
+ */
+export interface SettingsMapRule {
+  /** The controller variable, e.g. `AWS_FEATURE_GATES`. */
+  readonly envVar: string;
+  /** Per chart key: its name in the variable (`NodeClassCEL`) and the chart default. */
+  readonly keys: Readonly<Record<string, { readonly name: string; readonly default: SettingValue }>>;
 }
 
 /**

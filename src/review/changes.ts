@@ -4,6 +4,7 @@ import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes 
 import { atLeast, FieldChange, Risk, RISKS } from './risk';
 import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
 import { catalogMatcher } from '../catalog/match';
+import { release } from '../release/release';
 import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
@@ -69,7 +70,7 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   const [was, now] = [summaryDataOf(base), summaryDataOf(head)];
   const notes = 'missing' in was && 'data' in now ? [`cost ceilings and Kubernetes versions are not compared: ${was.missing}`] : [];
   return {
-    changes: sortByCluster(withKubernetesUpgrades(changes.map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c)), context)),
+    changes: sortByCluster(withHashVersionBumps(withKubernetesUpgrades(changes.map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c)), context), context)),
     clusters: clusterChanges(base, head, before, after),
     ...(costs.length ? { costs } : {}),
     ...(notes.length ? { notes } : {}),
@@ -409,6 +410,57 @@ function withKubernetesUpgrades(changes: Change[], context: Context): Change[] {
     }
   }
   return out;
+}
+
+/** Each cluster's Karpenter version, as a tree's summary data states it (none without it). */
+function karpenterVersions(tree: GeneratedTree): Map<string, string> {
+  const read = summaryDataOf(tree);
+  return 'data' in read ? new Map(read.data.clusters.map((c) => [c.id, c.karpenterVersion])) : new Map();
+}
+
+/**
+ * EC2NodeClass fields its hash leaves out (`hash:"ignore"`: checked for drift another way, or
+ * hashed through a resolved value); an edit of any other spec field changes the hash.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/apis/v1/ec2nodeclass.go#L41-L86
+ */
+const UNHASHED_NODE_CLASS_FIELDS = new Set(['subnetSelectorTerms', 'securityGroupSelectorTerms', 'capacityReservationSelectorTerms', 'ipPrefixCount', 'amiSelectorTerms', 'amiFamily']);
+
+/**
+ * A change that edits an EC2NodeClass's hashed fields and, in the same change, moves its cluster's
+ * controller across a bump of `EC2NodeClassHashVersion` (v5 -> v6 in 1.15): the new controller sees
+ * NodeClaims of the old hash version and re-stamps each (not yet drifted) with the hash of the
+ * EC2NodeClass as it is then, this edit included. So existing nodes do not drift for the edit;
+ * only nodes launched after it, or replaced for another reason, get it.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go#L54-L61
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go#L85-L115
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/main/designs/drift-hash-versioning.md
+ */
+function withHashVersionBumps(changes: Change[], context: Context): Change[] {
+  const was = karpenterVersions(context.base);
+  const now = karpenterVersions(context.head);
+  const bumps = new Map<string, { from: string; to: string; hashFrom: string; hashTo: string }>();
+  for (const [cluster, to] of now) {
+    const from = was.get(cluster);
+    const hashFrom = from !== undefined ? release(from)?.ec2NodeClassHashVersion : undefined;
+    const hashTo = release(to)?.ec2NodeClassHashVersion;
+    if (from !== undefined && hashFrom !== undefined && hashTo !== undefined && hashFrom !== hashTo) bumps.set(cluster, { from, to, hashFrom, hashTo });
+  }
+  if (bumps.size === 0) return changes;
+  return changes.map((c) => {
+    const bump = bumps.get(c.resource.cluster);
+    const before = context.before.get(c.resource.key);
+    if (!bump || c.resource.kind !== 'EC2NodeClass' || c.action !== 'changed' || !before) return c;
+    const [a, b] = [obj(before.body.spec), obj(c.resource.body.spec)];
+    const edited = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !UNHASHED_NODE_CLASS_FIELDS.has(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+    if (edited.length === 0) return c;
+    const field: FieldChange = {
+      risk: c.risk,
+      text: `Karpenter ${bump.from} -> ${bump.to} in the same change: EC2NodeClass hash version ${bump.hashFrom} -> ${bump.hashTo}, with ${edited.join(', ')} edited`,
+      why: `the upgraded controller re-stamps every existing NodeClaim of ${bump.hashFrom} with the hash of the EC2NodeClass as it is then, this edit included: existing nodes do NOT roll `
+        + `and keep the old ${edited.join(', ')} until they are replaced for another reason; only new nodes get it. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
+    };
+    return { ...c, fields: [field, ...c.fields], why: `${c.why}; but not here: existing nodes do not roll, as the controller moves to EC2NodeClass hash ${bump.hashTo} in the same change (upgrade it first, then edit)` };
+  });
 }
 
 function summary(risk: Risk, r: Resource): string {

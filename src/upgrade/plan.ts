@@ -7,7 +7,8 @@ import { parse as parseYaml } from 'yaml';
 import { buildCatalog, CatalogData, renderCatalog } from '../catalog/generate';
 import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.generated';
 import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
-import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES } from '../release/settings-rules.generated';
+import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULES } from '../release/settings-rules.generated';
+import type { SettingsMapRule } from '../release/types';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
@@ -130,6 +131,8 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
     previous: {
       settings: Object.fromEntries(Object.entries(SETTINGS_RULES).map(([k, r]) => [k, { envVar: r.envVar, withGuarded: r.withGuarded, tpl: r.tpl }])),
       featureGates: FEATURE_GATE_NAMES,
+      settingsMaps: Object.fromEntries(Object.entries(SETTINGS_MAPS as Readonly<Record<string, SettingsMapRule>>)
+        .map(([map, rule]) => [map, { envVar: rule.envVar, names: Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name])) }])),
     },
   }, settingsNotes));
   notes.push(...settingsNotes);
@@ -163,11 +166,12 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   for (const [path, text] of [...vendoredFiles].sort(([a], [b]) => (a < b ? -1 : 1))) files.set(vendored(path), text);
   files.set(vendored('README.md'), vendoredReadme(release, vendoredFiles));
   // This release's facts and CRDs beside those of the releases before it, which stay.
-  const facts = buildReleaseFacts({
-    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), featureGates: Object.keys(settings.featureGates),
-    paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd },
+  const facts = generate(`${RELEASE_FILES.ec2NodeClassCrd}, ${RELEASE_FILES.ec2NodeClassGo}`, () => buildReleaseFacts({
+    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates),
+    settingsMaps: Object.fromEntries(Object.entries(settings.settingsMaps).map(([map, rule]) => [map, Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name]))])),
+    paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd, ec2NodeClassGo: RELEASE_FILES.ec2NodeClassGo },
     nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass,
-  });
+  }));
   files.set(`${releaseDir(v)}/release.generated.ts`, renderReleaseFacts(facts));
   files.set(VENDORED_INDEX, renderVendored([...vendoredVersions(options.root), v]));
   for (const { file } of CRDS) files.set(`${RELEASE_CRDS}/v${v}/${RELEASE_FILES[file].split('/').pop()}`, text(file));
@@ -319,6 +323,20 @@ function gateChanges(next: SettingsRulesData): string[] {
     else if (old[key] !== gate.default) out.push(`~ ${gate.gate}: default ${old[key]} → ${gate.default}`);
   }
   for (const key of Object.keys(old)) if (!(key in next.featureGates)) out.push(`- ${(FEATURE_GATE_NAMES as Readonly<Record<string, string>>)[key]} (settings.featureGates.${key})`);
+  // Every other map under settings (AWS_FEATURE_GATES from 1.15), whatever the chart calls it.
+  const oldMaps = SETTINGS_MAPS as Readonly<Record<string, SettingsMapRule>>;
+  for (const [map, rule] of Object.entries(next.settingsMaps)) {
+    if (map === 'featureGates') continue;
+    for (const [key, k] of Object.entries(rule.keys)) {
+      const before = oldMaps[map]?.keys[key];
+      if (!before) out.push(`+ ${k.name} (settings.${map}.${key} → ${rule.envVar}, default ${JSON.stringify(k.default)})`);
+      else if (before.default !== k.default) out.push(`~ ${k.name}: default ${JSON.stringify(before.default)} → ${JSON.stringify(k.default)}`);
+    }
+  }
+  for (const [map, rule] of Object.entries(oldMaps)) {
+    if (map === 'featureGates') continue;
+    for (const [key, k] of Object.entries(rule.keys)) if (!next.settingsMaps[map]?.keys[key]) out.push(`- ${k.name} (settings.${map}.${key})`);
+  }
   return out;
 }
 

@@ -7,10 +7,14 @@ export interface ReleaseFactsInput {
   readonly version: string;
   readonly nodePoolCrd: string;
   readonly ec2NodeClassCrd: string;
+  /** `pkg/apis/v1/ec2nodeclass.go`: the EC2NodeClass hash version. */
+  readonly ec2NodeClassGo: string;
   /** The chart's `settings.featureGates` keys. */
   readonly featureGates: readonly string[];
-  /** Paths of the CRDs in the release, for the header. */
-  readonly paths: { readonly nodePoolCrd: string; readonly ec2NodeClassCrd: string };
+  /** Every map under the chart's `settings`: per key, the controller's name of it. */
+  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Paths of the release files, for the header. */
+  readonly paths: { readonly nodePoolCrd: string; readonly ec2NodeClassCrd: string; readonly ec2NodeClassGo: string };
   /** Every field path of each CRD (as the upgrade's CRD report computes them). */
   readonly nodePoolFields: readonly string[];
   readonly ec2NodeClassFields: readonly string[];
@@ -24,11 +28,42 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     ec2NodeClassFields: [...input.ec2NodeClassFields],
     consolidationPolicies: consolidationPolicies(input.nodePoolCrd),
     featureGates: [...input.featureGates].sort(),
+    settingsMaps: input.settingsMaps,
+    kubeletValidatedBy: kubeletValidatedBy(input.ec2NodeClassCrd),
+    ec2NodeClassHashVersion: hashVersion(input.ec2NodeClassGo),
     sources: {
       [input.paths.nodePoolCrd]: sha256(input.nodePoolCrd),
       [input.paths.ec2NodeClassCrd]: sha256(input.ec2NodeClassCrd),
+      [input.paths.ec2NodeClassGo]: sha256(input.ec2NodeClassGo),
     },
   };
+}
+
+/**
+ * `crd` when the EC2NodeClass CRD gives `spec.kubelet` a schema of its own (properties), as 1.13
+ * and 1.14 do; `controller` when it leaves it open (`x-kubernetes-preserve-unknown-fields` and no
+ * properties, from 1.15: "spec.kubelet is an open map the API server does no validation of").
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/apis/v1/kubeletconfiguration_validation.go#L101
+ */
+function kubeletValidatedBy(crdText: string): 'crd' | 'controller' {
+  type S = { properties?: Record<string, S>; 'x-kubernetes-preserve-unknown-fields'?: boolean };
+  const crd = parseYaml(crdText) as { spec?: { versions?: { name: string; storage?: boolean; schema?: { openAPIV3Schema?: S } }[] } } | null;
+  const version = crd?.spec?.versions?.find((x) => x.storage) ?? crd?.spec?.versions?.[0];
+  const kubelet = version?.schema?.openAPIV3Schema?.properties?.spec?.properties?.kubelet;
+  if (!kubelet) throw new Error('the EC2NodeClass CRD has no spec.kubelet');
+  if (kubelet.properties && Object.keys(kubelet.properties).length > 0) return 'crd';
+  if (kubelet['x-kubernetes-preserve-unknown-fields'] === true) return 'controller';
+  throw new Error('the EC2NodeClass CRD\'s spec.kubelet has neither properties nor x-kubernetes-preserve-unknown-fields: read the CRD and teach src/upgrade/release-facts-generator.ts what it means');
+}
+
+/**
+ * The value of `const EC2NodeClassHashVersion = "v6"` in the release's Go code.
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/apis/v1/ec2nodeclass.go#L539
+ */
+function hashVersion(goText: string): string {
+  const found = /^const EC2NodeClassHashVersion = "(v\d+)"/m.exec(goText);
+  if (!found) throw new Error('no const EC2NodeClassHashVersion = "vN" in it');
+  return found[1];
 }
 
 /** The enum of `spec.disruption.consolidationPolicy` in the NodePool CRD's served v1 schema. */
@@ -70,6 +105,11 @@ export const RELEASE: ReleaseFacts = {
   ec2NodeClassFields: ${list(facts.ec2NodeClassFields)},
   consolidationPolicies: [${facts.consolidationPolicies.map((p) => `'${p}'`).join(', ')}],
   featureGates: [${facts.featureGates.map((p) => `'${p}'`).join(', ')}],
+  settingsMaps: {
+${Object.entries(facts.settingsMaps).map(([map, keys]) => `    ${map}: { ${Object.entries(keys).map(([k, n]) => `${k}: '${n}'`).join(', ')} },`).join('\n')}
+  },
+  kubeletValidatedBy: '${facts.kubeletValidatedBy}',
+  ec2NodeClassHashVersion: '${facts.ec2NodeClassHashVersion}',
   sources: {
 ${Object.entries(facts.sources).map(([p, h]) => `    '${p}': '${h}',`).join('\n')}
   },

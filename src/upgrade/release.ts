@@ -19,6 +19,8 @@ export const RELEASE_FILES = {
   instanceTypes: 'website/content/en/docs/reference/instance-types.md',
   compatibility: 'website/content/en/docs/upgrading/compatibility.md',
   pricing: 'pkg/providers/pricing/zz_generated.pricing_aws.go',
+  // The controller's EC2NodeClass hash version (EC2NodeClassHashVersion).
+  ec2NodeClassGo: 'pkg/apis/v1/ec2nodeclass.go',
 } as const;
 
 /** A file of {@link RELEASE_FILES}. */
@@ -73,6 +75,7 @@ const FLAT_FILES: Readonly<Record<ReleaseFile, string>> = {
   instanceTypes: 'instance-types.md',
   compatibility: 'compatibility.md',
   pricing: 'zz_generated.pricing_aws.go',
+  ec2NodeClassGo: 'ec2nodeclass.go',
 };
 
 /**

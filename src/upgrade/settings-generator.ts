@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isMap, isScalar, parseDocument } from 'yaml';
-import type { SettingRule, SettingType, SettingValue } from '../release/types';
+import type { SettingRule, SettingsMapRule, SettingType, SettingValue } from '../release/types';
 import { GO_DURATION, GO_FLOAT, GO_INTEGER, parseGoBool, parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
 
 /** Everything {@link renderSettingsRules} writes. */
@@ -30,7 +30,15 @@ export interface SettingsRulesData {
   readonly settings: Readonly<Record<string, SettingRule>>;
   /** Every key under `settings.featureGates`, sorted: the controller's gate name and the chart default. */
   readonly featureGates: Readonly<Record<string, { readonly gate: string; readonly default: boolean }>>;
+  /**
+   * Every map under the chart's `settings` (`featureGates`, and whatever other map the chart
+   * has, such as 1.15's `awsFeatureGates`), found in values.yaml and the deployment template:
+   * the variable the chart renders it into as `Name=value,…` and, per key, its name there and
+   * the chart default.
+   */
+  readonly settingsMaps: Readonly<Record<string, SettingsMapRule>>;
 }
+
 
 /** Inputs of {@link buildSettingsRules}: the text of three files of one release. */
 export interface SettingsRulesInput {
@@ -55,6 +63,8 @@ export interface SettingsRulesInput {
 export interface PreviousRules {
   readonly settings: Readonly<Record<string, { readonly envVar: string; readonly withGuarded: boolean; readonly tpl: boolean }>>;
   readonly featureGates: Readonly<Record<string, string>>;
+  /** Per settings map other than `featureGates`: its variable and each key's name there. @default - none known */
+  readonly settingsMaps?: Readonly<Record<string, { readonly envVar: string; readonly names: Readonly<Record<string, string>> }>>;
 }
 
 /** A controller flag as its Go code defines it. */
@@ -147,10 +157,11 @@ export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = 
       if (rule) settings[key] = rule;
     }
     for (const key of template.bindings.keys()) {
-      if (!(key in chart.settings) && key !== 'featureGates') problems.push(`settings.${key}: the deployment template uses it but values.yaml has no such key`);
+      if (!(key in chart.settings) && !(key in chart.maps)) problems.push(`settings.${key}: the deployment template uses it but values.yaml has no such key`);
     }
   }
-  const featureGates = docs && chart ? featureGateRules(chart.featureGates, docs, template, facts, problems) : {};
+  const featureGates = docs && chart ? featureGateRules(chart.maps.featureGates ?? {}, docs, template, facts, problems) : {};
+  const settingsMaps = docs && chart ? settingsMapRules(chart.maps, docs, template, problems) : {};
   if (problems.length > 0) throw new Error(problems.join('\n'));
   if (!facts.sameRelease) {
     const untyped = Object.values(settings).map((r) => r.envVar).filter((v) => !(v in CONTROLLER_OPTIONS.options));
@@ -166,6 +177,7 @@ export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = 
     sources: read.map((k) => ({ path: SOURCE_PATHS[k], sha256: sha256(input[k] ?? '') })),
     settings,
     featureGates,
+    settingsMaps,
   };
 }
 
@@ -192,7 +204,7 @@ function assumedTemplate(chart: ChartSettings | undefined, docs: Docs | undefine
   const guessed: string[] = [];
   for (const key of Object.keys(chart?.settings ?? {})) {
     const known = previous?.settings[key];
-    const envVar = known?.envVar ?? key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toUpperCase();
+    const envVar = known?.envVar ?? upperSnake(key);
     if (!known && !docs?.rows.has(envVar)) {
       problems.push(`settings.${key}: without ${SOURCE_PATHS.deploymentTemplate}, cannot tell which controller variable it sets (${envVar} is not in settings.md): add the template to the release folder`);
       continue;
@@ -200,13 +212,26 @@ function assumedTemplate(chart: ChartSettings | undefined, docs: Docs | undefine
     if (!known) guessed.push(`settings.${key} → ${envVar}`);
     bindings.set(key, known ?? { envVar, withGuarded: true, tpl: false });
   }
-  for (const key of Object.keys(chart?.featureGates ?? {})) {
-    const gate = previous?.featureGates[key] ?? key[0].toUpperCase() + key.slice(1);
-    if (!previous?.featureGates[key]) guessed.push(`settings.featureGates.${key} → ${gate}`);
-    gates.set(key, gate);
+  const maps = new Map<string, MapBinding>();
+  for (const [map, keys] of Object.entries(chart?.maps ?? {})) {
+    const known = map === 'featureGates' ? { envVar: 'FEATURE_GATES', names: previous?.featureGates ?? {} } : previous?.settingsMaps?.[map];
+    const envVar = known?.envVar ?? upperSnake(map);
+    const names = new Map<string, string>();
+    for (const key of Object.keys(keys)) {
+      const name = known?.names[key] ?? key[0].toUpperCase() + key.slice(1);
+      if (!known?.names[key]) guessed.push(`settings.${map}.${key} → ${envVar} ${name}`);
+      names.set(key, name);
+    }
+    maps.set(map, { envVar, names });
   }
+  for (const [key, name] of maps.get('featureGates')?.names ?? []) gates.set(key, name);
   notes.push(`${SOURCE_PATHS.deploymentTemplate} was not given: the settings the rules in use know keep their variables${guessed.length ? `; new ones are taken by name: ${guessed.join(', ')}` : ''}`);
-  return { bindings, gates, problems };
+  return { bindings, gates, maps, problems };
+}
+
+/** `awsFeatureGates` → `AWS_FEATURE_GATES`, as the chart names the variables of its settings. */
+function upperSnake(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toUpperCase();
 }
 
 // ---------------------------------------------------------------- settings.md
@@ -284,7 +309,8 @@ function parseGateTable(lines: readonly string[]): Map<string, boolean> {
 
 interface ChartSettings {
   readonly settings: Readonly<Record<string, SettingValue>>;
-  readonly featureGates: Readonly<Record<string, SettingValue>>;
+  /** Every map under `settings` (`featureGates` among them), by key: its keys' defaults. */
+  readonly maps: Readonly<Record<string, Readonly<Record<string, SettingValue>>>>;
 }
 
 function parseChartSettings(text: string, problems: string[]): ChartSettings | undefined {
@@ -299,17 +325,18 @@ function parseChartSettings(text: string, problems: string[]): ChartSettings | u
     return undefined;
   }
   const settings: Record<string, SettingValue> = {};
-  let featureGates: Record<string, SettingValue> = {};
+  const maps: Record<string, Record<string, SettingValue>> = {};
   for (const pair of node.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '?';
-    if (key === 'featureGates') featureGates = scalarMap(pair.value, 'settings.featureGates', problems);
+    // A map is a group of settings the chart renders into one variable (FEATURE_GATES, AWS_FEATURE_GATES).
+    if (isMap(pair.value)) maps[key] = scalarMap(pair.value, `settings.${key}`, problems);
     else {
       const value = scalarOf(pair.value);
       if (value === undefined) problems.push(`settings.${key}: values.yaml gives no string, number or boolean default`);
       else settings[key] = value;
     }
   }
-  return { settings, featureGates };
+  return { settings, maps };
 }
 
 function scalarMap(node: unknown, where: string, problems: string[]): Record<string, SettingValue> {
@@ -342,12 +369,24 @@ interface Binding {
   readonly tpl: boolean;
 }
 
+/** How the template renders one settings map into one variable: `Name={{ .Values.settings.<map>.<key> }},…`. */
+interface MapBinding {
+  readonly envVar: string;
+  /** Chart key → its name in the variable. */
+  readonly names: ReadonlyMap<string, string>;
+}
+
 interface Template {
   readonly bindings: ReadonlyMap<string, Binding>;
   /** Chart feature-gate key → controller gate name, from the FEATURE_GATES value. */
   readonly gates: ReadonlyMap<string, string>;
+  /** Every settings map the template renders, by chart key (`featureGates`, `awsFeatureGates`). */
+  readonly maps: ReadonlyMap<string, MapBinding>;
   readonly problems: readonly string[];
 }
+
+/** `Name={{ .Values.settings.<map>.<key> }}` in an env value. */
+const MAP_ENTRY = /(\w+)=\{\{\s*\.Values\.settings\.(\w+)\.(\w+)\s*\}\}/g;
 
 const ACTION = /\{\{-?\s*(with|if|range|end)\b\s*(.*?)\s*-?\}\}/g;
 const SETTING_REF = /\.Values\.settings\.(\w+)/;
@@ -361,14 +400,22 @@ function parseTemplate(text: string): Template {
   const lines = text.split('\n');
   const bindings = new Map<string, Binding>();
   const gates = new Map<string, string>();
+  const maps = new Map<string, { envVar: string; names: Map<string, string> }>();
   const problems: string[] = [];
   const blocks: string[] = [];
   lines.forEach((line, i) => {
     const name = /^\s*- name: ([A-Z][A-Z0-9_]*)\s*$/.exec(line);
     const value = name ? /^\s*value:\s*(.*)$/.exec(lines[i + 1] ?? '') : null;
     if (name && value) {
-      if (value[1].includes('.Values.settings.featureGates.')) {
-        for (const m of value[1].matchAll(/(\w+)=\{\{\s*\.Values\.settings\.featureGates\.(\w+)\s*\}\}/g)) gates.set(m[2], m[1]);
+      const entries = [...value[1].matchAll(MAP_ENTRY)];
+      if (entries.length > 0) {
+        for (const [, entry, map, key] of entries) {
+          const binding = maps.get(map) ?? { envVar: name[1], names: new Map<string, string>() };
+          if (binding.envVar !== name[1]) problems.push(`deployment.yaml:${i + 1}: settings.${map} is rendered into two variables, ${binding.envVar} and ${name[1]}`);
+          binding.names.set(key, entry);
+          maps.set(map, binding);
+          if (map === 'featureGates') gates.set(key, entry);
+        }
       } else {
         const key = settingOf(value[1], blocks);
         if (key !== undefined) {
@@ -383,7 +430,7 @@ function parseTemplate(text: string): Template {
       else blocks.push(`${action[1]} ${action[2]}`);
     }
   });
-  return { bindings, gates, problems };
+  return { bindings, gates, maps, problems };
 }
 
 /** The settings key a `value:` line renders: named in it, or `.` inside `with .Values.settings.<key>`. */
@@ -616,6 +663,45 @@ function featureGateRules(chart: Readonly<Record<string, SettingValue>>, docs: D
   return out;
 }
 
+/**
+ * Every map under the chart's `settings`, whatever its name: the template must render each of its
+ * keys into one variable as `Name=value`, settings.md must list that variable, and where its
+ * default (`(default = A=false,B=true)`) names a key it must agree with the chart.
+ */
+function settingsMapRules(chart: ChartSettings['maps'], docs: Docs, template: Template, problems: string[]): SettingsRulesData['settingsMaps'] {
+  const out: Record<string, SettingsMapRule> = {};
+  for (const map of Object.keys(chart).sort(compare)) {
+    const binding = template.maps.get(map);
+    if (!binding) {
+      problems.push(`settings.${map}: the deployment template does not render it into any variable (as Name={{ .Values.settings.${map}.<key> }})`);
+      continue;
+    }
+    const row = docs.rows.get(binding.envVar);
+    if (!row) problems.push(`settings.${map}: ${binding.envVar} is not in the settings.md table`);
+    const documented = new Map((row?.default ?? '').split(',').filter((p) => p.includes('=')).map((p) => p.trim().split('=') as [string, string]));
+    const keys: Record<string, { name: string; default: SettingValue }> = {};
+    for (const key of Object.keys(chart[map]).sort(compare)) {
+      const name = binding.names.get(key);
+      const value = chart[map][key];
+      if (name === undefined) {
+        problems.push(`settings.${map}.${key}: the deployment template does not pass it in ${binding.envVar}`);
+        continue;
+      }
+      const said = documented.get(name);
+      if (said !== undefined && said !== String(value)) problems.push(`settings.${map}.${key}: the chart default ${JSON.stringify(value)} differs from the ${binding.envVar} default in settings.md (${name}=${said})`);
+      keys[key] = { name, default: value };
+    }
+    for (const [key, name] of binding.names) {
+      if (!(key in chart[map])) problems.push(`settings.${map}.${key}: ${binding.envVar} passes it as ${name} but values.yaml has no such key`);
+    }
+    out[map] = { envVar: binding.envVar, keys };
+  }
+  for (const [map, binding] of template.maps) {
+    if (!(map in chart)) problems.push(`settings.${map}: ${binding.envVar} renders it but values.yaml has no such map`);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- output
 
 /**
@@ -626,6 +712,14 @@ export function renderSettingsRules(data: SettingsRulesData): string {
   const settings = Object.entries(data.settings).map(([key, rule]) => renderRule(key, rule)).join('\n');
   const gateDefaults = Object.entries(data.featureGates).map(([key, g]) => `  ${key}: ${g.default},`).join('\n');
   const gateNames = Object.entries(data.featureGates).map(([key, g]) => `  ${key}: ${quote(g.gate)},`).join('\n');
+  const settingsMaps = Object.entries(data.settingsMaps).map(([map, rule]) => [
+    `  ${map}: {`,
+    `    envVar: ${quote(rule.envVar)},`,
+    '    keys: {',
+    ...Object.entries(rule.keys).map(([key, k]) => `      ${key}: { name: ${quote(k.name)}, default: ${literal(k.default)} },`),
+    '    },',
+    '  },',
+  ].join('\n')).join('\n');
   const v = data.karpenterVersion;
   return `// GENERATED FILE - DO NOT EDIT BY HAND.
 //
@@ -642,17 +736,17 @@ ${data.sources.map((s) => `//   ${s.path} (sha256 ${s.sha256})`).join('\n')}
 /** The Karpenter version these rules describe. */
 export const SETTINGS_RULES_VERSION = ${quote(v)};
 
-import type { SettingRule } from './types';
+import type { SettingRule, SettingsMapRule } from './types';
 
 /**
- * Every key under the chart's \`settings\` but \`featureGates\`, by chart key.
+ * Every key under the chart's \`settings\` but its maps, by chart key.
  * @see https://github.com/aws/karpenter-provider-aws/blob/v${v}/charts/karpenter/templates/deployment.yaml
  */
 export const SETTINGS_RULES = {
 ${settings}
 } as const satisfies Readonly<Record<string, SettingRule>>;
 
-/** A chart key under \`settings\` (but \`featureGates\`). */
+/** A chart key under \`settings\` (but its maps). */
 export type SettingKey = keyof typeof SETTINGS_RULES;
 
 /**
@@ -668,6 +762,14 @@ ${gateDefaults}
 export const FEATURE_GATE_NAMES = {
 ${gateNames}
 } as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string>>;
+
+/**
+ * Every map under the chart's \`settings\` (\`featureGates\` among them): the variable the chart
+ * renders it into as \`Name=value,…\`, and each key's name there and chart default.
+ */
+export const SETTINGS_MAPS = {
+${settingsMaps}
+} as const satisfies Readonly<Record<string, SettingsMapRule>>;
 `;
 }
 

@@ -146,7 +146,6 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
   ['a negative instanceCpu bound', team({ instanceCpu: { gt: -1 } }), 'teams.web.instanceCpu.gt'],
   ['an unknown httpTokens', team({ metadataOptions: { httpTokens: 'sometimes' } }), 'teams.web.metadataOptions.httpTokens'],
   ['a hop limit above 64', team({ metadataOptions: { httpPutResponseHopLimit: 65 } }), 'teams.web.metadataOptions.httpPutResponseHopLimit'],
-  ['kubelet maxPods as a word', team({ kubelet: { maxPods: 'many' } }), 'teams.web.kubelet.maxPods'],
   ['an unknown eviction signal', team({ kubelet: { evictionHard: { 'cpu.available': '5%' } } }), 'teams.web.kubelet.evictionHard["cpu.available"]'],
   ['a smoke test cpu that is not a quantity', team({ smokeTest: { cpu: 'lots' } }), 'teams.web.smokeTest.cpu'],
   ['negative smoke-test replicas', team({ smokeTest: { replicas: -1 } }), 'teams.web.smokeTest.replicas'],
@@ -183,7 +182,6 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
   ['a smoke-test resource with a domain and no name', team({ smokeTest: { resources: { 'nvidia.com/': 1 } } }), 'teams.web.smokeTest.resources["nvidia.com/"]'],
   ['a smoke-test resource that is not an extended one', team({ smokeTest: { resources: { cpu: 1 } } }), 'teams.web.smokeTest.resources.cpu'],
   ['a resource a container cannot request in the controller\'s requests', karpenter({ controller: { resources: { requests: { pods: '1' } } } }), 'karpenter.controller.resources.requests.pods'],
-  ['a negative quantity in kubeReserved', team({ kubelet: { kubeReserved: { cpu: '-100m' } } }), 'teams.web.kubelet.kubeReserved.cpu'],
   ['a day twice in a window', window({ days: ['mon', 'mon'] }), 'windows.nightly.days'],
   ['an unknown day in a window', window({ days: ['funday'] }), 'windows.nightly.days[0]'],
   ['a window start that is not HH:MM', window({ start: '25:00' }), 'windows.nightly.start'],
@@ -220,10 +218,16 @@ const CLI_ONLY: Readonly<Record<string, string>> = {
   'a budget schedule out of range': 'Karpenter\'s cron ranges and names (the pattern checks the shape only)',
   'a Gt value above the largest 64-bit integer': 'a pattern cannot compare numbers of 19 digits (it allows 19 digits)',
   'a chart setting of the wrong type': 'the settings rules of the chart (types, minimums) are checked in code',
+  'kubelet maxPods as a word on a 1.14 cluster': 'the cluster\'s Karpenter release: from 1.15 a string maxPods is a CEL expression',
+  'a negative quantity in kubeReserved on a 1.14 cluster': 'the cluster\'s Karpenter release: from 1.15 a value that is not a quantity is a CEL expression, its controller refuses a negative one',
 };
 
 /** Bad configs the command line rejects by checks in {@link CLI_ONLY}, at the field given. */
 const CLI_ONLY_CASES: readonly (readonly [string, Overrides, string])[] = [
+  // A string maxPods or a reserved value that is not a quantity is a CEL expression: whether it is
+  // allowed depends on the cluster's release (1.15 takes it), which the editor schema cannot know.
+  ['kubelet maxPods as a word on a 1.14 cluster', team({ kubelet: { maxPods: 'many' } }), 'teams.web.kubelet.maxPods'],
+  ['a negative quantity in kubeReserved on a 1.14 cluster', team({ kubelet: { kubeReserved: { cpu: '-100m' } } }), 'teams.web.kubelet.kubeReserved.cpu'],
   ['reserved capacity without capacityReservationSelectorTerms', team({ capacityTypes: ['reserved'] }), 'teams.web.capacityTypes'],
   ['a kubelet imageGCHighThresholdPercent below the low one', team({ kubelet: { imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60 } }), 'teams.web.kubelet.imageGCHighThresholdPercent'],
   ['a requirement on a key a field already sets', team({ arch: ['arm64'], requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }), 'teams.web.requirements[0].key'],

@@ -1,5 +1,9 @@
 import { nodePoolModel, requirements } from '../../src/model/node-pool';
 import { aPool } from '../pool-builders';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { vendoredVersions } from '../../src/release/release';
 
 describe('nodePoolModel', () => {
   it('taints a dedicated pool with dedicated=<team>:NoSchedule before its own taints', () => {
@@ -34,6 +38,24 @@ describe('nodePoolModel', () => {
     const plain = nodePoolModel(aPool());
     expect(plain.limits).toBeUndefined();
     expect(plain.weight).toBeUndefined();
+  });
+});
+
+describe('consolidateAfter on every vendored release', () => {
+  /** The default each release's NodePool CRD gives spec.disruption when it is left out. */
+  const crdDefault = (version: string): unknown => {
+    const crd = parse(readFileSync(join(__dirname, `../fixtures/karpenter-crds/v${version}/karpenter.sh_nodepools.yaml`), 'utf8')) as {
+      spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { disruption: { default?: unknown } } } } } } }[] };
+    };
+    return crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.disruption.default;
+  };
+
+  // Every release defaults a missing disruption to consolidateAfter 0s (consolidate at once), which
+  // is not the generator's 1m: the NodePool always says its own, so no release's default applies.
+  it.each(vendoredVersions())('is written explicitly for Karpenter %s, whose CRD would default it to 0s', (version) => {
+    expect(crdDefault(version)).toEqual({ consolidateAfter: '0s' });
+    expect(nodePoolModel(aPool()).consolidateAfter).toBe('1m');
+    expect(nodePoolModel(aPool({ disruption: { consolidationPolicy: 'WhenEmpty', consolidateAfter: '5m', budgets: [] } })).consolidateAfter).toBe('5m');
   });
 });
 

@@ -62,6 +62,35 @@ function problemsOf(input: SettingsRulesInput): string {
   throw new Error('expected buildSettingsRules to fail');
 }
 
+/** A new map under settings, rendered into one variable as Name=value (as 1.15's awsFeatureGates into AWS_FEATURE_GATES). */
+function withMap(input: SettingsRulesInput, { template = true, docsDefault = 'Burst=5' }: { template?: boolean; docsDefault?: string } = {}): SettingsRulesInput {
+  return {
+    ...input,
+    valuesYaml: input.valuesYaml.replace('\nsettings:\n', '\nsettings:\n  # -- Rate limits of the controller.\n  rateLimits:\n    burst: 5\n    slowStart: true\n'),
+    deploymentTemplate: template ? (input.deploymentTemplate ?? '').replace('          {{- with .Values.controller.env }}\n',
+      '            - name: RATE_LIMITS\n              value: "Burst={{ .Values.settings.rateLimits.burst }},SlowStart={{ .Values.settings.rateLimits.slowStart }}"\n          {{- with .Values.controller.env }}\n') : input.deploymentTemplate,
+    settingsMd: input.settingsMd.replace('|--|--|--|\n', `|--|--|--|\n| RATE_LIMITS | \\-\\-rate-limits | Rate limits. (default = ${docsDefault})|\n`),
+  };
+}
+
+describe('buildSettingsRules: maps under settings, whatever their name', () => {
+  it('takes a map the chart adds (values.yaml, the template\'s Name={{ … }} entries, the settings.md row), gates or not', () => {
+    const rules = buildSettingsRules(withMap(release({ karpenterVersion: OTHER_RELEASE })));
+    expect(rules.settingsMaps.rateLimits).toEqual({ envVar: 'RATE_LIMITS', keys: { burst: { name: 'Burst', default: 5 }, slowStart: { name: 'SlowStart', default: true } } });
+    expect(rules.settingsMaps.featureGates.envVar).toBe('FEATURE_GATES');
+    expect(rules.settings).not.toHaveProperty('rateLimits');
+    expect(renderSettingsRules(rules)).toMatch(/ {2}rateLimits: \{\n {4}envVar: 'RATE_LIMITS',\n {4}keys: \{\n {6}burst: \{ name: 'Burst', default: 5 \},/);
+  });
+
+  it('fails when the template does not render the map into a variable', () => {
+    expect(problemsOf(withMap(release(), { template: false }))).toMatch(/^settings\.rateLimits: the deployment template does not render it into any variable/m);
+  });
+
+  it('fails when settings.md gives another default than the chart', () => {
+    expect(problemsOf(withMap(release(), { docsDefault: 'Burst=10' }))).toMatch(/^settings\.rateLimits\.burst: the chart default 5 differs from the RATE_LIMITS default in settings\.md \(Burst=10\)$/m);
+  });
+});
+
 describe('buildSettingsRules', () => {
   it('reproduces the committed src/release/settings-rules.generated.ts from the vendored release', () => {
     const committed = readFileSync(join(REPO, 'src/release/settings-rules.generated.ts'), 'utf8');

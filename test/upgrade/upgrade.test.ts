@@ -93,6 +93,7 @@ describe('npm run upgrade', () => {
     copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
     copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
     copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
+    copy('pkg/apis/v1/ec2nodeclass.go', 'ec2nodeclass.go');
     execFileSync('tar', ['-czf', join(flat, 'karpenter-chart-1.15.0.tgz'), '-C', join(checkout, 'charts'), 'karpenter']);
     const viaFlat = aRepository();
     const viaCheckout = aRepository();
@@ -126,6 +127,7 @@ describe('npm run upgrade', () => {
     copy('website/content/en/docs/reference/instance-types.md', 'instance-types.md');
     copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
     copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
+    copy('pkg/apis/v1/ec2nodeclass.go', 'ec2nodeclass.go');
     execFileSync('tar', ['-czf', join(flat, `karpenter-chart-${CHART_VERSION}.tgz`), '-C', join(checkout, 'charts'), 'karpenter']);
     const root = aRepository();
     const before = snapshot(root);

@@ -114,10 +114,17 @@ export const volume = z.strictObject({
 });
 
 const threshold = z.string().regex(EVICTION_THRESHOLD, { error: 'must be a percentage or quantity such as "5%" or "100Mi"' });
-const reserved = map(z.enum(RESERVED_RESOURCES), quantityString('must be a quantity such as "100m" or "1Gi"'));
+// A value that is not a quantity is a CEL expression: the cluster's release says whether it takes one (src/config/kubelet.ts).
+const reserved = map(z.enum(RESERVED_RESOURCES), z.union([quantityString('must be a quantity such as "100m" or "1Gi"'), z.string().min(1)]));
 
-/** The kubelet's configuration. */
-export const kubelet = z.strictObject({
+/**
+ * The kubelet's configuration. The twelve fields every vendored release's EC2NodeClass accepts are
+ * typed here; any other field is kept for the cluster's release to judge (src/config/kubelet.ts): a
+ * release whose CRD types spec.kubelet (1.13, 1.14) refuses it, one that leaves it open (1.15)
+ * takes any KubeletConfiguration field on AL2023. A string maxPods, or a kubeReserved or
+ * systemReserved value that is not a quantity, is a CEL expression, which only such a release takes.
+ */
+export const kubelet = z.object({
   clusterDNS: z.array(z.string()).optional(),
   cpuCFSQuota: z.boolean().optional(),
   evictionHard: map(z.enum(EVICTION_SIGNALS), threshold).optional(),
@@ -128,9 +135,9 @@ export const kubelet = z.strictObject({
   imageGCLowThresholdPercent: z.number().int().min(0).max(100).optional(),
   kubeReserved: reserved.optional(),
   systemReserved: reserved.optional(),
-  maxPods: int32.nonnegative().optional(),
+  maxPods: z.union([int32.nonnegative(), z.string().min(1).meta({ description: 'a CEL expression (Karpenter 1.15 or later), e.g. "min(110, max_pods)"' })]).optional(),
   podsPerCore: int32.nonnegative().optional(),
-});
+}).catchall(z.unknown());
 
 /** The instance metadata service's options. */
 export const metadataOptions = z.strictObject({

@@ -1,0 +1,192 @@
+/**
+ * An upgrade to a release that changes shape, end to end: a copy of this repository upgraded from
+ * the 1.15 stand-in (test/fixtures/karpenter-1.15-standin: aws/karpenter-provider-aws main at
+ * 1d927085, dressed as 1.15.0), type-checked, then a fleet synthesized with one cluster on 1.15.0
+ * and one on 1.14.1. One upgrade, run by the bundle `npm run upgrade` runs, for the whole file.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parse } from 'yaml';
+import { REPO } from './builders';
+
+jest.setTimeout(240_000);
+
+const STANDIN = join(REPO, 'test/fixtures/karpenter-1.15-standin');
+let root: string;
+
+/** Runs `node scripts/run.cjs ARGS` in the copy. */
+function run(...args: string[]) {
+  return spawnSync(process.execPath, [join(root, 'scripts/run.cjs'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' } });
+}
+
+/** Every file under `dir` of the copy, by path, with its text. */
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(relative(root, p), readFileSync(p, 'utf8'));
+    }
+  };
+  walk(join(root, dir));
+  return out;
+}
+
+/** Terraform outputs of a cluster (no cluster_version: the AMI pins are not what this tests). */
+function terraform(name: string): string {
+  return JSON.stringify({
+    cluster_name: name, cluster_endpoint: `https://${name.toUpperCase()}0123456789.gr7.us-east-1.eks.amazonaws.com`, region: 'us-east-1',
+    karpenter_node_role_name: `KarpenterNodeRole-${name}`, karpenter_interruption_queue_name: `Karpenter-${name}`,
+  });
+}
+
+/** The fleet: cluster old on 1.14.1 (every team), and the given clusters on 1.15.0 with their teams' fields. */
+function writeFleet(newClusters: Readonly<Record<string, unknown>>): void {
+  const config = {
+    gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', targetRevision: 'main' },
+    karpenter: { version: '1.14.1' },
+    clusters: {
+      old: { terraformOutputs: 'terraform/old.json' },
+      ...Object.fromEntries(Object.entries(newClusters).map(([id, teams]) => [id, { terraformOutputs: `terraform/${id}.json`, karpenter: { version: '1.15.0' }, teams }])),
+    },
+    defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '64', memory: '256Gi' } },
+    teams: {
+      web: { owner: 'web@acme.example', arch: ['amd64'], capacityTypes: ['on-demand'], instanceCategories: ['m'], instanceGeneration: { gt: 5 } },
+      legacy: { owner: 'legacy@acme.example', arch: ['amd64'], capacityTypes: ['on-demand'], instanceCategories: ['c'], ami: { alias: 'al2@v20250505' } },
+    },
+  };
+  mkdirSync(join(root, 'config/terraform'), { recursive: true });
+  writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+  for (const id of ['old', ...Object.keys(newClusters)]) writeFileSync(join(root, `config/terraform/${id}.json`), terraform(id));
+}
+
+
+/** The line and column (1-based) where `needle` ends in the config: the value after a key. */
+function after(needle: string): string {
+  const text = readFileSync(join(root, 'config/platform.yaml'), 'utf8');
+  const lines = text.slice(0, text.indexOf(needle) + needle.length).split('\n');
+  return `${lines.length}:${lines[lines.length - 1].length + 1}`;
+}
+
+let before: Map<string, string>;
+let first: ReturnType<typeof run>;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'kg-release-115-'));
+  for (const p of ['src', 'scripts', 'imports', 'package.json', 'package-lock.json', 'cdk8s.yaml', 'test/fixtures/karpenter-release', 'test/fixtures/karpenter-crds']) {
+    cpSync(join(REPO, p), join(root, p), { recursive: true });
+  }
+  symlinkSync(realpathSync(join(REPO, 'node_modules')), join(root, 'node_modules'));
+  // Before the upgrade: cluster old alone, as the generator of 1.14.1 writes it.
+  writeFleet({});
+  const synth = run('synth');
+  if (synth.status !== 0) throw new Error(`synth before the upgrade failed:\n${synth.stderr}`);
+  before = files('dist/old');
+  first = run('upgrade', '1.15.0', '--from', STANDIN);
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('an upgrade to the 1.15 stand-in', () => {
+  it('takes the new settings map and the open kubelet, and a second run changes nothing', () => {
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^ {2}\+ NodeClassCEL \(settings\.awsFeatureGates\.nodeClassCEL → AWS_FEATURE_GATES, default false\)$/m);
+    expect(first.stdout).toMatch(/^ {2}- EC2NodeClass: spec\.kubelet\.maxPods$/m);
+    const facts = readFileSync(join(root, 'src/release/v1.15.0/release.generated.ts'), 'utf8');
+    expect(facts).toMatch(/awsFeatureGates: \{ nodeClassCEL: 'NodeClassCEL' \}/);
+    expect(facts).toMatch(/kubeletValidatedBy: 'controller'/);
+    expect(facts).toMatch(/ec2NodeClassHashVersion: 'v6'/);
+    expect(readFileSync(join(root, 'src/release/v1.14.1/release.generated.ts'), 'utf8')).toMatch(/kubeletValidatedBy: 'crd',\n {2}ec2NodeClassHashVersion: 'v5'/);
+    const again = run('upgrade', '1.15.0', '--from', STANDIN);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/^0 file\(s\) written, \d+ unchanged$/m);
+  });
+
+  it('type-checks', () => {
+    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({
+      ...JSON.parse(readFileSync(join(REPO, 'tsconfig.json'), 'utf8')), include: ['src/**/*.ts', 'imports/**/*.ts'],
+    }));
+    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.'], { cwd: root, encoding: 'utf8' });
+    expect(tsc.stdout).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+
+  it('synthesizes 1.15.0 and 1.14.1 side by side: NodeClassCEL on only where an expression is used, AL2023 takes any kubelet field, the 1.14.1 cluster unchanged', () => {
+    writeFleet({
+      cel: { web: { kubelet: { kubeReserved: { cpu: 'max(60, vcpus * 30)', memory: '255 + memory_mib / 100' }, maxPods: 'min(110, max_pods)', containerLogMaxSize: '50Mi' } } },
+      plain: { web: { kubelet: { containerLogMaxSize: '50Mi', evictionMinimumReclaim: { 'memory.available': '100Mi' } } } },
+    });
+    const synth = run('synth');
+    expect(synth.stderr).toBe('');
+    expect(synth.status).toBe(0);
+    const values = (id: string) => parse(readFileSync(join(root, `dist/${id}/karpenter/values.yaml`), 'utf8')) as { settings: Record<string, unknown> };
+    expect(values('cel').settings.awsFeatureGates).toEqual({ nodeClassCEL: true });
+    expect(values('plain').settings.awsFeatureGates).toBeUndefined();
+    expect(values('old').settings.awsFeatureGates).toBeUndefined();
+    const nodeClass = parse(readFileSync(join(root, 'dist/cel/nodepools/web/web.yaml'), 'utf8').split(/^---$/m).find((d) => /kind: EC2NodeClass/.test(d)) ?? '') as { spec: { kubelet: unknown } };
+    expect(nodeClass.spec.kubelet).toEqual({ containerLogMaxSize: '50Mi', kubeReserved: { cpu: 'max(60, vcpus * 30)', memory: '255 + memory_mib / 100' }, maxPods: 'min(110, max_pods)' });
+    // 1.15's CRD would default a missing consolidateAfter to 0s: the NodePool says its own.
+    const nodePool = parse(readFileSync(join(root, 'dist/cel/nodepools/web/web.yaml'), 'utf8').split(/^---$/m).find((d) => /kind: NodePool/.test(d)) ?? '') as { spec: { disruption: Record<string, unknown> } };
+    expect(nodePool.spec.disruption.consolidateAfter).toBe('1m');
+    expect(files('dist/old')).toEqual(before);
+  });
+
+  it('reviews an EC2NodeClass edit landing with a controller upgrade across a hash-version bump: existing nodes do not roll, at that cluster only', () => {
+    const fleet = (upgraded: boolean, tags: Record<string, string>) => {
+      writeFleet({});
+      const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as { clusters: Record<string, unknown>; teams: { web: Record<string, unknown> } };
+      config.clusters.moving = { terraformOutputs: 'terraform/moving.json', karpenter: { version: upgraded ? '1.15.0' : '1.14.1' } };
+      config.teams.web.tags = tags;
+      writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+      writeFileSync(join(root, 'config/terraform/moving.json'), terraform('moving'));
+      const synth = run('synth');
+      if (synth.status !== 0) throw new Error(synth.stderr);
+    };
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: root, encoding: 'utf8' });
+    fleet(false, {});
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    fleet(true, { billing: 'batch' });
+    const diff = run('diff', '--base', 'HEAD');
+    const out = diff.stdout;
+    expect(out).toMatch(/Karpenter 1\.14\.1 -> 1\.15\.0 in the same change: EC2NodeClass hash version v5 -> v6, with tags edited/);
+    expect(out).toMatch(/existing nodes do NOT roll/);
+    // At the cluster that moves; the one that stays on 1.14.1 drifts for the same edit, as ever.
+    expect(out).toMatch(/EC2NodeClass changed ×1 on cluster moving: Karpenter 1\.14\.1 -> 1\.15\.0 in the same change/);
+    expect(out).toMatch(/EC2NodeClass changed ×1 on cluster old: tag billing added: batch — tags are in the EC2NodeClass hash/);
+    expect(out).not.toMatch(/cluster old: Karpenter/);
+  });
+
+  it('fails at each kubelet field the release refuses, all at once, naming cluster and version', () => {
+    writeFleet({
+      cel: {
+        web: { kubelet: { registerWithTaints: [], evictionHard: { 'memory.free': '5%' }, maxPods: 'vcpus - 1000', systemReserved: { cpu: 'vcpus +' } } },
+        legacy: { kubelet: { containerLogMaxSize: '50Mi', clusterDNS: ['10.0.0.10', '10.0.0.11'] } },
+      },
+    });
+    const config = readFileSync(join(root, 'config/platform.yaml'), 'utf8');
+    const withOld = config.replace('"clusters": {\n    "old": {\n      "terraformOutputs": "terraform/old.json"\n    }', '"clusters": {\n    "old": {\n      "terraformOutputs": "terraform/old.json",\n      "teams": { "web": { "kubelet": { "containerLogMaxSize": "50Mi", "maxPods": "max_pods" } } }\n    }');
+    writeFileSync(join(root, 'config/platform.yaml'), withOld);
+    const synth = run('synth');
+    expect(synth.status).toBe(1);
+    const lines = synth.stderr.trim().split('\n');
+    const expected = [
+      /clusters\.cel\.teams\.web\.kubelet\.registerWithTaints: can't be set: Karpenter sets it from the NodeClaim's taints.*cluster cel runs Karpenter 1\.15\.0, whose controller refuses it/,
+      /clusters\.cel\.teams\.web\.kubelet\.evictionHard\["memory\.free"\]: unknown key "memory\.free"/,
+      /clusters\.cel\.teams\.legacy\.kubelet\.containerLogMaxSize: the AL2 AMI family does not apply it .*cluster cel runs Karpenter 1\.15\.0/,
+      /clusters\.cel\.teams\.legacy\.kubelet\.clusterDNS: the AL2 AMI family doesn't accept multiple entries, only one, but 2 were set/,
+      /clusters\.old\.teams\.web\.kubelet\.containerLogMaxSize: unknown key "containerLogMaxSize": cluster old runs Karpenter 1\.14\.1, whose EC2NodeClass CRD has no spec\.kubelet\.containerLogMaxSize/,
+      /clusters\.cel\.teams\.web\.kubelet\.maxPods: CEL expression "vcpus - 1000" fails on \d+ of the \d+ instance types the pool admits \(m6a\.large: evaluated to -998, outside the valid range \[0, 2147483647\]/,
+      /clusters\.cel\.teams\.web\.kubelet\.systemReserved\.cpu: CEL expression "vcpus \+" does not compile: .*\(cluster cel, Karpenter 1\.15\.0\)$/,
+      /clusters\.old\.teams\.web\.kubelet\.maxPods: "max_pods" is a CEL expression: cluster old runs Karpenter 1\.14\.1, whose EC2NodeClass CRD takes maxPods as a whole number/,
+    ];
+    for (const e of expected) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^config/platform\\.yaml:\\d+:\\d+: ${e.source}`)));
+    expect(lines.find((l) => /kubelet\.registerWithTaints/.test(l))).toMatch(new RegExp(`^config/platform\\.yaml:${after('"registerWithTaints": ')}: `));
+    // Located, all at once; no stack trace.
+    expect(synth.stderr).not.toMatch(/^\s+at /m);
+  });
+});
