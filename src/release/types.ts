@@ -35,8 +35,9 @@ export interface ReleaseFacts {
    * `EC2NodeClassHashVersion` of the release's controller (`v5`, `v6`): when it changes, the
    * upgraded controller re-stamps existing NodeClaims with the current hash instead of drifting them.
    * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go
+   * @default - unknown: the release was read without `pkg/apis/v1/ec2nodeclass.go`
    */
-  readonly ec2NodeClassHashVersion: string;
+  readonly ec2NodeClassHashVersion?: string;
   /** The sha256 of each file the facts were generated from, by its path in the release. */
   readonly sources: Readonly<Record<string, string>>;
 }

@@ -438,12 +438,14 @@ const UNHASHED_NODE_CLASS_FIELDS = new Set(['subnetSelectorTerms', 'securityGrou
 function withHashVersionBumps(changes: Change[], context: Context): Change[] {
   const was = karpenterVersions(context.base);
   const now = karpenterVersions(context.head);
-  const bumps = new Map<string, { from: string; to: string; hashFrom: string; hashTo: string }>();
+  // A release read without its Go code (OPTIONAL_RELEASE_FILES of the upgrade) has no known hash version: it may bump.
+  const bumps = new Map<string, { from: string; to: string; hashFrom?: string; hashTo?: string }>();
   for (const [cluster, to] of now) {
     const from = was.get(cluster);
-    const hashFrom = from !== undefined ? release(from)?.ec2NodeClassHashVersion : undefined;
+    if (from === undefined || from === to) continue;
+    const hashFrom = release(from)?.ec2NodeClassHashVersion;
     const hashTo = release(to)?.ec2NodeClassHashVersion;
-    if (from !== undefined && hashFrom !== undefined && hashTo !== undefined && hashFrom !== hashTo) bumps.set(cluster, { from, to, hashFrom, hashTo });
+    if (hashFrom === undefined || hashTo === undefined || hashFrom !== hashTo) bumps.set(cluster, { from, to, hashFrom, hashTo });
   }
   if (bumps.size === 0) return changes;
   return changes.map((c) => {
@@ -453,6 +455,16 @@ function withHashVersionBumps(changes: Change[], context: Context): Change[] {
     const [a, b] = [obj(before.body.spec), obj(c.resource.body.spec)];
     const edited = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !UNHASHED_NODE_CLASS_FIELDS.has(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
     if (edited.length === 0) return c;
+    if (bump.hashFrom === undefined || bump.hashTo === undefined) {
+      const unknown = [bump.hashFrom === undefined ? bump.from : undefined, bump.hashTo === undefined ? bump.to : undefined].filter((v) => v !== undefined).join(' and ');
+      const maybe: FieldChange = {
+        risk: c.risk,
+        text: `Karpenter ${bump.from} -> ${bump.to} in the same change, with ${edited.join(', ')} edited; the EC2NodeClass hash version of ${unknown} is unknown`,
+        why: `if the upgrade moves the EC2NodeClass hash version, the upgraded controller re-stamps existing NodeClaims with the hash of the EC2NodeClass as it is then, this edit included, and existing nodes do NOT roll; `
+          + `this repository read Karpenter ${unknown} without pkg/apis/v1/ec2nodeclass.go, so it cannot tell. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
+      };
+      return { ...c, fields: [maybe, ...c.fields], why: `${c.why}; but maybe not here: the controller upgrade in the same change may re-stamp existing nodes instead (upgrade it first, then edit)` };
+    }
     const field: FieldChange = {
       risk: c.risk,
       text: `Karpenter ${bump.from} -> ${bump.to} in the same change: EC2NodeClass hash version ${bump.hashFrom} -> ${bump.hashTo}, with ${edited.join(', ')} edited`,

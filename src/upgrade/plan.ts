@@ -11,7 +11,7 @@ import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULE
 import type { SettingsMapRule } from '../release/types';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
-import { CHART_DIR, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
+import { CHART_DIR, OPTIONAL_RELEASE_FILES, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
 import { buildSettingsRules, renderSettingsRules, SettingsRulesData } from './settings-generator';
 import { buildReleaseFacts, releaseDir, renderReleaseFacts, renderVendored } from './release-facts-generator';
 
@@ -154,7 +154,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
     [UPGRADE_FILES.cdk8sYaml, pinnedUrls(read(UPGRADE_FILES.cdk8sYaml), v)],
   ]);
   // The vendored release: its files, and its chart (kept as it was where the release has none).
-  const vendoredFiles = new Map<string, string>((Object.keys(RELEASE_FILES) as (keyof typeof RELEASE_FILES)[]).map((k) => [RELEASE_FILES[k], f[k]]));
+  const vendoredFiles = new Map<string, string>((Object.keys(RELEASE_FILES) as (keyof typeof RELEASE_FILES)[]).filter((k) => !(OPTIONAL_RELEASE_FILES.has(k) && f[k] === '')).map((k) => [RELEASE_FILES[k], f[k]]));
   const chart = release.templates.size > 0 ? release : undefined;
   if (chart) {
     if (chart.chartYaml !== undefined) vendoredFiles.set(`${CHART_DIR}/Chart.yaml`, chart.chartYaml);
@@ -173,6 +173,9 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
     nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass,
   }));
   files.set(`${releaseDir(v)}/release.generated.ts`, renderReleaseFacts(facts));
+  if (facts.ec2NodeClassHashVersion === undefined) {
+    notes.push(`the release has no ${RELEASE_FILES.ec2NodeClassGo}: its EC2NodeClass hash version is unknown, so npm run diff says of an EC2NodeClass edit that lands with this upgrade only that it may not roll existing nodes (upgrade first, then edit)`);
+  }
   files.set(VENDORED_INDEX, renderVendored([...vendoredVersions(options.root), v]));
   for (const { file } of CRDS) files.set(`${RELEASE_CRDS}/v${v}/${RELEASE_FILES[file].split('/').pop()}`, text(file));
 

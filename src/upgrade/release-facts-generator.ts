@@ -7,7 +7,7 @@ export interface ReleaseFactsInput {
   readonly version: string;
   readonly nodePoolCrd: string;
   readonly ec2NodeClassCrd: string;
-  /** `pkg/apis/v1/ec2nodeclass.go`: the EC2NodeClass hash version. */
+  /** `pkg/apis/v1/ec2nodeclass.go`: the EC2NodeClass hash version; empty when the release was read without it. */
   readonly ec2NodeClassGo: string;
   /** The chart's `settings.featureGates` keys. */
   readonly featureGates: readonly string[];
@@ -30,11 +30,11 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     featureGates: [...input.featureGates].sort(),
     settingsMaps: input.settingsMaps,
     kubeletValidatedBy: kubeletValidatedBy(input.ec2NodeClassCrd),
-    ec2NodeClassHashVersion: hashVersion(input.ec2NodeClassGo),
+    ...(input.ec2NodeClassGo !== '' ? { ec2NodeClassHashVersion: hashVersion(input.ec2NodeClassGo) } : {}),
     sources: {
       [input.paths.nodePoolCrd]: sha256(input.nodePoolCrd),
       [input.paths.ec2NodeClassCrd]: sha256(input.ec2NodeClassCrd),
-      [input.paths.ec2NodeClassGo]: sha256(input.ec2NodeClassGo),
+      ...(input.ec2NodeClassGo !== '' ? { [input.paths.ec2NodeClassGo]: sha256(input.ec2NodeClassGo) } : {}),
     },
   };
 }
@@ -109,8 +109,7 @@ export const RELEASE: ReleaseFacts = {
 ${Object.entries(facts.settingsMaps).map(([map, keys]) => `    ${map}: { ${Object.entries(keys).map(([k, n]) => `${k}: '${n}'`).join(', ')} },`).join('\n')}
   },
   kubeletValidatedBy: '${facts.kubeletValidatedBy}',
-  ec2NodeClassHashVersion: '${facts.ec2NodeClassHashVersion}',
-  sources: {
+${facts.ec2NodeClassHashVersion !== undefined ? `  ec2NodeClassHashVersion: '${facts.ec2NodeClassHashVersion}',\n` : ''}  sources: {
 ${Object.entries(facts.sources).map(([p, h]) => `    '${p}': '${h}',`).join('\n')}
   },
 };

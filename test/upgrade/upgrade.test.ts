@@ -37,7 +37,9 @@ describe('npm run upgrade', () => {
 
   it('upgrades to a made-up next release from a folder: prints the added CRD field, the removed chart key and the new setting, and regenerates every file', async () => {
     const root = aRepository();
-    const { code, out, err } = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
+    const next = aNextRelease();
+    rmSync(join(next, 'pkg/apis/v1/ec2nodeclass.go'));
+    const { code, out, err } = await upgrade(root, ['1.15.0', '--from', next]);
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(out).toMatch(new RegExp(`^Karpenter ${CHART_VERSION.replace(/\./g, '\\.')} → 1\\.15\\.0 \\(read from .*\\)$`, 'm'));
@@ -76,8 +78,13 @@ describe('npm run upgrade', () => {
     expect(read('test/fixtures/karpenter-crds/v1.15.0/autoscaling.x-k8s.io_capacitybuffers.yaml')).toMatch(/kind: CapacityBuffer/);
     expect(existsSync(join(root, `test/fixtures/karpenter-crds/v${CHART_VERSION}/karpenter.sh_nodepools.yaml`))).toBe(true);
 
+    // Read without the controller's Go code (as the 1.15 stand-in's source is): its hash version is unknown, and said.
+    expect(read('src/release/v1.15.0/release.generated.ts')).not.toMatch(/ec2NodeClassHashVersion/);
+    expect(out).toMatch(/the release has no pkg\/apis\/v1\/ec2nodeclass\.go: its EC2NodeClass hash version is unknown/);
+    expect(existsSync(join(root, `${VENDORED_RELEASE}/pkg/apis/v1/ec2nodeclass.go`))).toBe(false);
+
     // Run again: nothing left to do.
-    const again = await upgrade(root, ['1.15.0', '--from', aNextRelease()]);
+    const again = await upgrade(root, ['1.15.0', '--from', next]);
     expect(again.code).toBe(0);
     expect(again.out).toMatch(/^0 file\(s\) written, \d+ unchanged$/m);
   });
@@ -143,6 +150,8 @@ describe('npm run upgrade', () => {
     const release = aRelease((dir) => {
       rmSync(join(dir, 'website/content/en/docs/upgrading/compatibility.md'));
       rmSync(join(dir, 'pkg/providers/pricing'), { recursive: true });
+      // Optional: a release read without it has an unknown EC2NodeClass hash version (not named missing).
+      rmSync(join(dir, 'pkg/apis/v1/ec2nodeclass.go'));
     });
     const { code, err } = await upgrade(root, ['1.15.0', '--from', release]);
     expect(code).toBe(1);
