@@ -6,6 +6,7 @@
  */
 import type { InstanceType } from '../catalog/catalog';
 import { BOTTLEROCKET_DATA_DEVICE, NodeClassModel, ROOT_DEVICE } from '../model/node-class';
+import { kubeletForType } from '../model/kubelet-expressions';
 import { Quantity, UNITS } from '../quantity/quantity';
 import { VM_MEMORY_OVERHEAD_DEFAULT } from './resources';
 
@@ -62,7 +63,8 @@ function ephemeralVolumeSize(nodeClass: NodeClassModel): string {
 }
 
 function adjust(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: number): InstanceType {
-  const kubelet: Kubelet = nodeClass.kubelet ?? {};
+  // CEL expressions (Karpenter 1.15) as the controller evaluates them for this type.
+  const kubelet: Kubelet = kubeletForType(nodeClass.kubelet ?? {}, t);
   const allocatable = new Map(t.allocatable);
   const vcpus = Number(t.labels.get('karpenter.k8s.aws/instance-cpu') ?? 0);
 
@@ -90,7 +92,7 @@ function adjust(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: nu
     allocatable.set('memory', memory + defaultReserved - reserved - (mib(kubelet.systemReserved?.memory) ?? 0) + 100 - eviction);
   }
 
-  // A CEL expression (a string, Karpenter 1.15) is not evaluated here: the type's default stands.
+  // A CEL expression that could not be evaluated for this type was left out: the type's default stands.
   const maxPods = typeof kubelet.maxPods === 'number' ? kubelet.maxPods : undefined;
   if (pods !== undefined && (maxPods !== undefined || kubelet.podsPerCore)) {
     let count = maxPods ?? pods;

@@ -176,3 +176,47 @@ export function expressionFindings(kubelet: Readonly<Record<string, unknown>>, a
   }
   return out;
 }
+
+/**
+ * The kubelet configuration one instance type's node gets: each CEL expression replaced by its
+ * result for that type, as the controller writes it into the node's configuration (maxPods first,
+ * its result the reserved expressions' `max_pods`: types.go L157-L231; reserved results rounded by
+ * {@link reservedQuantity}). An expression that fails there, or uses a variable the catalog lacks,
+ * is left out (the type's default stands; synth has already reported it). `fit` places pods with it.
+ */
+export function kubeletForType<K extends { readonly maxPods?: number | string; readonly kubeReserved?: Readonly<Record<string, string>>; readonly systemReserved?: Readonly<Record<string, string>> }>(kubelet: K, type: InstanceType): K {
+  if (!hasExpressions(kubelet as Readonly<Record<string, unknown>>)) return kubelet;
+  const fallback = BigInt(type.allocatable.get('pods') ?? 0);
+  const evaluate = (expression: string, maxPods: bigint): bigint | undefined => {
+    if (UNKNOWN_VARIABLES.some((v) => new RegExp(`\\b${v}\\b`).test(expression))) return undefined;
+    const c = compileExpression(expression);
+    if ('error' in c) return undefined;
+    const r = c.run(expressionVars(type, maxPods));
+    return typeof r === 'bigint' ? r : undefined;
+  };
+  let maxPods: number | undefined = typeof kubelet.maxPods === 'number' ? kubelet.maxPods : undefined;
+  if (typeof kubelet.maxPods === 'string') {
+    const r = evaluate(kubelet.maxPods, fallback);
+    maxPods = r !== undefined && !maxPodsProblem(r) ? Number(r) : undefined;
+  }
+  const reserved = (map: Readonly<Record<string, string>> | undefined) => {
+    if (!map) return undefined;
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(map)) {
+      if (isQuantity(v)) {
+        out[k] = v;
+        continue;
+      }
+      const r = evaluate(v, maxPods !== undefined ? BigInt(maxPods) : fallback);
+      if (r !== undefined && r >= 0n) out[k] = reservedQuantity(k, r);
+    }
+    return out;
+  };
+  const { maxPods: _m, kubeReserved, systemReserved, ...rest } = kubelet;
+  return {
+    ...rest,
+    ...(maxPods !== undefined ? { maxPods } : {}),
+    ...(kubeReserved ? { kubeReserved: reserved(kubeReserved) } : {}),
+    ...(systemReserved ? { systemReserved: reserved(systemReserved) } : {}),
+  } as unknown as K;
+}

@@ -49,6 +49,16 @@ describe('a node\'s allocatable for a pool', () => {
     expect(allocatable('c7g.xlarge', { kubelet: { podsPerCore: 4 } }).pods).toBe(16);
   });
 
+  it('evaluates CEL expressions (Karpenter 1.15) for the node\'s own type, rounded as the controller rounds them', () => {
+    // m5.large: 2 vCPUs, 8192 MiB, 29 pods. maxPods min(20, 29) = 20; kube-reserved cpu 2 * 35 = 70 -> 70m,
+    // memory 11 * 20 + 255 = 475 -> 480Mi (up to 16Mi); system-reserved memory 8192 / 64 = 128Mi.
+    const kubelet = { maxPods: 'min(20, max_pods)', kubeReserved: { cpu: 'vcpus * 35', memory: '11 * max_pods + 255' }, systemReserved: { memory: 'memory_mib / 64' } } as never;
+    expect(allocatable('m5.large', { kubelet })).toMatchObject({ pods: 20, cpu: 1930 + 70 - 70, memory: 6903 + 574 - 480 - 128 + 100 - 100 });
+    // c7g.xlarge: 4 vCPUs, 58 pods: the same expressions give another node.
+    expect(allocatable('c7g.xlarge', { kubelet }).pods).toBe(20);
+    expect(allocatable('c7g.xlarge', { kubelet: { maxPods: 'max_pods - 8' } as never }).pods).toBe(50);
+  });
+
   it('lets a pod that asks for more scratch space than a 20Gi node has fit a pool with a larger volume', () => {
     const pod = podOf(aPodSpec({ containers: [aContainer({ requests: { 'cpu': '1', 'ephemeral-storage': '50Gi' } })] }));
     const open = { dedicated: false, instanceTypes: ['m5.large', 'm5.xlarge'] };
