@@ -463,7 +463,8 @@ function withHashVersionBumps(changes: Change[], context: Context): Change[] {
         why: `if the upgrade moves the EC2NodeClass hash version, the upgraded controller re-stamps existing NodeClaims with the hash of the EC2NodeClass as it is then, this edit included, and existing nodes do NOT roll; `
           + `this repository read Karpenter ${unknown} without pkg/apis/v1/ec2nodeclass.go, so it cannot tell. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
       };
-      return { ...c, fields: [maybe, ...c.fields], why: `${c.why}; but maybe not here: the controller upgrade in the same change may re-stamp existing nodes instead (upgrade it first, then edit)` };
+      const fields = c.fields.map((f) => (f.why ? { ...f, why: `${f.why}, unless the controller upgrade in this change re-stamps them (above)` } : f));
+      return { ...c, fields: [maybe, ...fields], why: `${c.why}; but maybe not here: the controller upgrade in the same change may re-stamp existing nodes instead (upgrade it first, then edit)` };
     }
     const field: FieldChange = {
       risk: c.risk,
@@ -471,7 +472,8 @@ function withHashVersionBumps(changes: Change[], context: Context): Change[] {
       why: `the upgraded controller re-stamps every existing NodeClaim of ${bump.hashFrom} with the hash of the EC2NodeClass as it is then, this edit included: existing nodes do NOT roll `
         + `and keep the old ${edited.join(', ')} until they are replaced for another reason; only new nodes get it. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
     };
-    return { ...c, fields: [field, ...c.fields], why: `${c.why}; but not here: existing nodes do not roll, as the controller moves to EC2NodeClass hash ${bump.hashTo} in the same change (upgrade it first, then edit)` };
+    const fields = c.fields.map((f) => (f.why ? { ...f, why: `${f.why}; not here: the controller upgrade in this change re-stamps existing nodes (above)` } : f));
+    return { ...c, fields: [field, ...fields], why: `${c.why}; but not here: existing nodes do not roll, as the controller moves to EC2NodeClass hash ${bump.hashTo} in the same change (upgrade it first, then edit)` };
   });
 }
 
