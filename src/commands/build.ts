@@ -16,17 +16,22 @@ export interface Options {
 }
 
 /**
- * Validates the config and builds every file in memory. Bundled, the YAML is rendered
- * on a worker thread while the main thread builds the next file.
+ * Validates the config and builds every file in memory. Bundled, a large fleet's YAML is
+ * rendered on a worker thread while the main thread builds the next file.
  */
 export async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
-  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'));
+  // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
+  const { platform, plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(plan));
   try {
-    // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
-    const { platform, plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
     render(plan, (file) => renderer.add(file));
     return { platform, plan, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
   }
+}
+
+/** About how many files the plan makes: its pools and Applications, the bulk of any fleet. */
+function plannedFiles(plan: FleetPlan): number {
+  return plan.clusters.reduce((n, c) => n + c.pools.length + c.applications.length, 0);
 }

@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { GeneratedFile, renderFile, sortedByPath } from './render';
 
+/** From how many files a worker pays for itself (measured on a 2-core machine: see docs/performance.md). */
+export const WORKER_MIN_FILES = 300;
+
 /** Files per block of claims: the worker is sent a new block of shared flags when the files outgrow the last. */
 const CLAIM_BLOCK = 4096;
 
@@ -28,9 +31,12 @@ export function claim(blocks: readonly Int32Array[], index: number, by: 1 | 2): 
  * it renders in-process, with the same result.
  */
 export class ParallelRenderer {
-  /** Starts the worker early, so it loads while the config is being validated. */
-  public static start(workerScript: string): ParallelRenderer {
-    return new ParallelRenderer(existsSync(workerScript) ? new Worker(workerScript) : undefined);
+  /**
+   * Starts the worker for `files` files or more: loading it costs a node process about 0.2 s of
+   * CPU, more than rendering a few hundred files takes, so a small fleet renders in-process.
+   */
+  public static start(workerScript: string, files: number = WORKER_MIN_FILES): ParallelRenderer {
+    return new ParallelRenderer(files >= WORKER_MIN_FILES && existsSync(workerScript) ? new Worker(workerScript) : undefined);
   }
 
   private readonly local = new Map<string, string>();
