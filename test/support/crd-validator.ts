@@ -119,10 +119,11 @@ export function validateFor(release: string, obj: unknown): string[] {
  * dropped. `expect(defaulted(x)).toEqual(x)` means there is nothing for the server to fill in or drop, so Argo CD
  * sees no drift. The input is not modified.
  *
+ * @param release - Karpenter's CRDs of that release (see {@link validateFor}) @default - the release of test/fixtures/karpenter-release
  * @throws when no vendored CRD serves the object's apiVersion and kind
  */
-export function defaulted(obj: unknown): unknown {
-  const found = lookUpCrd(obj);
+export function defaulted(obj: unknown, release?: string): unknown {
+  const found = lookUpCrd(obj, release);
   if ('problem' in found) {
     throw new Error(`crd-validator: ${objectLabel(obj)}: ${found.problem.path || '(root)'}: ${found.problem.message}`);
   }
@@ -205,6 +206,16 @@ function objectLabel(obj: unknown): string {
 const CRD_DIRS = [path.join(__dirname, '..', 'fixtures', 'karpenter-release', 'pkg', 'apis', 'crds'), path.join(__dirname, '..', 'fixtures', 'crds')];
 
 let crdsByType: ReadonlyMap<string, Crd> | undefined;
+const releaseCrdDirs = new Map<string, string>();
+
+/**
+ * Where a release's Karpenter CRDs are when this repository does not vendor it: a release an
+ * upgrade test made in a copy of the repository (its `test/fixtures/karpenter-crds/v<release>/`).
+ */
+export function useReleaseCrds(release: string, dir: string): void {
+  releaseCrdDirs.set(release, dir);
+  crdsOfRelease.delete(release);
+}
 const crdsOfRelease = new Map<string, ReadonlyMap<string, Crd>>();
 
 /** The vendored CRDs by `apiVersion kind`, read once; with `release`, Karpenter's are that release's. */
@@ -215,7 +226,7 @@ function crds(release?: string): ReadonlyMap<string, Crd> {
   }
   let found = crdsOfRelease.get(release);
   if (!found) {
-    found = loadCrds([path.join(__dirname, '..', 'fixtures', 'crds'), path.join(__dirname, '..', 'fixtures', 'karpenter-crds', `v${release}`)]);
+    found = loadCrds([path.join(__dirname, '..', 'fixtures', 'crds'), releaseCrdDirs.get(release) ?? path.join(__dirname, '..', 'fixtures', 'karpenter-crds', `v${release}`)]);
     crdsOfRelease.set(release, found);
   }
   return found;

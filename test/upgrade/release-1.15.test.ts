@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { defaulted, useReleaseCrds, validateFor } from '../support/crd-validator';
 import { REPO } from './builders';
 
 jest.setTimeout(240_000);
@@ -132,6 +133,19 @@ describe('an upgrade to the 1.15 stand-in', () => {
     const nodePool = parse(readFileSync(join(root, 'dist/cel/nodepools/web/web.yaml'), 'utf8').split(/^---$/m).find((d) => /kind: NodePool/.test(d)) ?? '') as { spec: { disruption: Record<string, unknown> } };
     expect(nodePool.spec.disruption.consolidateAfter).toBe('1m');
     expect(files('dist/old')).toEqual(before);
+    // What the 1.15 clusters get, the 1.15 CRDs (schema and CEL) accept as written, nothing defaulted or dropped (no drift under Argo CD).
+    useReleaseCrds('1.15.0', join(root, 'test/fixtures/karpenter-crds/v1.15.0'));
+    const checked: string[] = [];
+    for (const id of ['cel', 'plain']) {
+      for (const [path, text] of files(`dist/${id}/nodepools`)) {
+        for (const doc of parseAllDocuments(text).map((d) => d.toJS() as { kind: string })) {
+          expect({ path, problems: validateFor('1.15.0', doc) }).toEqual({ path, problems: [] });
+          expect({ path, stored: defaulted(doc, '1.15.0') }).toEqual({ path, stored: doc });
+          checked.push(`${id} ${doc.kind}`);
+        }
+      }
+    }
+    expect(checked.sort()).toEqual(['cel EC2NodeClass', 'cel NodePool', 'plain EC2NodeClass', 'plain NodePool']);
   });
 
   it('reviews an EC2NodeClass edit landing with a controller upgrade across a hash-version bump: existing nodes do not roll, at that cluster only', () => {
