@@ -427,18 +427,27 @@ const UNHASHED_NODE_CLASS_FIELDS = new Set(['subnetSelectorTerms', 'securityGrou
 
 /**
  * A change that edits an EC2NodeClass's hashed fields and, in the same change, moves its cluster's
- * controller across a bump of `EC2NodeClassHashVersion` (v5 -> v6 in 1.15): the new controller sees
- * NodeClaims of the old hash version and re-stamps each (not yet drifted) with the hash of the
- * EC2NodeClass as it is then, this edit included. So existing nodes do not drift for the edit;
- * only nodes launched after it, or replaced for another reason, get it.
+ * controller across a bump of `EC2NodeClassHashVersion` (v5 -> v6 in 1.15). Whether existing nodes
+ * roll for the edit is then a race, which the review says rather than guess:
+ * - the upgraded controller, on its first look at an EC2NodeClass of the old hash version, re-stamps
+ *   every NodeClaim not yet Drifted with the hash of the EC2NodeClass as it is at that moment
+ *   (hash/controller.go L54-L61, L88-L120): with the edit already in place, those nodes never drift
+ *   for it and keep the old fields until replaced for another reason;
+ * - but the old controller marks NodeClaims Drifted within seconds of the edit (the disruption
+ *   controller watches NodeClasses: core nodeclaim/disruption/controller.go L122-L123), and a
+ *   Drifted NodeClaim stays Drifted (hash/controller.go L104-L110: its hash is not re-stamped); and an edit synced after the
+ *   upgraded controller's re-stamp drifts the nodes as usual. Argo CD syncs the controller and the
+ *   pools in their own Applications, so neither order is guaranteed.
+ * A release read without its Go code (the upgrade's OPTIONAL_RELEASE_FILES) has no known hash
+ * version: it may bump, and the review says so.
  * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go#L54-L61
- * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go#L85-L115
+ * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/hash/controller.go#L88-L120
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeclaim/disruption/controller.go#L122-L123
  * @see https://github.com/kubernetes-sigs/karpenter/blob/main/designs/drift-hash-versioning.md
  */
 function withHashVersionBumps(changes: Change[], context: Context): Change[] {
   const was = karpenterVersions(context.base);
   const now = karpenterVersions(context.head);
-  // A release read without its Go code (OPTIONAL_RELEASE_FILES of the upgrade) has no known hash version: it may bump.
   const bumps = new Map<string, { from: string; to: string; hashFrom?: string; hashTo?: string }>();
   for (const [cluster, to] of now) {
     const from = was.get(cluster);
@@ -453,27 +462,22 @@ function withHashVersionBumps(changes: Change[], context: Context): Change[] {
     const before = context.before.get(c.resource.key);
     if (!bump || c.resource.kind !== 'EC2NodeClass' || c.action !== 'changed' || !before) return c;
     const [a, b] = [obj(before.body.spec), obj(c.resource.body.spec)];
-    const edited = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !UNHASHED_NODE_CLASS_FIELDS.has(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
-    if (edited.length === 0) return c;
-    if (bump.hashFrom === undefined || bump.hashTo === undefined) {
-      const unknown = [bump.hashFrom === undefined ? bump.from : undefined, bump.hashTo === undefined ? bump.to : undefined].filter((v) => v !== undefined).join(' and ');
-      const maybe: FieldChange = {
-        risk: c.risk,
-        text: `Karpenter ${bump.from} -> ${bump.to} in the same change, with ${edited.join(', ')} edited; the EC2NodeClass hash version of ${unknown} is unknown`,
-        why: `if the upgrade moves the EC2NodeClass hash version, the upgraded controller re-stamps existing NodeClaims with the hash of the EC2NodeClass as it is then, this edit included, and existing nodes do NOT roll; `
-          + `this repository read Karpenter ${unknown} without pkg/apis/v1/ec2nodeclass.go, so it cannot tell. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
-      };
-      const fields = c.fields.map((f) => (f.why ? { ...f, why: `${f.why}, unless the controller upgrade in this change re-stamps them (above)` } : f));
-      return { ...c, fields: [maybe, ...fields], why: `${c.why}; but maybe not here: the controller upgrade in the same change may re-stamp existing nodes instead (upgrade it first, then edit)` };
-    }
+    const edited = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !UNHASHED_NODE_CLASS_FIELDS.has(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort().join(', ');
+    if (edited === '') return c;
+    const known = bump.hashFrom !== undefined && bump.hashTo !== undefined;
+    const unknown = [bump.hashFrom === undefined ? bump.from : undefined, bump.hashTo === undefined ? bump.to : undefined].filter((v) => v !== undefined).join(' and ');
     const field: FieldChange = {
       risk: c.risk,
-      text: `Karpenter ${bump.from} -> ${bump.to} in the same change: EC2NodeClass hash version ${bump.hashFrom} -> ${bump.hashTo}, with ${edited.join(', ')} edited`,
-      why: `the upgraded controller re-stamps every existing NodeClaim of ${bump.hashFrom} with the hash of the EC2NodeClass as it is then, this edit included: existing nodes do NOT roll `
-        + `and keep the old ${edited.join(', ')} until they are replaced for another reason; only new nodes get it. Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass`,
+      text: known
+        ? `Karpenter ${bump.from} -> ${bump.to} in the same change: EC2NodeClass hash version ${bump.hashFrom} -> ${bump.hashTo}, with ${edited} edited`
+        : `Karpenter ${bump.from} -> ${bump.to} in the same change, with ${edited} edited; the EC2NodeClass hash version of ${unknown} is unknown (read without pkg/apis/v1/ec2nodeclass.go)`,
+      why: `${known ? '' : 'if the upgrade moves the hash version, '}whether existing nodes roll for this edit is a race: the upgraded controller re-stamps every NodeClaim not yet Drifted `
+        + `with the hash of the EC2NodeClass as it is when it first looks; if the edit is in place by then and the old controller has not yet marked them Drifted, those nodes never roll `
+        + `and keep the old ${edited} until replaced for another reason; otherwise they roll as usual. Argo CD syncs the controller and the pools separately, so either may come first. `
+        + 'Safe order: upgrade the controller first (its own pull request, synced), then edit the EC2NodeClass',
     };
-    const fields = c.fields.map((f) => (f.why ? { ...f, why: `${f.why}; not here: the controller upgrade in this change re-stamps existing nodes (above)` } : f));
-    return { ...c, fields: [field, ...fields], why: `${c.why}; but not here: existing nodes do not roll, as the controller moves to EC2NodeClass hash ${bump.hashTo} in the same change (upgrade it first, then edit)` };
+    const fields = c.fields.map((f) => ({ ...f, why: `${f.why}, unless the controller upgrade in this change re-stamps them first (above)` }));
+    return { ...c, fields: [field, ...fields], why: `${c.why}; or some never do: the controller upgrade in the same change may re-stamp them first (upgrade it first, then edit)` };
   });
 }
 

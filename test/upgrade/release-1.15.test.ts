@@ -148,7 +148,7 @@ describe('an upgrade to the 1.15 stand-in', () => {
     expect(checked.sort()).toEqual(['cel EC2NodeClass', 'cel NodePool', 'plain EC2NodeClass', 'plain NodePool']);
   });
 
-  it('reviews an EC2NodeClass edit landing with a controller upgrade across a hash-version bump: existing nodes do not roll, at that cluster only', () => {
+  it('reviews an EC2NodeClass edit landing with a controller upgrade across a hash-version bump: whether its nodes roll is a race, said at that cluster only', () => {
     const fleet = (upgraded: boolean, tags: Record<string, string>) => {
       writeFleet({});
       const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as { clusters: Record<string, unknown>; teams: { web: Record<string, unknown> } };
@@ -168,7 +168,8 @@ describe('an upgrade to the 1.15 stand-in', () => {
     const diff = run('diff', '--base', 'HEAD');
     const out = diff.stdout;
     expect(out).toMatch(/Karpenter 1\.14\.1 -> 1\.15\.0 in the same change: EC2NodeClass hash version v5 -> v6, with tags edited/);
-    expect(out).toMatch(/existing nodes do NOT roll/);
+    expect(out).toMatch(/whether existing nodes roll for this edit is a race: the upgraded controller re-stamps every NodeClaim not yet Drifted/);
+    expect(out).toMatch(/Safe order: upgrade the controller first \(its own pull request, synced\), then edit the EC2NodeClass/);
     // At the cluster that moves; the one that stays on 1.14.1 drifts for the same edit, as ever.
     expect(out).toMatch(/EC2NodeClass changed ×1 on cluster moving: Karpenter 1\.14\.1 -> 1\.15\.0 in the same change/);
     expect(out).toMatch(/EC2NodeClass changed ×1 on cluster old: tag billing added: batch — tags are in the EC2NodeClass hash/);
