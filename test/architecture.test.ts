@@ -3,7 +3,7 @@
  * file: what each room may import, and no cycle between rooms. A room is a folder of src/;
  * a file directly in src/ (cli.ts, main.ts, synth.ts, render-worker.ts) is a room of its own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 
 const SRC = join(__dirname, '..', 'src');
@@ -92,6 +92,53 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   return [...found].sort();
 }
 
+/** Every file of src/ and the files of src/ it imports (relative imports that name a file). */
+function fileGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const i of all) {
+    const edges = graph.get(i.file) ?? [];
+    graph.set(i.file, edges);
+    const file = [`${i.target}.ts`, `${i.target}/index.ts`].find((f) => !f.startsWith('..') && existsSync(join(SRC, f)));
+    if (file !== undefined) edges.push(file);
+  }
+  return graph;
+}
+
+/** The strongly connected components of a graph (Tarjan), each sorted: a component of two or more files is a cycle. */
+function stronglyConnected(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    out.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
 /**
  * Cycles between rooms that are documented in docs/architecture.md with the reason they
  * stay. None today: keep it that way, or list one here and there with its reason.
@@ -148,6 +195,18 @@ describe('the rooms of src/', () => {
 
   it('no cycle between rooms, except the documented ones', () => {
     expect(cycles(roomGraph())).toEqual(DOCUMENTED_CYCLES);
+  });
+
+  it('no file of src/ imports itself through others (file by file, type imports included)', () => {
+    const graph = fileGraph();
+    // Not blind: the plan's imports are there, a type-only one too.
+    expect(graph.get('model/plan.ts')).toEqual(expect.arrayContaining(['model/cost.ts', 'output/layout.ts', 'config/platform.ts']));
+    expect(stronglyConnected(graph).filter((c) => c.length > 1)).toEqual([]);
+  });
+
+  it('finds a file cycle when there is one (the check can fail)', () => {
+    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+    expect(stronglyConnected(graph).filter((c) => c.length > 1)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
   it('finds a cycle when there is one (the check can fail)', () => {
