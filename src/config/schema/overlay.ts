@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { OVERLAY_PRICE, OVERLAY_PRICE_ADJUSTMENT } from '../../catalog/overlays';
 import { labelValue, map, quantity, resourceName } from './fields';
 import { QUALIFIED_NAME, RESTRICTED_OVERLAY_KEY, restrictedOverlayKey } from './keys';
-import { INT64_MAX, OPERATOR_VALUES, OPERATORS } from './requirements';
+import { OPERATOR_VALUES, OPERATORS, operatorValueIssues } from './requirements';
 
 // A NodeOverlay (gate NodeOverlay): a price or extra capacity for the instance types its
 // requirements pick, checked as its CRD checks it.
@@ -18,18 +18,7 @@ const overlayRequirement = z.strictObject({
   }).meta(RESTRICTED_OVERLAY_KEY),
   operator: z.enum(OPERATORS),
   values: z.array(labelValue).optional(),
-}).superRefine((r, ctx) => {
-  const values = r.values ?? [];
-  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
-  }
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
-  }
-  if (['Gt', 'Gte', 'Lt', 'Lte'].includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]) || BigInt(values[0]) > INT64_MAX)) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative 64-bit integer value, e.g. ["5"]` });
-  }
-}).meta(OPERATOR_VALUES);
+}).superRefine((r, ctx) => operatorValueIssues(r.operator, r.values ?? [], 'NodeOverlay', ctx)).meta(OPERATOR_VALUES);
 
 /** One entry of `overlays` (or of a cluster's `overlays`). */
 export const overlay = z.strictObject({

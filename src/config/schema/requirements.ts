@@ -24,6 +24,25 @@ export const OPERATOR_VALUES = {
   ],
 };
 
+/**
+ * What the NodePool and NodeOverlay CRDs' CEL rules refuse in a requirement's values for its
+ * operator (both CRDs hold the same rules): In and NotIn need a value, Exists and DoesNotExist
+ * none, a comparison exactly one non-negative integer that fits an int64.
+ */
+export function operatorValueIssues(operator: string, values: readonly string[], crd: 'NodePool' | 'NodeOverlay', ctx: z.RefinementCtx): void {
+  if ((operator === 'In' || operator === 'NotIn') && values.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${operator} needs at least one value` });
+  }
+  if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${operator} takes no values` });
+  }
+  if (COMPARISONS.includes(operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
+    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${operator} needs exactly one non-negative integer value, e.g. ["5"]` });
+  } else if (COMPARISONS.includes(operator) && BigInt(values[0]) > INT64_MAX) {
+    ctx.addIssue({ code: 'custom', path: ['values', 0], message: `${values[0]} is larger than the largest 64-bit integer (${INT64_MAX}), which the ${crd} CRD reads it as` });
+  }
+}
+
 /** A taint, or a startup taint. */
 export const taint = z.strictObject({
   key: z.string().min(1).regex(QUALIFIED_NAME, { error: 'must be a taint key such as "example.com/gpu"' }),
@@ -43,17 +62,7 @@ export const requirement = z.strictObject({
   minValues: z.number().int().min(1).max(50).optional(),
 }).superRefine((r, ctx) => {
   const values = r.values ?? [];
-  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs at least one value` });
-  }
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} takes no values` });
-  }
-  if (COMPARISONS.includes(r.operator) && (values.length !== 1 || !/^[0-9]+$/.test(values[0]))) {
-    ctx.addIssue({ code: 'custom', path: ['values'], message: `operator ${r.operator} needs exactly one non-negative integer value, e.g. ["5"]` });
-  } else if (COMPARISONS.includes(r.operator) && BigInt(values[0]) > INT64_MAX) {
-    ctx.addIssue({ code: 'custom', path: ['values', 0], message: `${values[0]} is larger than the largest 64-bit integer (${INT64_MAX}), which the NodePool CRD reads it as` });
-  }
+  operatorValueIssues(r.operator, values, 'NodePool', ctx);
   if (r.minValues !== undefined && r.operator === 'In' && values.length < r.minValues) {
     ctx.addIssue({ code: 'custom', path: ['minValues'], message: `minValues ${r.minValues} is more than the ${values.length} value(s) given` });
   }
