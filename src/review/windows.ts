@@ -1,3 +1,4 @@
+import { clusterLayout } from '../output/layout';
 import type { GeneratedTree } from './tree';
 
 /** A cluster whose root starts tracking a stage ref in this change (`stage` set, or changed). */
@@ -9,16 +10,17 @@ export interface StageAdoption {
   readonly was: string;
 }
 
-/** The roots (`argocd/<cluster>.yaml`) whose git revision changes between the two trees: a cluster moving onto (or between) stage refs. */
+/** The clusters whose root (the layout's `argocd/<cluster>.yaml`, never the bootstrap) tracks another git revision at the head: a cluster moving onto (or between) stage refs, or a new `gitops.targetRevision`. */
 export function stageAdoptions(base: GeneratedTree, head: GeneratedTree): StageAdoption[] {
   const revision = (tree: GeneratedTree, file: string) => tree.resourcesIn(file).filter((r) => r.kind === 'Application')
     .map((r) => ((r.body.spec as { source?: { targetRevision?: string } } | undefined)?.source?.targetRevision))[0];
   const out: StageAdoption[] = [];
-  for (const file of head.files.keys()) {
-    const m = /^argocd\/([^/.]+)\.yaml$/.exec(file);
-    if (!m || !base.files.has(file) || base.files.get(file) === head.files.get(file)) continue;
+  // Only the clusters' roots: argocd/bootstrap.yaml and the other fleet files are not a cluster's.
+  for (const cluster of [...head.clusters()].sort()) {
+    const file = clusterLayout(cluster).root;
+    if (!base.files.has(file) || !head.files.has(file) || base.files.get(file) === head.files.get(file)) continue;
     const [was, ref] = [revision(base, file), revision(head, file)];
-    if (was !== undefined && ref !== undefined && was !== ref) out.push({ cluster: m[1], ref, was });
+    if (was !== undefined && ref !== undefined && was !== ref) out.push({ cluster, ref, was });
   }
   return out;
 }

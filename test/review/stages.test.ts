@@ -33,6 +33,17 @@ describe('adding stage to a cluster in review', () => {
       + `at merge the cluster syncs that commit's files, rolling back what it runs; first move the ref: git push origin ${base}:refs/heads/karpenter-gitops/stage-2`);
   });
 
+  it('speaks of clusters only: a new gitops.targetRevision moves every root and the bootstrap, and no line names the bootstrap as a cluster', async () => {
+    const config = aFleetConfig(['dev', 'prod']);
+    const fleet = await Fleet.create(config);
+    fleet.configure({ ...config, gitops: { ...(config.gitops as object), targetRevision: 'release' } });
+    await fleet.synth();
+    const r = await fleet.diff();
+    expect(r.out).toMatch(/cluster dev: its root now tracks release \(was HEAD\), which does not exist yet/);
+    expect(r.out).toMatch(/cluster prod: its root now tracks release \(was HEAD\), which does not exist yet/);
+    expect(r.out).not.toMatch(/cluster bootstrap/);
+  });
+
   it('says nothing rolls back when the stage ref is at the base commit', async () => {
     const fleet = await Fleet.create(aFleetConfig(['dev', 'prod']));
     fleet.git('branch', 'karpenter-gitops/stage-2', 'HEAD');
