@@ -30,6 +30,8 @@ export interface SummaryDataPool {
   readonly limits: Readonly<Record<string, string>>;
   /** Its NodePool's disruption budgets, the window's included (UTC cron). */
   readonly budgets: readonly Budget[];
+  /** How many of `budgets`, at their end, the cluster's window added (they block Drifted outside it); 0 without a window. */
+  readonly windowBudgets: number;
   /** The AMI alias its nodes run, or null for selector terms. */
   readonly amiAlias: string | null;
   /** The namespaces whose pods may use it (the tenancy policy); null: any. */
@@ -118,6 +120,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
           ceiling: { perHour: facts.ceiling.perHour, boundBy: facts.ceiling.boundBy ?? null, bound: facts.ceiling.bound ?? null, bufferPerHour: facts.ceiling.buffer?.perHour ?? null },
           limits: Object.fromEntries(Object.entries(nodePool.limits ?? {}).map(([k, v]) => [k, String(v)])),
           budgets: nodePool.budgets,
+          windowBudgets: c.window ? windowPlan(c.window).budgets.length : 0,
           amiAlias: pool.settings.ami.alias ?? null,
           namespaces: facts.admission ? [...facts.admission.namespaces] : null,
         };

@@ -165,8 +165,9 @@ interface DataBudget {
  * A pool's pacing of drifted nodes, in words: its own budgets for reason Drifted (the window's
  * `nodes: "0"` budgets are said by the window), e.g. `10% of the pool's nodes at a time`.
  */
-export function pacingWords(budgets: readonly DataBudget[]): string {
-  const own = budgets.filter((b) => (b.reasons === undefined || b.reasons.includes('Drifted')) && !(b.nodes === '0' && b.schedule !== undefined && b.reasons?.length === 1));
+function pacingWords(pool: { readonly budgets: readonly DataBudget[]; readonly windowBudgets: number }): string {
+  // The window's budgets (the last ones) are said as the window; the pool's own that apply to Drifted pace it.
+  const own = pool.budgets.slice(0, pool.budgets.length - pool.windowBudgets).filter((b) => b.reasons === undefined || b.reasons.includes('Drifted'));
   if (own.length === 0) return "Karpenter's default: 10% of the pool's nodes at a time";
   return own.map((b) => {
     const n = b.nodes.endsWith('%') ? `${b.nodes} of the pool's nodes at a time` : b.nodes === '0' ? 'no node' : `${b.nodes} node${b.nodes === '1' ? '' : 's'} at a time`;
@@ -182,7 +183,7 @@ export function stepPacing(group: ChangeGroup, step: RolloutStep, data: SummaryD
     // An EC2NodeClass is named after its pool; the NodePool is the pool.
     const pool = pools.get(`${m.resource.cluster}\0${m.resource.name}`);
     if (!pool) continue;
-    const words = pacingWords(pool.budgets);
+    const words = pacingWords(pool);
     counts.set(words, (counts.get(words) ?? 0) + 1);
   }
   return [...counts].map(([words, n]) => (counts.size > 1 ? `${words} (${n} pools)` : words)).join('; ');

@@ -65,3 +65,19 @@ describe('a drift gate in review', () => {
     expect(r.out).toMatch(/^0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 2 other$/m);
   });
 });
+
+describe('the rollout\'s pacing on a windowed cluster', () => {
+  it('keeps the pool\'s own Drifted freeze (nodes "0" on a schedule) and leaves out only the window\'s budgets, which the plan marks', async () => {
+    const freeze = { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h', reasons: ['Drifted'] };
+    const windows = { nights: { timeZone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu'], start: '22:00', duration: '6h' } };
+    const config = (alias: string) => aFleetConfig(['prod'], {
+      windows, clusters: { prod: { window: 'nights' } }, defaults: { ami: { alias } },
+      teams: { web: { owner: 'web@acme.example', disruption: { budgets: [{ nodes: '20%' }, freeze] } } },
+    });
+    const fleet = await Fleet.create(config('al2023@v20250505'));
+    fleet.configure(config('al2023@v20260409'));
+    await fleet.synth();
+    const r = await fleet.diff();
+    expect(r.out).toMatch(/paced by 20% of the pool's nodes at a time, no node during "0 9 \* \* mon-fri" \(UTC\) for 8h/);
+  });
+});
