@@ -4,9 +4,9 @@
  */
 import { SUMMARY_DATA_VERSION, SummaryData } from '../model/summary-data';
 import { FLEET_FILES } from '../output/layout';
+import type { GeneratedTree } from './tree';
 
 const SUMMARY_DATA_PATH = FLEET_FILES.summaryData;
-import type { GeneratedTree } from './tree';
 
 /** A tree's summary data, or why it has none it can read. */
 export type SummaryRead = { readonly data: SummaryData } | { readonly missing: string };
@@ -16,6 +16,17 @@ export type SummaryRead = { readonly data: SummaryData } | { readonly missing: s
  * karpenter-gitops wrote one), or one of a version this review does not know.
  */
 export function summaryDataOf(tree: GeneratedTree): SummaryRead {
+  // Read once per tree: the cost, Kubernetes, hash-version and rollout parts of a review all ask.
+  const known = reads.get(tree);
+  if (known) return known;
+  const read = readSummaryData(tree);
+  reads.set(tree, read);
+  return read;
+}
+
+const reads = new WeakMap<GeneratedTree, SummaryRead>();
+
+function readSummaryData(tree: GeneratedTree): SummaryRead {
   const text = tree.files.get(SUMMARY_DATA_PATH);
   if (text === undefined) return { missing: `${tree.where} has no ${SUMMARY_DATA_PATH} (generated before karpenter-gitops wrote it)` };
   let data: Partial<SummaryData>;
