@@ -7,7 +7,7 @@ import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
 import { applyOverlays } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
-import { ApplicationModel, bootstrapApplication, clusterApplications, ProjectModel, projectModel, rootApplication, SMOKE_TEST_NAMESPACE } from './applications';
+import { ApplicationModel, bootstrapApplication, ProjectModel, projectModel, SMOKE_TEST_NAMESPACE } from './applications';
 import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES } from '../output/layout';
 import { chartValues, controllerDeploymentName } from './controller-values';
 import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
@@ -20,7 +20,7 @@ import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
-import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, staged, stagedRoot } from './stages';
+import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { SummaryData, summaryData } from './summary-data';
 
@@ -167,7 +167,7 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
 export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Matcher = catalogMatcher()): ClusterPlan {
   const layout = clusterLayout(cluster);
   const gated = isGated(platform, cluster);
-  const root = stagedRoot(platform, cluster, rootApplication(platform, cluster));
+  const { root, children } = clusterApplicationModels(platform, cluster);
   const planned = cluster.pools.map((pool) => poolPlan(cluster, pool, { gated, matcher }));
   // The policy reads the pools' own models; each pool's facts then say who may use it.
   const policy = tenancyPolicy(cluster, planned.map((p, i) => ({ pool: cluster.pools[i], nodePool: p.nodePool, nodeClass: p.nodeClass })));
@@ -197,7 +197,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
   return {
     id: cluster.id,
     karpenterVersion: cluster.karpenter.version,
-    applications: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)).map((app) => ({ path: layout.app(app.file), model: app })),
+    applications: children.map((app) => ({ path: layout.app(app.file), model: app })),
     root: { path: layout.root, model: root },
     controllerValues: { path: layout.controllerValues, model: controllerValues },
     ...(policy ? { tenancyPolicy: { path: layout.tenancyPolicy, model: policy } } : {}),

@@ -2,7 +2,7 @@ import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import { GATE_CLUSTER_ROLE, GateSpec } from '../gate/spec';
 import type { ApplicationModel, ProjectModel } from './applications';
-import { clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS } from './applications';
+import { clusterApplications, clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS, rootApplication } from './applications';
 export { isGated } from './applications';
 export { DIGEST_ANNOTATION, GATE_ENV, GATE_RBAC_RULES } from '../gate/spec';
 import { digestOf } from './digest';
@@ -64,6 +64,17 @@ export function windowedApplicationNames(cluster: Cluster): string[] {
 function windowWait(cluster: Cluster): string {
   const w = cluster.window!;
   return `its sync window ${w.name} (${describeRuns(windowPlan(w).kept).join(', ')} UTC)`;
+}
+
+/**
+ * A cluster's Applications as synth writes them and `promote` checks them: its root and the
+ * children the root creates, each tracking the cluster's ref.
+ */
+export function clusterApplicationModels(platform: Platform, cluster: Cluster): { readonly root: ApplicationModel; readonly children: readonly ApplicationModel[] } {
+  return {
+    root: stagedRoot(platform, cluster, rootApplication(platform, cluster)),
+    children: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)),
+  };
 }
 
 /**

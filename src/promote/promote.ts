@@ -1,6 +1,6 @@
 import type { Cluster, Platform } from '../config/platform';
-import { clusterApplications, rootApplication } from '../model/applications';
-import { clusterRevision, isStaged, stageRef, staged, stagedRoot } from '../model/stages';
+import { APP_NAMES } from '../config/reserved';
+import { clusterApplicationModels, clusterRevision, isStaged, stageRef } from '../model/stages';
 
 /** What `npm run promote` decided. */
 export interface Promotion {
@@ -40,8 +40,8 @@ interface Checked {
  * smoke tests (synced by hand) or the orphaned pools Application of earlier releases.
  */
 function applicationsOf(platform: Platform, cluster: Cluster): Checked[] {
-  const apps = [stagedRoot(platform, cluster, rootApplication(platform, cluster)), ...clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a))];
-  return apps.filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)) }));
+  const { root, children } = clusterApplicationModels(platform, cluster);
+  return [root, ...children].filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)) }));
 }
 
 /** Messages Argo CD's repo server gives when a git revision cannot be resolved (a stage ref not created yet). */
@@ -90,7 +90,7 @@ export function promotion(platform: Platform, stage: number, revision: string, a
         unresolved && isStaged(cluster) ? `its stage ref ${stageRef(platform, cluster.stage!)} does not exist yet: promote stage ${cluster.stage} first` : undefined,
         sync?.status !== 'Synced' ? `sync is ${sync?.status ?? 'Unknown'}` : undefined,
         git && !revisions.includes(revision) ? `at revision ${revisions.join(', ') || 'none'}, not ${revision}` : undefined,
-        health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && name.endsWith('-drift-gate') ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
+        health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && name === APP_NAMES.driftGate(cluster.id) ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
       ].filter((w): w is string => w !== undefined);
       if (why.length) blockers.push(`${where}: ${why.join(', ')}`);
     }
