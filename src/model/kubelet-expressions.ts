@@ -39,10 +39,15 @@ const minMax = (['max', 'min'] as const).flatMap((name) => {
   ];
 });
 
-const ENV = celEnv({
+/** The controller's CEL environment, made on first use: most fleets have no expression. */
+let env: ReturnType<typeof celEnv> | undefined;
+const ENV = () => (env ??= celEnv({
   variables: { vcpus: I, memory_mib: I, max_pods: I, instance_type: CelScalar.STRING, default_enis: I, ips_per_eni: I },
   funcs: minMax,
-});
+}));
+
+/** Compiled expressions by their text: one pool's expression is evaluated for every type it admits, on every cluster. */
+const compiled = new Map<string, Compiled>();
 
 const MAX_INT32 = 2147483647n;
 
@@ -55,9 +60,18 @@ export type Compiled = { readonly run: (vars: ExpressionVars) => bigint | string
  * finite; any other type refused, which cel-go finds when compiling), or what went wrong.
  */
 export function compileExpression(expression: string): Compiled {
+  let found = compiled.get(expression);
+  if (!found) {
+    found = compile(expression);
+    compiled.set(expression, found);
+  }
+  return found;
+}
+
+function compile(expression: string): Compiled {
   let evaluate: (vars: Record<string, unknown>) => unknown;
   try {
-    evaluate = plan(ENV, parse(expression)) as (vars: Record<string, unknown>) => unknown;
+    evaluate = plan(ENV(), parse(expression)) as (vars: Record<string, unknown>) => unknown;
   } catch (err) {
     return { error: `does not compile: ${(err as Error).message.split('\n')[0]}` };
   }
