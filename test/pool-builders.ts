@@ -11,7 +11,7 @@ export function aPool(overrides: Partial<PoolSettings> = {}, identity: Partial<O
     ami: { alias: 'al2023@v20250505' },
     ...overrides,
   } as PoolSettings;
-  return { name: 'web', team: 'web', requirements: poolRequirements(settings), instanceTypes: { count: 1 }, limitsAt: { file: 'config/platform.yaml', line: 1, col: 1, path: 'teams.web' }, ...identity, settings };
+  return { name: 'web', team: 'web', requirements: poolRequirements(settings), limitsAt: { file: 'config/platform.yaml', line: 1, col: 1, path: 'teams.web' }, ...identity, settings };
 }
 
 /** Terraform outputs of a cluster named demo, with every optional output set. */

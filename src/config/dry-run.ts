@@ -1,5 +1,5 @@
-import { catalogMatcher, largestAllocatable, Matcher, MatchResult, priceRange, typesThatFit } from '../catalog/match';
-import type { AdmittedTypes, PoolSettings } from './platform';
+import { catalogMatcher, largestAllocatable, Matcher, MatchResult, typesThatFit } from '../catalog/match';
+import type { PoolSettings } from './platform';
 import { FieldPath, renderPath } from '../input/problems';
 import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
@@ -35,7 +35,7 @@ export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/ne
  * pool with few instance types, and values no instance type has.
  * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
  */
-export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], matcher: Matcher = catalogMatcher()): { admitted: AdmittedTypes; problems: DryRunProblem[] } {
+export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], matcher: Matcher = catalogMatcher()): DryRunProblem[] {
   const result = matcher.match(requirements.map((r) => r.requirement));
   const problems: DryRunProblem[] = [];
   const at = (i: number, valueIndex?: number): FieldPath => {
@@ -70,11 +70,7 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
     }
   }
   if (!empty) problems.push(...smokeTestProblems(name, s, result), ...capacityWarnings(name, s, result));
-  const prices = priceRange(result.admitted);
-  return {
-    admitted: { count: result.admitted.length, ...(prices ? { pricePerHour: { min: prices.min, max: prices.max } } : {}) },
-    problems,
-  };
+  return problems;
 }
 
 /** The smoke test must fit one admitted type, and in a GPU pool request a GPU (or it proves nothing about them). */

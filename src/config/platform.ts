@@ -85,8 +85,6 @@ export interface Pool {
   readonly settings: PoolSettings;
   /** Its NodePool's requirements, each with the field it comes from. */
   readonly requirements: readonly SourcedRequirement[];
-  /** What the dry run against Karpenter's instance-type catalog found (before overlays; the plan's facts are after them). */
-  readonly instanceTypes: AdmittedTypes;
   /** Where a finding about the pool's limits is reported (its `limits`, or the pool where it sets none). */
   readonly limitsAt: ProblemLocation;
   /**
@@ -105,14 +103,6 @@ export interface ProblemLocation {
   readonly line: number;
   readonly col: number;
   readonly path: string;
-}
-
-/** The instance types a pool admits, in short. */
-export interface AdmittedTypes {
-  /** How many instance types of the catalog the pool's requirements admit. */
-  readonly count: number;
-  /** Their on-demand price range per hour (us-east-1 list prices, after the cluster's NodeOverlays). @default - none priced */
-  readonly pricePerHour?: { readonly min: number; readonly max: number };
 }
 
 /** Where a cluster's Applications are deployed, as in an Argo CD Application destination. */

@@ -118,12 +118,11 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       if (!settings.ami) continue;
       const requirements = poolRequirements(settings);
       // The dry run needs a pool the CRD would take; its findings would only echo an earlier problem.
-      const checked = problems.length === before ? dryRun(c.name, settings, requirements) : undefined;
-      for (const p of checked?.problems ?? []) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
+      const found = problems.length === before ? dryRun(c.name, settings, requirements) : [];
+      for (const p of found) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
-        instanceTypes: checked?.admitted ?? { count: 0 },
         limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
         ...expressionsAt(ctx, settings),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),

@@ -7,6 +7,7 @@ import { load, problemsOf, warningsOf } from './helpers';
 import { parse } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
 import { synthesize } from '../../src/synth';
+import { fleetPlan } from '../../src/model/plan';
 import { InputError, formatProblem } from '../../src/input/problems';
 
 afterAll(removeProjects);
@@ -86,7 +87,7 @@ describe('pools that can never launch a node', () => {
 
   it('accepts a GPU pool whose smoke test requests a GPU, and puts the GPU in the Deployment', () => {
     const { platform } = load(withWeb({ instanceFamilies: ['g5'], smokeTest: { resources: { 'nvidia.com/gpu': 1 } } }));
-    expect(platform.clusters[0].pools[0].instanceTypes.count).toBe(8);
+    expect(fleetPlan(platform).clusters[0].pools[0].facts.admitted.length).toBe(8);
     const deployment = parse(synthesize(platform).get('dist/demo/smoke-tests/web.yaml') ?? '');
     expect(deployment.spec.template.spec.containers[0].resources.limits).toEqual({ memory: '1024Mi', 'nvidia.com/gpu': 1 });
   });
@@ -112,7 +113,7 @@ describe('warnings of the dry run', () => {
 
   it('warns when a spot pool has fewer than 15 instance types: single-node spot-to-spot consolidation needs 15', () => {
     const { platform, warnings } = load(withWeb({ capacityTypes: ['spot'], instanceFamilies: ['m7i'] }));
-    const count = platform.clusters[0].pools[0].instanceTypes.count;
+    const count = fleetPlan(platform).clusters[0].pools[0].facts.admitted.length;
     expect(count).toBeGreaterThanOrEqual(10);
     expect(count).toBeLessThan(15);
     expect(warnings.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(
@@ -128,6 +129,6 @@ describe('warnings of the dry run', () => {
 
   it('leaves keys that are not instance-type labels to the cluster: zones and custom labels filter nothing', () => {
     const { platform } = load(withWeb({ zones: ['ap-northeast-2z'], requirements: [{ key: 'example.com/rack', operator: 'In', values: ['r1'] }] }));
-    expect(platform.clusters[0].pools[0].instanceTypes.count).toBeGreaterThan(500);
+    expect(fleetPlan(platform).clusters[0].pools[0].facts.admitted.length).toBeGreaterThan(500);
   });
 });
