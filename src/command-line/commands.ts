@@ -114,10 +114,12 @@ export const COMMAND_SPECS = {
     name: 'promote',
     summary: 'exit 0 and print the git push that promotes SHA to STAGE when the stage before has it, healthy',
     description: 'Reads the Applications Argo CD reports (FILE: `kubectl -n argocd get applications -o json`, or -\n'
-      + 'for stdin). When every pool and tenancy policy Application of every cluster of stage STAGE-1 is\n'
-      + 'Synced at SHA and Healthy (its drift gates done: no drifted node left), prints the command that\n'
-      + 'moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE; otherwise names\n'
-      + 'each Application that is not, and why (docs/windows.md).',
+      + 'for stdin). When every automated Application of every cluster of stage STAGE-1 (its root, CRDs,\n'
+      + 'controller, policies, pools, overlays and drift gate) is Synced at SHA and Healthy (its drift gate\n'
+      + 'done: no drifted node left), and the main branch (--main REF) still has SHA\'s files for the\n'
+      + 'clusters of STAGE, prints the command that moves the stage ref, git push origin\n'
+      + 'SHA:refs/heads/<gitops.stageRefPrefix>STAGE; otherwise names each Application that is not, and why\n'
+      + '(docs/windows.md).',
     argument: { name: 'STAGE', pattern: /^[0-9]+$/, missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json', invalid: 'STAGE is a number such as 2' },
     options: [
       { name: 'revision', value: 'SHA', required: 'promote needs --revision SHA: the commit to promote', help: 'the commit to promote (required)' },

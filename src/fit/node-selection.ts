@@ -10,6 +10,7 @@ import {
 import { conflictingKeys, keyOperators, NodeSelectorRequirement, normalizeKey } from '../catalog/requirements';
 import type { Taint } from '../model/node-pool';
 import type { PoolPlan } from '../model/plan';
+import { NODECLASS_LABEL, NODEPOOL_LABEL } from '../model/tenancy';
 
 /**
  * The labels Karpenter lets a pod require although a NodePool does not constrain them
@@ -35,8 +36,6 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
   'karpenter.k8s.aws/placement-group-partition',
 ]);
 
-const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
-const NODECLASS_LABEL = 'karpenter.k8s.aws/ec2nodeclass';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 /** What a node of a pool will be, as Karpenter's NodeClaimTemplate for its NodePool holds it. */

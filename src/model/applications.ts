@@ -15,7 +15,7 @@ export const IN_CLUSTER = 'https://kubernetes.default.svc';
  * The tenancy policy goes beside the controller (which it never looks at), so it is in place before any pool.
  * The pools are the root's last wave, with the overlays, the drift gate and the smoke tests: a
  * sync operation succeeds once its last wave is applied, without waiting for its health
- * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 700-707), so a root's sync (an
+ * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 703-712), so a root's sync (an
  * emergency controller revert) never waits for a pool held by its window or a gate that waits
  * for Karpenter.
  */

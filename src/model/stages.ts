@@ -154,7 +154,7 @@ export const DRIFT_GATE_RBAC_NAME = GATE_CLUSTER_ROLE;
  * The gate of a cluster a later stage waits for: a regular Job (not a hook: it counts toward
  * its Application's health, gitops-engine pkg/health/health_job.go) in an Application of its
  * own, `<cluster>-drift-gate`, in the root's last wave, so no sync operation ever waits for it
- * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 700-707: the last wave of non-hooks
+ * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 703-712: the last wave of non-hooks
  * succeeds at once "EVEN if those objects subsequently degrade"). A revert is synced at once and
  * replaces the Job (its name changes with `spec`); `npm run promote` waits for its success.
  */

@@ -17,9 +17,10 @@ export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 
 /**
  * The label Karpenter puts on every node with the name of its EC2NodeClass (one per pool,
- * named after it). Pods cannot make Karpenter launch by it (its domain is restricted), but
- * the scheduler places them on running nodes by it.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go#L79-L82
+ * named after it). Karpenter puts it in the NodeClaim template's labels, which become its
+ * requirements, so a pod that selects it is compatible with the pool (and the scheduler places
+ * it on the pool's running nodes by it): the policy treats it as a naming label.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go#L79-L84
  */
 export const NODECLASS_LABEL = 'karpenter.k8s.aws/ec2nodeclass';
 

@@ -6,7 +6,8 @@ import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy'
 import { catalogMatcher } from '../catalog/match';
 import { release } from '../release/release';
 import type { NodeSelectorRequirement } from '../catalog/requirements';
-import { Body, clusterFolder, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
+import { clusterOfPath } from '../output/layout';
+import { Body, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
 
 /** What a pull request does to one resource, classified. */
 export interface Change {
@@ -113,7 +114,7 @@ class Context {
 
   /** Every NodePool of a cluster in the head tree. */
   public headPools(cluster: string): Resource[] {
-    return [...this.head.files].filter(([f, text]) => clusterFolder(f) === cluster && text.includes('NodePool'))
+    return [...this.head.files].filter(([f, text]) => clusterOfPath(f) === cluster && text.includes('NodePool'))
       .flatMap(([f]) => this.head.resourcesIn(f).filter((r) => r.kind === 'NodePool'));
   }
 
@@ -137,7 +138,7 @@ class Context {
       const changedClasses = new Set([...this.after.values()].filter((r) => r.kind === 'EC2NodeClass' && r.cluster === nodeClass.cluster).map((r) => r.name));
       const candidates = [...this.after.values()].filter((r) => r.kind === 'NodePool' && r.cluster === nodeClass.cluster);
       for (const [file, text] of this.head.files) {
-        if (clusterFolder(file) !== nodeClass.cluster || this.base.files.get(file) !== text || !text.includes('NodePool')) continue;
+        if (clusterOfPath(file) !== nodeClass.cluster || this.base.files.get(file) !== text || !text.includes('NodePool')) continue;
         if (![...names(text)].some((n) => changedClasses.has(n))) continue;
         candidates.push(...this.head.resourcesIn(file).filter((r) => r.kind === 'NodePool'));
       }
@@ -376,7 +377,7 @@ function withKubernetesUpgrades(changes: Change[], context: Context): Change[] {
   for (const [cluster, to] of now) {
     const from = was.get(cluster);
     if (from === undefined || from === to) continue;
-    const files = [...context.head.files.keys()].filter((f) => clusterFolder(f) === cluster && f.endsWith('.yaml'));
+    const files = [...context.head.files.keys()].filter((f) => clusterOfPath(f) === cluster && f.endsWith('.yaml'));
     const all = files.filter((f) => /EC2NodeClass|NodePool/.test(context.head.files.get(f) ?? '')).flatMap((f) => context.head.resourcesIn(f));
     const aliases = new Map<string, string[]>();
     for (const c of all) {

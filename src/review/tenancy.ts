@@ -6,6 +6,7 @@
  */
 import type { FieldChange } from './risk';
 import type { Body } from './tree';
+import { TENANCY_DATA } from '../model/tenancy';
 
 /** The two kinds the tenancy policy is made of. */
 export const TENANCY_KINDS: ReadonlySet<string> = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
@@ -33,7 +34,7 @@ export function guardedPools(policy: Body): Guarded[] | undefined {
       return undefined;
     }
   };
-  const [pools, teams, namespaces] = [literal('pools'), obj(literal('teams')), obj(literal('namespaces'))];
+  const [pools, teams, namespaces] = [literal(TENANCY_DATA.pools), obj(literal(TENANCY_DATA.teams)), obj(literal(TENANCY_DATA.namespaces))];
   if (!Array.isArray(pools)) return undefined;
   return pools.filter((p): p is string => typeof p === 'string' && typeof teams[p] === 'string' && Array.isArray(namespaces[p]))
     .map((pool) => ({ pool, team: teams[pool] as string, namespaces: (namespaces[pool] as unknown[]).map(String) }));
@@ -119,13 +120,13 @@ export function tenancyFieldChanges(kind: string, before: Body, after: Body): Fi
     add(`pool ${p.pool} (team ${p.team}): ${dedicatedAfter[p.pool] === true ? 'dedicated: pods that tolerate its taint are checked' : 'no longer dedicated: only selecting it is checked'}`, WHY.rules);
   }
   // The labels and taints of a pool's nodes decide which pods select it or can run on it.
-  const nodes = (b: Body, pool: string) => JSON.stringify([data(b, 'labels')[pool], data(b, 'taints')[pool]]);
+  const nodes = (b: Body, pool: string) => JSON.stringify([data(b, TENANCY_DATA.labels)[pool], data(b, TENANCY_DATA.taints)[pool]]);
   for (const p of now) {
     if (wasBy.has(p.pool) && nodes(before, p.pool) !== nodes(after, p.pool)) add(`pool ${p.pool} (team ${p.team}): the labels or taints its pods are judged by changed`, WHY.rules);
   }
   for (const p of was) if (!nowBy.has(p.pool)) add(`pool ${p.pool} (team ${p.team}) no longer guarded (was: ${p.namespaces.join(', ')})`, WHY.opened);
   // Anything else of the policy (its CEL, what it matches, the exempt namespaces).
-  const literals = new Set(['pools', 'teams', 'dedicated', 'labels', 'taints', 'namespaces']);
+  const literals = new Set<string>(Object.values(TENANCY_DATA));
   const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => !literals.has(String(v.name))) });
   if (rest(before) !== rest(after)) add('policy rules changed (CEL, match constraints or exempt namespaces)', WHY.rules);
   return out;

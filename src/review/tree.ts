@@ -66,15 +66,13 @@ export class GeneratedTree {
   public clusters(): Set<string> {
     const out = new Set<string>();
     for (const file of this.files.keys()) {
-      const cluster = clusterFolder(file);
+      const cluster = clusterOfPath(file);
       if (cluster !== undefined) out.add(cluster);
     }
     return out;
   }
 }
 
-/** The cluster of a file under `dist/<cluster>/`; undefined elsewhere. */
-export const clusterFolder = clusterOfPath;
 
 /**
  * The cluster a resource belongs to: the `dist/<cluster>/` folder it lives in;
@@ -83,10 +81,10 @@ export const clusterFolder = clusterOfPath;
  * otherwise the {@link FLEET}.
  */
 export function clusterOf(file: string, body: Body): string {
-  const folder = clusterFolder(file);
+  const folder = clusterOfPath(file);
   if (folder !== undefined) return folder;
   if (body.kind !== 'Application') return FLEET;
-  const clusters = new Set(sourcePaths(body).map((s) => clusterFolder(`${s.path}/`) ?? FLEET));
+  const clusters = new Set(sourcePaths(body).map((s) => clusterOfPath(`${s.path}/`) ?? FLEET));
   return clusters.size === 1 ? [...clusters][0] : FLEET;
 }
 
@@ -246,7 +244,7 @@ function read(file: string, text: string, where: string): Resource[] {
   const docs = documentsOf(file, text, where);
   // A YAML file of dist/ that is not a Kubernetes object is a chart values file, known by its path.
   if (docs.length === 1 && docs[0].kind === undefined && docs[0].apiVersion === undefined) {
-    const cluster = clusterFolder(file) ?? FLEET;
+    const cluster = clusterOfPath(file) ?? FLEET;
     return [{ key: key(cluster, 'HelmValues', '', file), cluster, kind: 'HelmValues', namespace: '', name: file, file, body: docs[0] }];
   }
   return docs.map((body, i) => {

@@ -19,7 +19,7 @@ describe('clusterApplications', () => {
     expect(apps.map((a) => [a.file, a.wave])).toEqual([
       ['karpenter-crd', 0], ['karpenter', 1], ['pools-web', 2], ['pools-ml', 2], ['karpenter-smoke-tests', 2],
     ]);
-    // Nothing comes after the pools: a root's sync succeeds once they are applied (sync_context.go l. 700-707), whatever their health.
+    // Nothing comes after the pools: a root's sync succeeds once they are applied (sync_context.go l. 703-712), whatever their health.
     expect(WAVES.crds < WAVES.controller && WAVES.controller < WAVES.nodePools).toBe(true);
     expect(Math.max(...Object.values(WAVES))).toBe(WAVES.nodePools);
   });

@@ -54,7 +54,7 @@
  * - waves in order (`argocd.argoproj.io/sync-wave`, 0 by default); a multi-wave sync waits
  *   until every object of the wave applied is Healthy (or has no health) and fails when one is
  *   Degraded (l. 540-590); the last wave succeeds once applied, "EVEN if those objects
- *   subsequently degrade" (l. 700-707); prune tasks take their object's wave, the prune waves
+ *   subsequently degrade" (l. 703-712); prune tasks take their object's wave, the prune waves
  *   reversed (l. 1097-1125); an object with `Prune=confirm` waits for a person;
  * - an object the API server refuses fails the operation ("one or more objects failed to apply"),
  *   retried `retry.limit` times after `duration * factor^n`, at most `maxDuration`
