@@ -2,6 +2,7 @@ import type { Cluster, Destination, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import type { SyncWindowModel } from '../schedule/windows';
 import { ARGOCD_FILES, clusterLayout, LEGACY_POOLS_APP_FILE, OUTPUT_FOLDERS } from '../output/layout';
+import { KARPENTER_RELEASE_NAME } from './controller-values';
 
 /** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
 export const KARPENTER_CHART_REPO = 'public.ecr.aws/karpenter';
@@ -121,7 +122,7 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       sources: [
         {
           repoURL: KARPENTER_CHART_REPO, chart: 'karpenter', targetRevision: karpenter.version,
-          helm: { releaseName: 'karpenter', skipCrds: true, valueFiles: [`$values/${layout.controllerValues}`] },
+          helm: { releaseName: KARPENTER_RELEASE_NAME, skipCrds: true, valueFiles: [`$values/${layout.controllerValues}`] },
         },
         { ...git, ref: 'values' },
       ],

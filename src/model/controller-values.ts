@@ -156,6 +156,9 @@ function prune<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** The Helm release name of the controller (its Application's `helm.releaseName`). */
+export const KARPENTER_RELEASE_NAME = 'karpenter';
+
 /**
  * The name of the controller's Deployment: the chart's `karpenter.fullname` for the release
  * `karpenter` (`fullnameOverride`, else the release name when it contains the chart name,
@@ -163,7 +166,7 @@ function prune<T>(value: T): T {
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/templates/_helpers.tpl (karpenter.fullname)
  */
 export function controllerDeploymentName(values: Record<string, unknown>): string {
-  const release = 'karpenter';
+  const release = KARPENTER_RELEASE_NAME;
   const cut = (s: string) => s.slice(0, 63).replace(/-+$/, '');
   if (typeof values.fullnameOverride === 'string' && values.fullnameOverride !== '') return cut(values.fullnameOverride);
   const name = typeof values.nameOverride === 'string' && values.nameOverride !== '' ? values.nameOverride : 'karpenter';

@@ -85,8 +85,7 @@ export function clusterApplicationModels(platform: Platform, cluster: Cluster): 
  * to the health check (a root never waits on a child held by its window).
  */
 export function staged(platform: Platform, cluster: Cluster, app: ApplicationModel): ApplicationModel {
-  const revision = clusterRevision(platform, cluster);
-  const sources = app.sources.map((s) => ('chart' in s ? s : { ...s, targetRevision: revision }));
+  const sources = tracking(app, clusterRevision(platform, cluster));
   if (!cluster.window || !windowedApplicationNames(cluster).includes(app.name)) return { ...app, sources };
   return { ...app, sources, project: poolProjectName(cluster), waitsFor: windowWait(cluster) };
 }
@@ -98,12 +97,17 @@ export function staged(platform: Platform, cluster: Cluster, app: ApplicationMod
  */
 export function stagedRoot(platform: Platform, cluster: Cluster, root: ApplicationModel): ApplicationModel {
   if (!isStaged(cluster)) return root;
-  const ref = stageRef(platform, cluster.stage!);
+  const ref = clusterRevision(platform, cluster);
   return {
     ...root,
-    sources: root.sources.map((s) => ('chart' in s ? s : { ...s, targetRevision: ref })),
+    sources: tracking(root, ref),
     waitsFor: `its stage ref ${ref} (moved by npm run promote once stage ${cluster.stage! - 1} is done)`,
   };
+}
+
+/** An Application's sources with every git source tracking `revision` (a chart keeps its version). */
+function tracking(app: ApplicationModel, revision: string): ApplicationModel['sources'] {
+  return app.sources.map((s) => ('chart' in s ? s : { ...s, targetRevision: revision }));
 }
 
 /** An AppProject with the sync windows of a cluster's pools. */
