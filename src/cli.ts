@@ -82,7 +82,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
-      case 'promote': return promote(say, { configPath: options.configPath, root: options.root }, Number(argument), { revision: text('revision') ?? '', file: text('applications') ?? '-', main: text('main') });
+      case 'promote': return promote(say, options, Number(argument), { revision: text('revision') ?? '', file: text('applications') ?? '-', main: text('main') });
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),

@@ -1,5 +1,4 @@
 import { join, relative, sep } from 'node:path';
-import type { Platform } from '../config/platform';
 import type { Problem } from '../input/problems';
 import { loadPlan } from '../model/checks';
 import type { FleetPlan } from '../model/plan';
@@ -19,13 +18,13 @@ export interface Options {
  * Validates the config and builds every file in memory. Bundled, a large fleet's YAML is
  * rendered on a worker thread while the main thread builds the next file.
  */
-export async function build(say: Reporter, { configPath, root }: Options): Promise<{ platform: Platform; plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
+export async function build(say: Reporter, { configPath, root }: Options): Promise<{ plan: FleetPlan; warnings: readonly Problem[]; files: Map<string, string> }> {
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
-  const { platform, plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+  const { plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(plan));
   try {
     render(plan, (file) => renderer.add(file));
-    return { platform, plan, warnings, files: await renderer.finish() };
+    return { plan, warnings, files: await renderer.finish() };
   } finally {
     await renderer.cancel();
   }
