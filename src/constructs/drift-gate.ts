@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { DriftGateModel, GATE_ENV, GATE_RBAC_RULES } from '../model/stages';
+import { DriftGateModel, GATE_ENV, GATE_RBAC_RULES, GateRbacRule } from '../model/stages';
 import { MANAGED_BY } from '../model/node-pool';
 
 /** Properties of a {@link DriftGate}. */
@@ -42,7 +42,7 @@ export class DriftGate extends Construct {
       metadata: { name: g.rbacName, labels, annotations: rbacWave },
       // Read-only: exactly the reads of the gate (src/gate/spec.ts GATE_RBAC_RULES) on Karpenter's
       // cluster-scoped objects; the Deployment's read is the Role's below, for one name.
-      rules: GATE_RBAC_RULES.filter((r) => !r.apiGroups.includes('apps')).map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+      rules: GATE_RBAC_RULES.filter((r) => !r.controllerOnly).map(policyRule),
     });
     new ApiObject(this, 'ClusterRoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
@@ -54,7 +54,7 @@ export class DriftGate extends Construct {
     const role = new ApiObject(this, 'Role', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role',
       metadata: { name: g.rbacName, namespace: g.spec.controller.namespace, labels, annotations: rbacWave },
-      rules: [{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: [g.spec.controller.deployment], verbs: ['get'] }],
+      rules: GATE_RBAC_RULES.filter((r) => r.controllerOnly).map((r) => ({ ...policyRule(r), resourceNames: [g.spec.controller.deployment] })),
     });
     new ApiObject(this, 'RoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding',
@@ -91,4 +91,9 @@ export class DriftGate extends Construct {
       },
     });
   }
+}
+
+/** A rule of the gate's reads as a PolicyRule. */
+function policyRule(r: GateRbacRule): { apiGroups: string[]; resources: string[]; verbs: string[] } {
+  return { apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] };
 }

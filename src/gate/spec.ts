@@ -49,24 +49,29 @@ export const DIGEST_ANNOTATION = 'karpenter-gitops.io/digest';
 export const VALUES_DIGEST_ANNOTATION = 'karpenter-gitops.io/values-digest';
 /** The ClusterRole that lets the gate read what it looks at; named in the message when the API server denies a read. */
 export const GATE_CLUSTER_ROLE = 'karpenter-gitops-drift-gate';
-/** One rule of a ClusterRole (`rbac.authorization.k8s.io/v1` PolicyRule). */
+/** One rule of the gate's RBAC (`rbac.authorization.k8s.io/v1` PolicyRule). */
 export interface GateRbacRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
+  /**
+   * Granted by a Role in the controller's namespace, for the controller's Deployment by name
+   * only, not by the ClusterRole. @default false
+   */
+  readonly controllerOnly?: boolean;
 }
 
 /**
- * Everything the gate reads, as the rules of {@link GATE_CLUSTER_ROLE}: it gets each object of
- * the revision and the controller Deployment, and lists the NodeClaims of the pools. Nothing else:
- * the gate only ever GETs.
+ * Everything the gate reads: it gets each object of the revision (the rules of
+ * {@link GATE_CLUSTER_ROLE}) and the controller Deployment (a Role for that one name), and lists
+ * the NodeClaims of the pools. Nothing else: the gate only ever reads.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/rbac/#role-and-clusterrole
  */
 export const GATE_RBAC_RULES: readonly GateRbacRule[] = [
   { apiGroups: ['karpenter.sh'], resources: ['nodepools', 'nodeoverlays'], verbs: ['get'] },
   { apiGroups: ['karpenter.sh'], resources: ['nodeclaims'], verbs: ['list'] },
   { apiGroups: ['karpenter.k8s.aws'], resources: ['ec2nodeclasses'], verbs: ['get'] },
-  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] },
+  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'], controllerOnly: true },
 ];
 /** The environment variable that holds the {@link GateSpec} as JSON. */
 export const GATE_ENV = 'GATE';

@@ -5,6 +5,7 @@ import type { ApplicationModel, ProjectModel } from './applications';
 import { clusterApplications, clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS, rootApplication } from './applications';
 export { isGated } from './applications';
 export { DIGEST_ANNOTATION, GATE_ENV, GATE_RBAC_RULES } from '../gate/spec';
+export type { GateRbacRule } from '../gate/spec';
 import { digestOf } from './digest';
 import { describeRuns, syncWindowModels, SyncWindowModel, windowPlan } from '../schedule/windows';
 
