@@ -61,56 +61,45 @@ export function controllerValues(cluster: Cluster): KarpenterChartValues {
       clusterName: tf.clusterName,
       clusterEndpoint: tf.clusterEndpoint,
       interruptionQueue: tf.interruptionQueueName,
-      featureGates: featureGates(cluster),
-      ...settingsMapsInUse(cluster),
+      ...settingsMaps(cluster),
     },
     affinity: OFF_KARPENTER_NODES,
   });
 }
 
 /**
- * The gates of features this cluster uses, each on exactly when it is used: StaticCapacity for a
- * pool with replicas, NodeOverlay for overlays, CapacityBuffer for a team's buffer (the config refuses a user's `false` there, and a release without the gate).
+ * The controller's names of the gates of features this cluster uses: StaticCapacity for a pool
+ * with replicas, NodeOverlay for overlays, CapacityBuffer for a team's buffer, and (1.15's AWS
+ * gate) NodeClassCEL for a kubelet CEL expression, which the controller refuses while the gate
+ * is off (aws pkg/controllers/nodeclass/validation.go L181-L191 at 1d927085). The config refuses
+ * a user's `false` for one in use, and a feature its release has no gate for.
  * @see https://karpenter.sh/docs/reference/settings/#feature-gates
  */
-export function gatesInUse(cluster: Cluster): Readonly<Record<string, boolean>> {
-  const gates: Record<string, boolean> = {};
-  if (cluster.pools.some((p) => p.settings.replicas !== undefined)) gates.staticCapacity = true;
-  if (cluster.overlays.length > 0) gates.nodeOverlay = true;
-  if (cluster.buffers.length > 0) gates.capacityBuffer = true;
-  return gates;
+function gatesInUse(cluster: Cluster): string[] {
+  return [
+    ...(cluster.pools.some((p) => p.settings.replicas !== undefined) ? ['StaticCapacity'] : []),
+    ...(cluster.overlays.length > 0 ? ['NodeOverlay'] : []),
+    ...(cluster.buffers.length > 0 ? ['CapacityBuffer'] : []),
+    ...(cluster.pools.some((p) => hasExpressions(p.settings.kubelet)) ? ['NodeClassCEL'] : []),
+  ];
 }
 
 /**
- * The controller's name of the gate CEL expressions in an EC2NodeClass's kubelet need: the
- * controller refuses an EC2NodeClass with one while it is off.
- * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/controllers/nodeclass/validation.go#L181-L191
+ * Every map of gates under the chart's `settings` the cluster sets: the user's `featureGates`,
+ * then each gate in use turned on in whichever map of the cluster's release holds it, found by the
+ * name the controller reads (the release facts map each chart key to it), so `featureGates` and
+ * 1.15's `awsFeatureGates` follow use the same way.
  */
-export const KUBELET_EXPRESSIONS_GATE = 'NodeClassCEL';
-
-/**
- * Gates of the cluster's release in settings maps other than `featureGates` (1.15's
- * `awsFeatureGates`), each on exactly where the cluster uses its feature, found by the name the
- * controller reads (the release facts map chart keys to it): NodeClassCEL for a kubelet CEL
- * expression. Nothing for a release without the gate (the config refuses the expression there).
- */
-export function settingsMapsInUse(cluster: Cluster): Readonly<Record<string, Readonly<Record<string, boolean>>>> {
-  const facts = release(cluster.karpenter.version);
-  const out: Record<string, Record<string, boolean>> = {};
-  const turnOn = (name: string) => {
-    for (const [map, keys] of Object.entries(facts?.settingsMaps ?? {})) {
-      if (map === 'featureGates') continue;
+function settingsMaps(cluster: Cluster): Readonly<Record<string, Readonly<Record<string, boolean>>>> {
+  const maps = release(cluster.karpenter.version)?.settingsMaps ?? {};
+  const user = cluster.karpenter.controller.featureGates ?? {};
+  const out: Record<string, Record<string, boolean>> = Object.keys(user).length ? { featureGates: { ...user } } : {};
+  for (const name of gatesInUse(cluster)) {
+    for (const [map, keys] of Object.entries(maps)) {
       for (const [key, named] of Object.entries(keys)) if (named === name) (out[map] ??= {})[key] = true;
     }
-  };
-  if (cluster.pools.some((p) => hasExpressions(p.settings.kubelet))) turnOn(KUBELET_EXPRESSIONS_GATE);
+  }
   return out;
-}
-
-/** The user's gates with the gates of features in use over them, or undefined when there are none. */
-function featureGates(cluster: Cluster): Readonly<Record<string, boolean>> | undefined {
-  const gates = { ...cluster.karpenter.controller.featureGates, ...gatesInUse(cluster) };
-  return Object.keys(gates).length ? gates : undefined;
 }
 
 /**
