@@ -173,8 +173,13 @@ export function budgetProblems(ceilings: readonly TeamCeiling[], budgets: readon
   return problems;
 }
 
-/** The heading of `dist/SUMMARY.md`'s cost table, which the review reads back (src/review/cost.ts). */
-export const COST_HEADING = '## Cost ceilings';
+/** The heading of `dist/SUMMARY.md`'s cost table. */
+const COST_HEADING = '## Cost ceilings';
+
+/** An amount as every page shows it: `$12.34`, `unbounded`, or `-` for none. */
+export function ceilingCell(v: number | null | undefined): string {
+  return v === undefined ? '-' : v === null ? 'unbounded' : usd(v);
+}
 
 /**
  * `dist/SUMMARY.md`'s cost section: per team its ceiling per cluster, in total and its budget;
@@ -183,7 +188,7 @@ export const COST_HEADING = '## Cost ceilings';
  */
 export function costMarkdown(ceilings: readonly TeamCeiling[], totals: readonly { cluster: string; perHour: number | null }[]): string[] {
   const clusters = totals.map((c) => c.cluster);
-  const cell = (v: number | null | undefined) => (v === undefined ? '-' : v === null ? 'unbounded' : usd(v));
+  const cell = ceilingCell;
   const lines = [
     COST_HEADING,
     '',

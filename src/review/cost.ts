@@ -4,7 +4,7 @@
  * committed summary says, with the prices and ceiling function of that ref. Amounts are
  * compared as numbers (to 1/10000 of a dollar), shown to the cent.
  */
-import { usd } from '../model/cost';
+import { ceilingCell, usd } from '../model/cost';
 import { summaryDataOf } from './summary-data';
 import type { GeneratedTree } from './tree';
 
@@ -47,10 +47,7 @@ function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budget
   return { teams, budgets };
 }
 
-/** An amount as shown: `$12.34`, `unbounded`, or `-` for none. */
-function cell(v: number | null | undefined): string {
-  return v === undefined ? '-' : v === null ? 'unbounded' : usd(v);
-}
+const cell = ceilingCell;
 
 /** An amount to compare: Infinity for unbounded, 0 for none. */
 function amount(v: number | null | undefined): number {
