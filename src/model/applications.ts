@@ -320,7 +320,7 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
 ];
 
 /** A windowed cluster's own AppProject, which its root creates (model/stages.ts poolProject): allowed only when a cluster has a window. */
-export const APP_PROJECT_KIND: GroupKind = { group: 'argoproj.io', kind: 'AppProject' };
+const APP_PROJECT_KIND: GroupKind = { group: 'argoproj.io', kind: 'AppProject' };
 
 /** The drift gate's Job (docs/windows.md): allowed only when a cluster a later stage waits for deploys one. */
 export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };

@@ -24,7 +24,7 @@ export interface ExpressionVars {
 }
 
 /** Variables the controller has and the catalog does not: an expression using one is compiled but not evaluated here. */
-export const UNKNOWN_VARIABLES = ['default_enis', 'ips_per_eni'] as const;
+const UNKNOWN_VARIABLES = ['default_enis', 'ips_per_eni'] as const;
 
 const I = CelScalar.INT;
 const D = CelScalar.DOUBLE;
@@ -99,7 +99,7 @@ export function expressionVars(type: InstanceType, maxPods: bigint): ExpressionV
 /**
  * maxPods's result must be in [0, MaxInt32]: types.go L224-L231 (resolveMaxPods).
  */
-export function maxPodsProblem(result: bigint): string | undefined {
+function maxPodsProblem(result: bigint): string | undefined {
   return result < 0n || result > MAX_INT32 ? `evaluated to ${result}, outside the valid range [0, ${MAX_INT32}]` : undefined;
 }
 

@@ -55,7 +55,7 @@ export function poolProjectName(cluster: Cluster): string {
 }
 
 /** The Applications a cluster's window holds: one per team's pools, and the tenancy policy. */
-export function windowedApplicationNames(cluster: Cluster): string[] {
+function windowedApplicationNames(cluster: Cluster): string[] {
   // The policy Application exists when a team of the cluster lists namespaces (model/applications.ts).
   const policies = cluster.pools.some((p) => p.namespaces !== undefined) ? [APP_NAMES.policies(cluster.id)] : [];
   return [...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t)), ...policies];
@@ -152,8 +152,6 @@ export interface DriftGateModel {
   readonly rbacName: string;
 }
 
-/** The RBAC name of every cluster's drift gate: the ClusterRole the gate names when a read is denied. */
-export const DRIFT_GATE_RBAC_NAME = GATE_CLUSTER_ROLE;
 
 /**
  * The gate of a cluster a later stage waits for: a regular Job (not a hook: it counts toward
@@ -171,6 +169,6 @@ export function driftGateModel(platform: Platform, cluster: Cluster, spec: GateS
     image,
     program,
     spec,
-    rbacName: DRIFT_GATE_RBAC_NAME,
+    rbacName: GATE_CLUSTER_ROLE,
   };
 }

@@ -25,7 +25,7 @@ export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 export const NODECLASS_LABEL = 'karpenter.k8s.aws/ec2nodeclass';
 
 /** The labels that name a pool or its team: a pod that asks for one of them with `In` selects the pool. */
-export const NAMING_LABELS: readonly string[] = [NODEPOOL_LABEL, NODECLASS_LABEL, TEAM_LABEL];
+const NAMING_LABELS: readonly string[] = [NODEPOOL_LABEL, NODECLASS_LABEL, TEAM_LABEL];
 
 /** Name of the policy and of its binding, on every cluster. */
 export const TENANCY_POLICY_NAME = 'karpenter-gitops-team-pools';

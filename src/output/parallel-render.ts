@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { GeneratedFile, renderFile, sortedByPath } from './render';
 
 /** From how many files a worker pays for itself (measured on a 2-core machine: see docs/performance.md). */
-export const WORKER_MIN_FILES = 300;
+const WORKER_MIN_FILES = 300;
 
 /** Files per block of claims: the worker is sent a new block of shared flags when the files outgrow the last. */
 const CLAIM_BLOCK = 4096;

@@ -356,7 +356,7 @@ function list<T>(v: unknown): T[] {
 }
 
 /** Each cluster's Kubernetes minor version, as a tree's summary data states it (`dist/summary.json`; none without it). */
-export function kubernetesVersions(tree: GeneratedTree): Map<string, string> {
+function kubernetesVersions(tree: GeneratedTree): Map<string, string> {
   const read = summaryDataOf(tree);
   if (!('data' in read)) return new Map();
   return new Map(read.data.clusters.flatMap((c) => (c.kubernetesVersion !== null ? [[c.id, c.kubernetesVersion] as [string, string]] : [])));

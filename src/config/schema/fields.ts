@@ -36,8 +36,6 @@ export function distinct<T extends z.ZodArray>(list: T, error: string) {
   return list.refine((items) => new Set(items).size === items.length, { error }).meta({ uniqueItems: true });
 }
 
-/** Kubernetes resource quantity, e.g. `500m`, `64Gi`, `10`: the quantity module's one pattern. */
-export const QUANTITY = QUANTITY_PATTERN;
 /** Names Windows reserves for files (`con.yaml` cannot be checked out there): not a team or cluster id. */
 export const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -71,7 +69,7 @@ export function resourceName(standard?: readonly string[]) {
 
 /** A quantity written as a string, never negative. */
 export function quantityString(error: string) {
-  return z.string().regex(QUANTITY, { error })
+  return z.string().regex(QUANTITY_PATTERN, { error })
     .refine((q) => !q.startsWith('-'), { error: 'cannot be negative' }).meta({ not: { pattern: '^-' } });
 }
 
