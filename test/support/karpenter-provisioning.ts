@@ -53,6 +53,12 @@ export interface ModelPod {
   readonly required?: readonly ModelTerm[];
   /** `preferredDuringSchedulingIgnoredDuringExecution`. */
   readonly preferred: readonly { readonly weight: number; readonly preference: ModelTerm }[];
+  /**
+   * What the pod requests as Karpenter's scheduler counts it (resources.RequestsForPods of the one
+   * pod, `pods: 1` included), one canonical quantity per resource (see {@link formatQuantity}).
+   * @default - not read: the model's placement rules never look at it
+   */
+  readonly requests?: Readonly<Record<string, string>>;
 }
 
 /** A running node: its name, labels and taints. */
@@ -192,7 +198,7 @@ export type NodeNames = 'exact' | 'any';
  * know only metadata.name, with In and NotIn.
  * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go (GetRequiredNodeAffinity, NewLazyErrorNodeSelector: "nil or empty term selects no objects")
  */
-function requiredAffinityMatches(pod: ModelPod, node: ModelNode, names: NodeNames): boolean {
+export function requiredAffinityMatches(pod: ModelPod, node: ModelNode, names: NodeNames): boolean {
   if (!Object.entries(pod.nodeSelector).every(([k, v]) => node.labels[k] === v)) return false;
   if (pod.required === undefined) return true;
   return pod.required.some((term) => {
@@ -524,6 +530,11 @@ function weightOrders<T extends { readonly weight: number }>(terms: readonly T[]
  */
 export function karpenterLaunches(pod: ModelPod, template: NodeClaimTemplate, allTemplates: readonly NodeClaimTemplate[]): boolean {
   if (karpenterIgnores(pod) !== undefined) return false;
+  return launchesInSomeState(pod, template, allTemplates);
+}
+
+/** Whether, in one of the states Karpenter tries the pod in, a NodeClaim of the template takes it (CanAdd's taints and requirements). */
+function launchesInSomeState(pod: ModelPod, template: NodeClaimTemplate, allTemplates: readonly NodeClaimTemplate[]): boolean {
   const preferNoSchedule = allTemplates.some((t) => t.taints.some((taint) => taint.effect === 'PreferNoSchedule'));
   return relaxations(pod, preferNoSchedule).some((s) => toleratesAll(template.taints, s.tolerations, () => true) && compatible(template.requirements, s.requirements));
 }
@@ -570,4 +581,412 @@ function obj(v: unknown): Json {
 
 function list(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
+}
+
+// ==== Quantities
+// @see https://github.com/kubernetes/apimachinery/blob/v0.35.1/pkg/api/resource/quantity.go#L277-L300 (ParseQuantity)
+// @see https://github.com/kubernetes/apimachinery/blob/v0.35.1/pkg/api/resource/suffix.go#L108-L132 (newSuffixer: the binary and decimal suffixes)
+
+const NANOS_PER_UNIT = 1_000_000_000n;
+
+/** Each suffix as a multiplier (numerator, denominator) of one unit. */
+const SUFFIXES: Readonly<Record<string, readonly [bigint, bigint]>> = {
+  n: [1n, NANOS_PER_UNIT], u: [1n, 1_000_000n], m: [1n, 1000n], '': [1n, 1n],
+  k: [10n ** 3n, 1n], M: [10n ** 6n, 1n], G: [10n ** 9n, 1n], T: [10n ** 12n, 1n], P: [10n ** 15n, 1n], E: [10n ** 18n, 1n],
+  Ki: [2n ** 10n, 1n], Mi: [2n ** 20n, 1n], Gi: [2n ** 30n, 1n], Ti: [2n ** 40n, 1n], Pi: [2n ** 50n, 1n], Ei: [2n ** 60n, 1n],
+};
+const BINARY_SUFFIXES = ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki'] as const;
+const QUANTITY = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|[numkMGTPE])?$/;
+
+/** Division rounded up (Quantity keeps nano precision and rounds finer values up). */
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return q * b !== a && (a > 0n) === (b > 0n) ? q + 1n : q;
+}
+
+/**
+ * A Kubernetes quantity in nano-units ("1500m" is 1.5 units). Throws on anything ParseQuantity
+ * refuses, naming `where` it was read.
+ */
+function parseQuantity(value: unknown, where: string): bigint {
+  const match = typeof value === 'number' ? QUANTITY.exec(String(value)) : typeof value === 'string' ? QUANTITY.exec(value) : null;
+  if (match === null) throw new Error(`karpenter-provisioning: ${where}: ${JSON.stringify(value)} is not a quantity`);
+  const [, sign, number, suffix = ''] = match;
+  const [whole, fraction = ''] = number.split('.');
+  let [num, den] = SUFFIXES[suffix] ?? [1n, 1n];
+  if (/^[eE]/.test(suffix)) {
+    const exponent = BigInt(suffix.slice(1));
+    [num, den] = exponent >= 0n ? [10n ** exponent, 1n] : [1n, 10n ** -exponent];
+  }
+  const mantissa = BigInt(`${whole}${fraction}` || '0') * (sign === '-' ? -1n : 1n);
+  return ceilDiv(mantissa * num * NANOS_PER_UNIT, den * 10n ** BigInt(fraction.length));
+}
+
+/**
+ * A nano-unit amount written one way only, so that equal quantities compare equal: a whole
+ * number of units with the largest binary suffix that divides it ("128Mi"), else plain units
+ * ("2", "1000000000"), else milli, micro or nano units ("1500m").
+ */
+function formatQuantity(nanos: bigint): string {
+  if (nanos % NANOS_PER_UNIT === 0n) {
+    const units = nanos / NANOS_PER_UNIT;
+    const binary = units === 0n ? undefined : BINARY_SUFFIXES.find((s) => units % SUFFIXES[s][0] === 0n);
+    return binary === undefined ? String(units) : `${units / SUFFIXES[binary][0]}${binary}`;
+  }
+  if (nanos % 1_000_000n === 0n) return `${nanos / 1_000_000n}m`;
+  if (nanos % 1000n === 0n) return `${nanos / 1000n}u`;
+  return `${nanos}n`;
+}
+
+// ==== What a pod requests
+
+/** A resource list as nano-unit amounts. */
+type Amounts = Record<string, bigint>;
+
+/** `into` += `list` (addResourceList). */
+function addInto(into: Amounts, list: Readonly<Amounts>): Amounts {
+  for (const [k, v] of Object.entries(list)) into[k] = (into[k] ?? 0n) + v;
+  return into;
+}
+
+/** `into` = max(`into`, `list`) per resource (maxResourceList). */
+function maxInto(into: Amounts, list: Readonly<Amounts>): Amounts {
+  for (const [k, v] of Object.entries(list)) if (into[k] === undefined || v > into[k]) into[k] = v;
+  return into;
+}
+
+function amounts(list: unknown, where: string): Amounts {
+  return Object.fromEntries(Object.entries(obj(list)).map(([k, v]) => [k, parseQuantity(v, `${where}.${k}`)]));
+}
+
+/** IsSupportedPodLevelResource: cpu, memory and hugepages-*. */
+const podLevel = (name: string) => name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+
+/**
+ * PodRequests from the spec alone (resources.RequestsForSpec; Karpenter's Ceiling also reads the
+ * status of a pod being resized in place, which the model leaves out): the containers' requests
+ * summed; each init container's, plus the restartable (sidecar) init containers before it,
+ * taken as a floor, and sidecars added to the sum; pod-level requests of cpu, memory and
+ * hugepages replace the containers'; then the pod's overhead is added.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/resources/resources.go#L111-L126 (Ceiling, RequestsForSpec)
+ * @see https://github.com/openshift/microshift/blob/5019821e0eb2f9a74e00e2aab215144336c4b981/deps/github.com/openshift/kubernetes/staging/src/k8s.io/component-helpers/resource/helpers.go#L149-L279 (PodRequests, AggregateContainerRequests; Kubernetes 1.35, as Karpenter's k8s.io/component-helpers v0.35.0)
+ */
+function specRequests(spec: Json, where: string): Amounts {
+  const total: Amounts = {};
+  list(spec.containers).map(obj).forEach((c, i) => addInto(total, amounts(obj(c.resources).requests, `${where}.containers[${i}].resources.requests`)));
+  const sidecars: Amounts = {};
+  const initFloor: Amounts = {};
+  list(spec.initContainers).map(obj).forEach((c, i) => {
+    const own = amounts(obj(c.resources).requests, `${where}.initContainers[${i}].resources.requests`);
+    if (c.restartPolicy === 'Always') {
+      addInto(total, own);
+      addInto(sidecars, own);
+      maxInto(initFloor, sidecars);
+    } else {
+      maxInto(initFloor, addInto({ ...own }, sidecars));
+    }
+  });
+  maxInto(total, initFloor);
+  const pod = amounts(obj(spec.resources).requests, `${where}.resources.requests`);
+  if (Object.keys(pod).some(podLevel)) for (const [k, v] of Object.entries(pod)) if (podLevel(k)) total[k] = v;
+  return addInto(total, amounts(spec.overhead, `${where}.overhead`));
+}
+
+/** RequestsForPods of one pod: its requests and `pods: 1`, written as quantities. @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/resources/resources.go#L29-L38 */
+function requestsForPod(spec: Json, where: string): Record<string, string> {
+  const total = { ...specRequests(spec, where), pods: NANOS_PER_UNIT };
+  return Object.fromEntries(Object.entries(total).map(([k, v]) => [k, formatQuantity(v)]));
+}
+
+/**
+ * Each container's limits copied into its requests where it requests nothing of that resource:
+ * Karpenter's mergeResourceLimitsIntoRequests for PodForDaemonSet, which is what the API server's
+ * SetDefaults_Pod does to every pod it stores (and not to pod templates).
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/daemonset/daemonset.go#L36-L60
+ * @see https://github.com/openshift/microshift/blob/473c3de15d9aeeb399aa95250672c07655554015/deps/github.com/openshift/kubernetes/pkg/apis/core/v1/defaults.go#L167-L195 (SetDefaults_Pod)
+ */
+function limitsIntoRequests(spec: Json): Json {
+  const merge = (c: Json): Json => {
+    const resources = obj(c.resources);
+    if (resources.limits == null) return c;
+    return { ...c, resources: { ...resources, requests: { ...obj(resources.limits), ...obj(resources.requests) } } };
+  };
+  return {
+    ...spec,
+    ...(spec.containers !== undefined ? { containers: list(spec.containers).map(obj).map(merge) } : {}),
+    ...(spec.initContainers !== undefined ? { initContainers: list(spec.initContainers).map(obj).map(merge) } : {}),
+  };
+}
+
+// ==== DaemonSet pods, as Karpenter's scheduler sees them
+
+/** A DaemonSet's pod as Provisioner.getDaemonSetPods hands it to the scheduler. */
+export interface DaemonPod extends ModelPod {
+  /** `namespace/name` of the DaemonSet. */
+  readonly daemonSet: string;
+  /** `namespace/name` of the live pod Karpenter took. @default - none: the pod was made from the template (PodForDaemonSet) */
+  readonly livePod?: string;
+  readonly requests: Readonly<Record<string, string>>;
+}
+
+function namespaceOf(o: Json): string {
+  const ns = obj(o.metadata).namespace;
+  return typeof ns === 'string' && ns !== '' ? ns : 'default';
+}
+
+/**
+ * metav1.IsControlledBy: the pod's first ownerReference with `controller: true` carries the
+ * owner's UID. Only the UID is compared: not the kind, the apiVersion or the name.
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.35.1/pkg/apis/meta/v1/controller_ref.go#L24-L56 (IsControlledBy, GetControllerOfNoCopy)
+ */
+function isControlledBy(pod: Json, ownerUid: unknown): boolean {
+  const ref = list(obj(pod.metadata).ownerReferences).map(obj).find((o) => o.controller === true);
+  return ref !== undefined && String(ref.uid ?? '') === String(ownerUid ?? '');
+}
+
+/** metadata.creationTimestamp in ms; absent (Go's zero time) is before every time. */
+function createdAt(o: Json): number {
+  const t = Date.parse(String(obj(o.metadata).creationTimestamp));
+  return Number.isNaN(t) ? -Infinity : t;
+}
+
+/**
+ * What Provisioner.getDaemonSetPods gives the scheduler for each DaemonSet (of every namespace):
+ *
+ * - the newest pod (by creationTimestamp; of equal ones, the first listed) in the DaemonSet's
+ *   namespace that it controls (metav1.IsControlledBy: the controller ownerReference's UID is the
+ *   DaemonSet's, whatever its kind or name; a reference with `controller: false` does not count).
+ *   Any such pod is taken whoever created it, and whatever its spec says, in place of the
+ *   template. Karpenter caches it when the DaemonSet is created and polls again every minute,
+ *   and keeps the last one found while the DaemonSet exists; the model reads the pods given as
+ *   that poll found them. A live pod is taken as the API server stores it (limits defaulted
+ *   into requests, which the model applies to the pods given);
+ * - else PodForDaemonSet: the template's spec (no owner references, no tolerations added), each
+ *   container's limits merged into its requests;
+ * - then, when the template has required node affinity (even with no terms), it replaces the
+ *   pod's: the DaemonSet controller's `matchFields metadata.name` term on a live pod stays only
+ *   when the template has none (Karpenter reads no matchFields, so such a term asks for nothing).
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go#L534-L559 (getDaemonSetPods)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/state/cluster.go#L657-L686 (GetDaemonSetPod, UpdateDaemonSet)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/state/informer/daemonset.go#L54-L92 (on create, then RequeueAfter one minute)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/daemonset/daemonset.go#L25-L60 (PodForDaemonSet)
+ */
+export function daemonSetPods(daemonSets: readonly Json[], pods: readonly Json[]): DaemonPod[] {
+  return daemonSets.map((ds) => {
+    const namespace = namespaceOf(ds);
+    const name = String(obj(ds.metadata).name);
+    const templateSpec = obj(obj(obj(ds.spec).template).spec);
+    let live: Json | undefined;
+    for (const p of pods) {
+      if (namespaceOf(p) !== namespace || !isControlledBy(p, obj(ds.metadata).uid)) continue;
+      if (live === undefined || createdAt(p) > createdAt(live)) live = p;
+    }
+    let spec = limitsIntoRequests(live === undefined ? templateSpec : obj(live.spec));
+    const templateRequired = obj(obj(templateSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution;
+    if (templateRequired != null) {
+      const affinity = obj(spec.affinity);
+      spec = { ...spec, affinity: { ...affinity, nodeAffinity: { ...obj(affinity.nodeAffinity), requiredDuringSchedulingIgnoredDuringExecution: templateRequired } } };
+    }
+    const livePod = live === undefined ? undefined : `${namespace}/${String(obj(live.metadata).name)}`;
+    const pod = { metadata: live === undefined ? { name, namespace } : obj(live.metadata), spec };
+    return {
+      ...modelPod(pod),
+      daemonSet: `${namespace}/${name}`,
+      ...(livePod !== undefined ? { livePod } : {}),
+      requests: requestsForPod(spec, livePod !== undefined ? `pod ${livePod}` : `DaemonSet ${namespace}/${name}`),
+    };
+  });
+}
+
+// ==== Daemon overhead
+
+/**
+ * NodePools in the order Karpenter schedules against them (nodepoolutils.OrderByWeight):
+ * heaviest spec.weight first, and of equal weight, names in reverse order.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/nodepool/nodepool.go#L161-L171
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go#L290-L293
+ */
+export function orderByWeight(nodePools: readonly Json[]): Json[] {
+  const weight = (np: Json) => Number(obj(np.spec).weight ?? 0);
+  const name = (np: Json) => String(obj(np.metadata).name);
+  return [...nodePools].sort((a, b) => weight(b) - weight(a) || (name(a) > name(b) ? -1 : name(a) < name(b) ? 1 : 0));
+}
+
+/**
+ * The NodePools whose every new node Karpenter sizes for this daemon pod: buildDaemonOverheadGroups
+ * adds the requests of each compatible daemon pod to the overhead of the template's instance types,
+ * and NewNodeClaim hands that overhead to every NodeClaim of the template, for CanAdd to fit pods
+ * around and addDaemonRequests to add to its requests. isDaemonPodCompatible, per template:
+ *
+ * - a PreferNoSchedule toleration is added (toleratePreferNoScheduleTaints), then every taint of
+ *   the template must be tolerated;
+ * - NewStrictPodRequirements (the nodeSelector and the first required term's expressions; no
+ *   preferred term; matchFields never read) must be Compatible, with AllowUndefinedWellKnownLabels
+ *   (the same rule karpenterLaunches uses), with the NodeClaimTemplate's requirements: those of
+ *   {@link nodeClaimTemplate} without the new node's placeholder hostname, which only NewNodeClaim
+ *   adds; so a daemon asking for kubernetes.io/hostname to exist fits no NodePool;
+ * - when it is not, the first required term is dropped while more than one is left, and the
+ *   next one is tried.
+ *
+ * Dropping a term changes the pod itself (removeRequiredNodeAffinityTerm mutates it, and the same
+ * pod is checked against every template and instance type of the scheduling run), so a template
+ * later in the order starts from the term the earlier ones stopped at. Pass the templates in
+ * Karpenter's order ({@link orderByWeight}). The model has no instance types: it takes
+ * `it.Requirements.Intersects` to hold (checked for each instance type, it only takes pools away
+ * and, failing, drops further terms).
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L969-L1004 (buildDaemonOverheadGroups)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L1019-L1043 (isDaemonPodCompatible)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L172-L178 (daemonOverheadGroups built once per scheduling run)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L728-L729 (NewNodeClaim with the template's groups, then CanAdd)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go#L85-L119 (NewNodeClaim: placeholder hostname, overhead groups)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go#L352-L377 (addDaemonRequests)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go#L562-L573 (filterInstanceTypesByRequirements: overhead added to the pods' requests)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/preferences.go#L74-L88 (removeRequiredNodeAffinityTerm)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/preferences.go#L132-L146 (toleratePreferNoScheduleTaints)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/taints.go#L77-L95 (ToleratesPod: every taint)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go#L78-L110 (NewStrictPodRequirements)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirements.go#L172-L197 (AllowUndefinedWellKnownLabels, Compatible)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go#L66-L92 (NewNodeClaimTemplate: no hostname)
+ */
+export function daemonOverheadPools(daemonPod: ModelPod, templates: readonly NodeClaimTemplate[]): string[] {
+  const preferNoSchedule: ModelToleration = { operator: 'Exists', effect: 'PreferNoSchedule' };
+  const matchesIt = (t: ModelToleration) => (t.key ?? '') === '' && t.operator === 'Exists' && (t.value ?? '') === '' && t.effect === 'PreferNoSchedule';
+  const tolerations = daemonPod.tolerations.some(matchesIt) ? daemonPod.tolerations : [...daemonPod.tolerations, preferNoSchedule];
+  let terms = daemonPod.required ?? [];
+  const pools: string[] = [];
+  for (const template of templates) {
+    if (!toleratesAll(template.taints, tolerations, () => true)) continue;
+    const nodeClaimTemplate = new Map(template.requirements);
+    nodeClaimTemplate.delete(HOSTNAME_LABEL);
+    for (;;) {
+      const strict = add(new Map(), ...Object.entries(daemonPod.nodeSelector).map(([k, v]) => newRequirement(k, 'In', [v])));
+      if (terms.length > 0) add(strict, ...combined(terms[0].matchExpressions ?? []));
+      if (compatible(nodeClaimTemplate, strict)) {
+        pools.push(template.nodePool);
+        break;
+      }
+      if (terms.length <= 1) break;
+      terms = terms.slice(1);
+    }
+  }
+  return pools;
+}
+
+// ==== CapacityBuffers (autoscaling.x-k8s.io/v1beta1)
+
+/** A CapacityBuffer's virtual pod, as the provisioner adds it to the pending pods. */
+export interface BufferPod extends ModelPod {
+  /** `capacity-buffer-<buffer>-<i>`. */
+  readonly name: string;
+  /** The template's labels. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly requests: Readonly<Record<string, string>>;
+}
+
+/** The object of that apiVersion test, kind, namespace and name. */
+function findObject(objects: readonly Json[], where: { apiVersion: (v: string) => boolean; kind: string; namespace: string; name: unknown }): Json | undefined {
+  return objects.find((o) => where.apiVersion(String(o.apiVersion)) && o.kind === where.kind && namespaceOf(o) === where.namespace && obj(o.metadata).name === where.name);
+}
+
+/**
+ * ResolveCapacityBuffer: podTemplateRef (tried first) names a PodTemplate of the buffer's namespace,
+ * whose `.template` is used; scalableRef names, in the same namespace, a Deployment, StatefulSet
+ * or ReplicaSet of API group "apps" (an empty apiGroup means "apps"), whose `.spec.template` is
+ * used and whose spec.replicas (default 1) percentage reads. Anything else resolves to nothing.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/apps/resolve.go#L39-L50 (ResolvePodTemplateRef)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/apps/resolve.go#L70-L99 (ResolveCapacityBuffer)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/apps/resolve.go#L101-L135 (ResolveScalableRef)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/autoscaling/v1beta1/constants.go#L33-L36 (the kinds)
+ */
+function resolveBuffer(buffer: Json, objects: readonly Json[]): { template: Json; scalableReplicas?: number } | undefined {
+  const spec = obj(buffer.spec);
+  const namespace = namespaceOf(buffer);
+  if (spec.podTemplateRef != null) {
+    const found = findObject(objects, { apiVersion: (v) => v === 'v1', kind: 'PodTemplate', namespace, name: obj(spec.podTemplateRef).name });
+    return found && { template: obj(found.template) };
+  }
+  if (spec.scalableRef == null) return undefined;
+  const ref = obj(spec.scalableRef);
+  const group = typeof ref.apiGroup === 'string' && ref.apiGroup !== '' ? ref.apiGroup : 'apps';
+  if (group !== 'apps' || !['Deployment', 'StatefulSet', 'ReplicaSet'].includes(String(ref.kind))) return undefined;
+  const found = findObject(objects, { apiVersion: (v) => v.startsWith('apps/'), kind: String(ref.kind), namespace, name: ref.name });
+  return found && { template: obj(obj(found.spec).template), scalableReplicas: Number(obj(found.spec).replicas ?? 1) };
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * The capacitybuffer controller's replica count: the larger of spec.replicas and, for a
+ * scalableRef, ceil(its replicas × percentage / 100) (at least 1); then, when spec.limits is set
+ * and shares a resource the template requests (RequestsForSpec: no limits merged), bounded by
+ * floor(limit / request) of each; with neither replicas nor percentage, that bound alone; 0
+ * when nothing sets it.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/capacitybuffer/controller.go#L166-L228 (resolveAndUpdateStatus, computeReplicas)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/capacitybuffer/helpers.go#L27-L68 (calculateLimitReplicas, calculatePercentageReplicas)
+ */
+function bufferReplicas(buffer: Json, resolved: { template: Json; scalableReplicas?: number }, where: string): number {
+  const spec = obj(buffer.spec);
+  const candidates: number[] = [];
+  if (resolved.scalableReplicas !== undefined && spec.percentage != null && resolved.scalableReplicas > 0) {
+    const percentage = Number(spec.percentage);
+    const replicas = Math.ceil((resolved.scalableReplicas * percentage) / 100);
+    candidates.push(replicas < 1 && percentage > 0 ? 1 : replicas);
+  }
+  if (spec.replicas != null) candidates.push(Number(spec.replicas));
+  const desired = candidates.length > 0 ? Math.max(...candidates) : 0;
+  if (spec.limits == null) return desired;
+  const requests = specRequests(obj(resolved.template.spec), `${where} template.spec`);
+  if (Object.keys(requests).length === 0) return desired;
+  const milli = (nanos: bigint) => ceilDiv(nanos, 1_000_000n);
+  const bounds = Object.entries(obj(spec.limits))
+    .filter(([k]) => requests[k] !== undefined && requests[k] !== 0n)
+    .map(([k, v]) => Math.min(Math.floor(Number(milli(parseQuantity(v, `${where} spec.limits.${k}`))) / Number(milli(requests[k]))), INT32_MAX));
+  if (bounds.length === 0) return desired;
+  return candidates.length > 0 ? Math.min(desired, ...bounds) : Math.min(...bounds);
+}
+
+/**
+ * The virtual pods Karpenter schedules for a CapacityBuffer (with the CapacityBuffer feature gate
+ * on; it is off by default in v1.14.1), once the capacitybuffer controller has resolved it:
+ * status.replicas identical pods built from the resolved template (BuildVirtualPods), each with
+ * the template's labels and spec, less its nodeName (sanitizeVirtualPodSpec drops it, with PVC
+ * and ephemeral volumes) and with no owner references. No limits are merged into their requests:
+ * they never pass through the API server. spec.provisioningStrategy is not read: every strategy
+ * gets pods. A buffer that resolves to nothing (see resolveBuffer), or to 0 replicas, has none.
+ *
+ * They are not pending pods: GetPendingPods appends them after the IsProvisionable listing and
+ * the Validate filter, so no restricted label, matchFields term, nodeName or karpenter.sh/nodepool
+ * DoesNotExist keeps Karpenter from scheduling them; after that they take the same path as pending
+ * pods (Solve, relaxation, CanAdd). Use {@link karpenterLaunchesBufferPod}, not karpenterLaunches.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/autoscaling/v1beta1/capacitybuffer.go#L61-L139 (LocalObjectRef, ScalableRef, CapacityBufferSpec)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/state/virtualpods/utilities.go#L52-L63 (isBufferReadyForProvisioning)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/state/virtualpods/utilities.go#L76-L156 (BuildVirtualPods, sanitizeVirtualPodSpec)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/state/virtualpods/virtualpods.go#L51-L113 (UpdateEntry, GetAll)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go#L196-L225 (GetPendingPods: virtual pods appended after Validate)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/operator/options/options.go#L134 (CapacityBuffer=false by default)
+ */
+export function bufferPods(buffer: Json, objects: readonly Json[]): BufferPod[] {
+  const where = `CapacityBuffer ${namespaceOf(buffer)}/${String(obj(buffer.metadata).name)}`;
+  const resolved = resolveBuffer(buffer, objects);
+  if (resolved === undefined) return [];
+  const replicas = bufferReplicas(buffer, resolved, where);
+  const { nodeName: _dropped, ...spec } = obj(resolved.template.spec);
+  const labels = obj(obj(resolved.template.metadata).labels) as Record<string, string>;
+  const requests = requestsForPod(spec, `${where} template.spec`);
+  const pod = modelPod({ metadata: { labels }, spec });
+  return Array.from({ length: Math.max(replicas, 0) }, (_, i) => ({
+    ...pod, name: `capacity-buffer-${String(obj(buffer.metadata).name)}-${i + 1}`, labels, requests,
+  }));
+}
+
+/**
+ * Whether Karpenter would launch a node of this template for a CapacityBuffer's virtual pod:
+ * as {@link karpenterLaunches}, without karpenterIgnores (IsProvisionable and Validate never see
+ * virtual pods). A restricted label such as karpenter.k8s.aws/ec2nodeclass in its nodeSelector
+ * is read as any other label, and a term of only matchFields asks for nothing.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go#L218-L224
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L440-L491 (Solve: every pod alike)
+ */
+export function karpenterLaunchesBufferPod(pod: BufferPod, template: NodeClaimTemplate, allTemplates: readonly NodeClaimTemplate[]): boolean {
+  return launchesInSomeState(pod, template, allTemplates);
 }
