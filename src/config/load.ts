@@ -123,6 +123,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         tenancyAction: cluster.tenancy?.action ?? file.tenancy?.action ?? 'Deny',
+        tenancyExemptNamespaces: cluster.tenancy?.exemptNamespaces ?? file.tenancy?.exemptNamespaces ?? [],
         pools,
         ...(clusterWindow(file, id) ? { window: clusterWindow(file, id) } : {}),
         ...(cluster.stage !== undefined ? { stage: cluster.stage } : {}),
@@ -194,7 +195,7 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
   if (!teams.some(([, t]) => t?.namespaces)) return { problems: [], warnings: [] };
   const warnings = teams.filter(([, t]) => !t?.namespaces).map(([id]) => source.problem(['teams', id],
     `team ${id} has no namespaces: pods of any namespace may use its pools (list the namespaces whose pods may, as other teams do)`, 'key'));
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...exemptionProblems(source, file, clusters)];
   for (const c of clusters) {
     const [major, minor] = (c.kubernetesVersion ?? '').split('.').map(Number);
     if (c.kubernetesVersion === undefined || major > 1 || minor >= TENANCY_MIN_MINOR) continue;
@@ -204,6 +205,47 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
     }
   }
   return { problems, warnings };
+}
+
+/**
+ * The namespaces the policy never looks at, on each cluster with a policy: Karpenter's own and
+ * `tenancy.exemptNamespaces` may be neither `default` (where anyone's pods run) nor a team's
+ * namespace (its pods could then use every team's pools), and no team lists `kube-system`.
+ * Each problem is located where the namespace was written; the same one on many clusters is one.
+ */
+function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): Problem[] {
+  const problems: Problem[] = [];
+  const teamsOf = (c: Cluster, ns: string) => [...new Set(c.pools.filter((p) => p.namespaces?.includes(ns)).map((p) => p.team))];
+  for (const [team, t] of Object.entries(file.teams)) {
+    t?.namespaces?.forEach((ns, i) => {
+      if (ns === 'kube-system') {
+        problems.push(source.problem(['teams', team, 'namespaces', i], 'is kube-system, which the tenancy policy never looks at (only cluster administrators create pods there): list the team\'s own namespaces'));
+      }
+    });
+  }
+  for (const c of clusters) {
+    if (!c.pools.some((p) => p.namespaces !== undefined)) continue;
+    const own = file.clusters[c.id];
+    const karpenterAt = own?.karpenter?.namespace !== undefined ? ['clusters', c.id, 'karpenter', 'namespace'] : file.karpenter.namespace !== undefined ? ['karpenter', 'namespace'] : undefined;
+    const k = c.karpenter.namespace;
+    if (karpenterAt && k === 'default') {
+      problems.push(source.problem(karpenterAt, 'is default: the tenancy policy never looks at Karpenter\'s namespace, and default is where anyone\'s pods run, so they could use every team\'s pools; '
+        + 'run Karpenter in a namespace of its own (kube-system, or karpenter)'));
+    } else if (karpenterAt && k !== 'kube-system' && teamsOf(c, k).length > 0) {
+      problems.push(source.problem(karpenterAt, `is also team ${teamsOf(c, k).join(', ')}'s namespace (teams.<team>.namespaces): the tenancy policy never looks at Karpenter's namespace, `
+        + 'so that team\'s pods could use every team\'s pools; run Karpenter in a namespace of its own'));
+    }
+    const exempt = own?.tenancy?.exemptNamespaces !== undefined ? { list: own.tenancy.exemptNamespaces, at: ['clusters', c.id, 'tenancy', 'exemptNamespaces'] }
+      : { list: file.tenancy?.exemptNamespaces ?? [], at: ['tenancy', 'exemptNamespaces'] };
+    exempt.list.forEach((ns, i) => {
+      if (ns === 'default') {
+        problems.push(source.problem([...exempt.at, i], 'is default, where anyone\'s pods run: exempt it and they could use every team\'s pools; exempt only namespaces where administrators run platform agents'));
+      } else if (teamsOf(c, ns).length > 0) {
+        problems.push(source.problem([...exempt.at, i], `is also team ${teamsOf(c, ns).join(', ')}'s namespace (teams.<team>.namespaces): a namespace is either exempt (it may use every pool) or a team's; remove it from one of the two`));
+      }
+    });
+  }
+  return problems;
 }
 
 /** The first Kubernetes minor with admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30). */

@@ -134,6 +134,12 @@ export interface Cluster {
    * @default "Deny"
    */
   readonly tenancyAction?: TenancyAction;
+  /**
+   * Namespaces the tenancy policy never looks at beside `kube-system` and Karpenter's own:
+   * `tenancy.exemptNamespaces`, the cluster's over the top-level one.
+   * @default [] - none
+   */
+  readonly tenancyExemptNamespaces?: readonly string[];
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
   /** The maintenance window its pools are replaced and synced in (docs/windows.md). @default - none: any time */
