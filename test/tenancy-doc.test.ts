@@ -4,7 +4,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { run } from '../src/cli';
 import { loadPlatform } from '../src/config/load';
 import { formatProblem } from '../src/input/problems';
@@ -12,6 +11,7 @@ import { synthesize } from '../src/synth';
 import { aConfig, removeProjects, writeProject } from './builders';
 import { aFleetConfig, Fleet, TEAMS } from './review/fleet';
 import { admit, JsonObject } from './support/admission-policy';
+import { renderedPolicy } from './model/tenancy-facts';
 import { aDeploymentPod } from './support/pods';
 
 afterAll(removeProjects);
@@ -36,8 +36,7 @@ describe('docs/tenancy.md', () => {
 
   it('shows the refusal the policy words', () => {
     const files = synthesize(loadPlatform(project.configPath).platform);
-    const docs = parseAllDocuments(files.get('dist/demo/policies/team-pools.yaml') ?? '').map((d) => d.toJS() as JsonObject);
-    const pair = { policy: docs[0], binding: docs[1] };
+    const pair = renderedPolicy(files);
     const decision = admit(pair, { operation: 'CREATE', namespace: 'web', object: aDeploymentPod({ tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'vision', effect: 'NoSchedule' }] }) });
     const shown = blockStarting(/^Error from server/).join(' ');
     expect(shown).toBe(`Error from server (Forbidden): error when creating "app.yaml": ${decision.message}`);

@@ -13,7 +13,7 @@ import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { daemonSetAgent, PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import { PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -125,34 +125,33 @@ interface WorkloadAdmission {
 }
 
 /**
- * What the cluster's tenancy policy says about a workload's pods and each pool: it refuses the
- * pod as written when the pod selects or can run on a pool its namespace may not use (then
- * every pool of the cluster says so, and with action Deny the pod runs on none; Warn and Audit
- * admit it); otherwise the pool is open to the namespace when the pool is not guarded (the
- * plan's facts.admission), its team lists the namespace, or the namespace is exempt. A
- * DaemonSet's pods that tolerate every taint may run on any pool (see tenancyCel).
+ * What the cluster's tenancy policy says about a workload and each pool: it refuses the
+ * workload as written when it (a Deployment's or StatefulSet's pod template, a Job's pods, a
+ * Pod) selects or can run on a pool its namespace may not use, or (a DaemonSet) when its pods
+ * can run on such a pool at all, or (a Pod) when it claims a DaemonSet as its controller (then
+ * every pool of the cluster says so, and with action Deny it runs on none; Warn and Audit admit
+ * it); otherwise the pool is open to the namespace when the pool is not guarded (the plan's
+ * facts.admission), its team lists the namespace, or the namespace is exempt.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/#validation-actions
  */
 function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission {
   const allowed = { of: () => ({ allowed: true }) };
   if (policy.exemptNamespaces.includes(w.namespace)) return allowed;
-  const facts = admissionFacts(w);
-  const refusal = tenancyRefusal(facts, policy);
+  const refusal = tenancyRefusal(admissionFacts(w), policy);
   if (refusal) {
-    const message = refusalMessage(w.namespace, refusal);
+    const message = refusalMessage(w.namespace, refusal, w.kind);
     if (policy.action === 'Deny') {
-      const refused = { allowed: false, reason: `admission refuses the pod: ${message}` };
+      const refused = { allowed: false, reason: `admission refuses the ${w.kind === 'Pod' ? 'pod' : w.kind}: ${message}` };
       return { refused: refused.reason, of: () => refused };
     }
     const admitted = {
       allowed: false,
       reason: policy.action === 'Warn'
-        ? `admission admits the pod with a warning (tenancy action Warn): ${message}`
-        : `admission admits the pod and records the refusal in the audit log (tenancy action Audit): ${message}`,
+        ? `admission admits it with a warning (tenancy action Warn): ${message}`
+        : `admission admits it and records the refusal in the audit log (tenancy action Audit): ${message}`,
     };
     return { of: () => admitted };
   }
-  if (daemonSetAgent(facts)) return allowed;
   return {
     of: (pool) => {
       const g = pool.facts.admission;
@@ -167,20 +166,21 @@ function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission
 }
 
 /**
- * The workload's pods as the policy sees them when they are created. A DaemonSet's pods are
- * owned by it, and the DaemonSet controller replaces their required node affinity with one
- * term that names the node (matchFields on metadata.name); their nodeSelector is kept.
- * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go (ReplaceDaemonSetPodNodeNameNodeAffinity)
+ * The workload as the policy sees it when it is applied: a DaemonSet by its template (the
+ * DaemonSet controller's pods are judged through it), a Deployment or StatefulSet by its pod
+ * template (what a CapacityBuffer may provision from; its pods are judged by the same rule), a
+ * Job, CronJob or Pod by its pods, created by the user who applies the manifest.
  */
 function admissionFacts(w: Workload): PodAdmissionFacts {
-  const daemonSet = w.kind === 'DaemonSet';
+  const kind = w.kind === 'Job' || w.kind === 'CronJob' ? 'Pod' : w.kind;
   return {
     namespace: w.namespace,
+    kind,
     tolerations: w.pod.tolerations,
     nodeSelector: w.pod.nodeSelector,
-    nodeSelectorTerms: daemonSet ? [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['<node>'] }] }] : w.pod.nodeSelectorTerms,
-    nodeName: w.pod.nodeName,
-    ownedByDaemonSet: daemonSet || w.ownedByDaemonSet === true,
+    ...(w.pod.nodeSelectorTerms ? { nodeSelectorTerms: w.pod.nodeSelectorTerms } : {}),
+    ...(w.pod.nodeName ? { nodeName: w.pod.nodeName } : {}),
+    ownedByDaemonSet: w.ownedByDaemonSet === true,
   };
 }
 

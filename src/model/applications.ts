@@ -287,7 +287,7 @@ export interface GroupKind {
  * The cluster-scoped kinds the generated Applications create: the CRDs (karpenter-crd
  * chart), NodePools and EC2NodeClasses (pool files), Namespaces (smoke tests,
  * CreateNamespace), the controller chart's ClusterRoles and ClusterRoleBindings, and the
- * tenancy policy and its binding.
+ * tenancy policy, its binding and its parameters (TeamTenancy).
  * test/model/project.test.ts renders the chart and the pool files to keep this exact.
  */
 export const CLUSTER_KINDS: readonly GroupKind[] = [
@@ -300,6 +300,7 @@ export const CLUSTER_KINDS: readonly GroupKind[] = [
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
   { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
   { group: 'karpenter.sh', kind: 'NodeOverlay' },
+  { group: 'karpenter-gitops.io', kind: 'TeamTenancy' },
 ];
 
 /**

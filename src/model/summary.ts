@@ -100,7 +100,8 @@ function tenancy(cluster: Cluster, policy: TenancyPolicyModel | undefined): stri
   return [
     '',
     `Tenancy (${policy.action}): ${[...byTeam].map(([team, namespaces]) => `team ${team}'s pools for namespaces ${namespaces.map((n) => `\`${n}\``).join(', ')}`).join('; ')}`
-      + `${open.length ? `; open to every namespace: ${open.map((t) => `team ${t}`).join(', ')}` : ''}.`,
+      + `${open.length ? `; open to every namespace: ${open.map((t) => `team ${t}`).join(', ')}` : ''}`
+      + `; never judged (may use every pool): ${policy.exemptNamespaces.map((n) => `\`${n}\``).join(', ')}.`,
   ];
 }
 

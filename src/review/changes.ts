@@ -2,7 +2,7 @@ import { CostChange, costChanges } from './cost';
 import { summaryDataOf } from './summary-data';
 import { chartsOf, fieldChanges, hasResourcesFinalizer, isControllerApp, prunes } from './fields';
 import { atLeast, FieldChange, Risk, RISKS } from './risk';
-import { TENANCY_KINDS, tenancyAdditionWhy, tenancyRemovalWhy } from './tenancy';
+import { Guarded, guardedByPool, isTenancy, tenancyAddition, tenancyRemoval } from './tenancy';
 import { catalogMatcher } from '../catalog/match';
 import { release } from '../release/release';
 import type { NodeSelectorRequirement } from '../catalog/requirements';
@@ -83,6 +83,7 @@ class Context {
   private readonly owners = new Map<GeneratedTree, FolderIndex<Resource>>();
   private readonly pools = new Map<string, Map<string, Resource[]>>();
   private poolsBefore?: Map<string, Resource>;
+  private readonly guarded = new Map<string, Map<string, Guarded>>();
 
   public constructor(
     public readonly base: GeneratedTree,
@@ -110,6 +111,21 @@ class Context {
   /** The Application of this key in the head tree, if it is still there. */
   public headVersion(app: Resource): Resource | undefined {
     return this.after.get(app.key) ?? (this.base.files.get(app.file) === this.head.files.get(app.file) ? app : undefined);
+  }
+
+  /**
+   * The pools a cluster's tenancy objects guard, in the base (`before`) or the head (`after`)
+   * tree: its parameters and policy live in one file, so when one changed, all of them are in
+   * the changed files' resources.
+   */
+  public tenancyOf(side: 'before' | 'after', cluster: string): Map<string, Guarded> {
+    const key = `${side}\0${cluster}`;
+    let found = this.guarded.get(key);
+    if (!found) {
+      found = guardedByPool([...this[side].values()].filter((r) => r.cluster === cluster && isTenancy(r)));
+      this.guarded.set(key, found);
+    }
+    return found;
   }
 
   /** Every NodePool of a cluster in the head tree. */
@@ -173,12 +189,13 @@ function removal(r: Resource, context: Context, rename?: string): Change {
     const gone = pool && !context.after.has(pool.key) ? `; NodePool ${pool.name} goes with it` : '';
     return change('destructive', `the NodePools using it can no longer launch nodes (Karpenter deletes it once no node uses it)${gone}${rename ? `; ${rename}` : ''}`);
   }
-  if (TENANCY_KINDS.has(r.kind)) {
-    // As loud as a removed pool: every pool the policy guarded opens to every namespace.
+  if (isTenancy(r)) {
+    // The policy, its binding or its CRD: as loud as a removed pool, every pool it guarded opens to every namespace.
     const option = goesWithItsApplication(r, context) ? 'Delete=confirm' : 'Prune=confirm';
     const confirm = syncOptions(r).split(',').map((o) => o.trim()).includes(option) ? `; Argo CD asks a person to confirm (${option})` : '';
-    const policy = r.kind === 'ValidatingAdmissionPolicy' ? r : [...context.before.values()].find((x) => x.kind === 'ValidatingAdmissionPolicy' && x.cluster === r.cluster);
-    return change('destructive', `${tenancyRemovalWhy(r, policy?.body)}${confirm}`);
+    const policyGoes = ![...context.after.values()].some((x) => x.cluster === r.cluster && x.kind === 'ValidatingAdmissionPolicy');
+    const { risk, why } = tenancyRemoval(r, context.tenancyOf('before', r.cluster), context.tenancyOf('after', r.cluster), policyGoes);
+    return change(risk, `${why}${confirm}`);
   }
   if (r.kind === 'Application') return applicationRemoval(r, context);
   if (isDriftGate(r)) return change('other', driftGateRemovalWhy(r, context));
@@ -214,7 +231,7 @@ function applicationRemoval(app: Resource, context: Context): Change {
   const charts = chartsOf(app.body).map((c) => `chart ${c}`);
   const what = [...charts, ...kinds].join(', ') || 'nothing in this tree';
   const pools = deployed.some((d) => POOL_KINDS.has(d.kind));
-  const tenancy = deployed.some((d) => TENANCY_KINDS.has(d.kind));
+  const tenancy = deployed.some(isTenancy);
   const apps = deployed.some((d) => d.kind === 'Application');
   const change = (risk: Risk, why: string): Change => ({ risk, resource: app, action: 'removed', fields: [], why });
   if (!hasResourcesFinalizer(app.body)) {
@@ -235,7 +252,10 @@ function addition(r: Resource, context: Context, rename?: string): Change {
   const change = (risk: Risk, why: string): Change => ({ risk, resource: r, action: 'added', fields: [], why: `${why}${rename ? `; ${rename}` : ''}` });
   if (r.kind === 'NodePool') return change('capacity', 'new pool: Karpenter may launch nodes for it');
   if (r.kind === 'EC2NodeClass') return change('other', 'no node until a NodePool uses it');
-  if (TENANCY_KINDS.has(r.kind)) return change('access', tenancyAdditionWhy(r));
+  if (isTenancy(r)) {
+    const { risk, why } = tenancyAddition(r, context.tenancyOf('before', r.cluster));
+    return change(risk, why);
+  }
   if (r.kind === 'Application') {
     const paths = sourcePaths(r.body).map((p) => p.path);
     const what = [...chartsOf(r.body).map((c) => `chart ${c}`), ...paths].join(', ');

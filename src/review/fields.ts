@@ -1,7 +1,7 @@
 import { compareRequirements, RequirementSpec } from './requirements';
 import { FieldChange, Risk } from './risk';
 import { Body, Resource } from './tree';
-import { TENANCY_KINDS, tenancyFieldChanges } from './tenancy';
+import { isTenancy, tenancyFieldChanges } from './tenancy';
 import { DIGEST_ANNOTATION } from '../gate/spec';
 
 /**
@@ -63,7 +63,7 @@ const KARPENTER_CHARTS = new Set(['karpenter', 'karpenter-crd']);
 
 /** Every changed field of a resource, set-aware, each with its class and why; none when the two are equal as their readers see them. */
 export function fieldChanges(before: Resource, after: Resource): FieldChange[] {
-  if (TENANCY_KINDS.has(after.kind)) return tenancyFieldChanges(after.kind, before.body, after.body);
+  if (isTenancy(after)) return tenancyFieldChanges(after.kind, before.body, after.body);
   const out = new Changes();
   switch (after.kind) {
     case 'NodePool': nodePool(before.body, after.body, out); break;

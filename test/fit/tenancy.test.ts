@@ -47,12 +47,12 @@ describe('fit and the tenancy policy', () => {
     expect(rows['demo/vision'].as).toBe('refused');
     expect(rows['demo/vision'].admission).toEqual({
       allowed: false,
-      reason: 'admission refuses the pod: namespace web may not use team vision\'s pool vision (the pod tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may',
+      reason: 'admission refuses the Deployment: namespace web may not use team vision\'s pool vision (the Deployment\'s pod template tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may',
     });
-    // The pod cannot be created on demo at all: every pool of the cluster says so.
-    expect(rows['demo/shared']).toMatchObject({ as: 'refused', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the pod: /) } });
+    // The Deployment cannot be created on demo at all: every pool of the cluster says so.
+    expect(rows['demo/shared']).toMatchObject({ as: 'refused', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the Deployment: /) } });
     // A pool it cannot run on anyway (legacy's taint) stays rejected, for its own reason.
-    expect(rows['demo/legacy']).toMatchObject({ as: 'rejected', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the pod: /) } });
+    expect(rows['demo/legacy']).toMatchObject({ as: 'rejected', admission: { allowed: false, reason: expect.stringMatching(/^admission refuses the Deployment: /) } });
   });
 
   it('says a pool of a team whose namespaces do not include the workload\'s is closed to it, even where the pod does not touch it yet', () => {
@@ -67,20 +67,24 @@ describe('fit and the tenancy policy', () => {
     expect(fit('web', { tolerations: [visionToleration] })['open/vision']).toEqual({ as: 'fits', admission: undefined });
   });
 
-  it('lets a DaemonSet that tolerates every taint through, and not one that tolerates one team\'s taint', () => {
-    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision']).toEqual({ as: 'fits', admission: { allowed: true } });
-    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'Deployment')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
-    expect(fit('monitoring', { tolerations: [visionToleration] }, 'DaemonSet')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod/) });
+  it('fails when a DaemonSet tolerates every taint outside the exempt namespaces: its pods could run on every pool, and Karpenter sizes each pool for them', () => {
+    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision'].admission).toEqual({
+      allowed: false,
+      reason: 'admission refuses the DaemonSet: namespace monitoring may not use team shared\'s pool shared (the DaemonSet\'s pods can run on its nodes, and Karpenter adds their requests to every node of the pool): '
+        + 'only pods of namespaces shared, karpenter-smoke-tests may (confine it to the namespace\'s pools with a nodeSelector, or run it in an exempt namespace)',
+    });
+    expect(fit('monitoring', { tolerations: [visionToleration] }, 'DaemonSet')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the DaemonSet/) });
   });
 
-  it('fails when a DaemonSet that tolerates every taint selects another team\'s nodes by its nodeSelector, which its pods keep', () => {
-    const rows = fit('monitoring', { tolerations: [{ operator: 'Exists' }], nodeSelector: { team: 'vision' } }, 'DaemonSet');
-    expect(rows['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the pod: namespace monitoring may not use team vision's pool vision \(the pod selects it/) });
+  it('lets a DaemonSet through in an exempt namespace, and a team\'s DaemonSet confined to its own pools', () => {
+    const exempt = aPlatform([{ ...platform.clusters[0], tenancyExemptNamespaces: ['monitoring'] }]);
+    expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet', exempt)['demo/vision']).toEqual({ as: 'fits', admission: { allowed: true } });
+    expect(fit('vision', { tolerations: [{ operator: 'Exists' }], nodeSelector: { team: 'vision' } }, 'DaemonSet')['demo/vision']).toEqual({ as: 'fits', admission: { allowed: true } });
   });
 
-  it('says a DaemonSet that selects another team\'s nodes by node affinity is admitted: the DaemonSet controller replaces it on each pod', () => {
+  it('fails when a DaemonSet selects another team\'s nodes by node affinity: Karpenter sizes the pool by its template, whose affinity it reads', () => {
     const rows = fit('monitoring', { tolerations: [{ operator: 'Exists' }], affinity: requiring([expr('team', 'In', 'vision')]) }, 'DaemonSet');
-    expect(rows['demo/vision'].admission).toEqual({ allowed: true });
+    expect(rows['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the DaemonSet: namespace monitoring may not use team vision's pool vision \(the DaemonSet's pods can run on its nodes/) });
   });
 
   it('fails when a pod names its node, and the node may be one of another team\'s', () => {
@@ -89,7 +93,7 @@ describe('fit and the tenancy policy', () => {
     });
   });
 
-  it('reads a Pod\'s owner: an apps/v1 DaemonSet controller that tolerates every taint passes, another group\'s does not', () => {
+  it('fails when a Pod names an apps/v1 DaemonSet as its controller: only the DaemonSet controller may create one', () => {
     const ownedBy = (apiVersion: string) => {
       const pod = aWorkload('Pod', aPodSpec({ tolerations: [{ operator: 'Exists' }] }), {
         name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind: 'DaemonSet', name: 'agent', uid: 'c0ffee', controller: true }],
@@ -98,8 +102,12 @@ describe('fit and the tenancy policy', () => {
       const [w] = fitWorkloads(read.workloads, platform, plan);
       return [...w.fits, ...w.refused, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
     };
-    expect(ownedBy('apps/v1')).toEqual({ allowed: true });
-    expect(ownedBy('evil.example/v1')).toMatchObject({ allowed: false });
+    expect(ownedBy('apps/v1')).toEqual({
+      allowed: false,
+      reason: 'admission refuses the pod: namespace monitoring: only the DaemonSet controller (system:serviceaccount:kube-system:daemon-set-controller) may create a pod that names a DaemonSet as its controller, '
+        + 'or make a pod one (Karpenter may size every node for the DaemonSet by such a pod; the policy guards team shared\'s pools)',
+    });
+    expect(ownedBy('evil.example/v1')).toMatchObject({ allowed: false, reason: expect.stringMatching(/may not use team vision's pool vision \(the pod tolerates/) });
   });
 
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {
@@ -115,7 +123,7 @@ describe('fit and the tenancy policy', () => {
 });
 
 describe('a pool admission refuses the workload on', () => {
-  const refusal = 'admission refuses the pod: namespace web may not use team vision\'s pool vision (the pod tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may';
+  const refusal = 'admission refuses the Deployment: namespace web may not use team vision\'s pool vision (the Deployment\'s pod template tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may';
   const web = () => fitWorkloads([{ kind: 'Deployment', namespace: 'web', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
 
   it('is not counted as a fit: the terminal marks it ⊘ with the policy\'s reason, and counts only the pool it runs on', () => {
@@ -148,7 +156,7 @@ describe('a pool admission refuses the workload on', () => {
   });
 
   it('is a fit under tenancy action Audit or Warn, which admit the pod: admission says what it records', () => {
-    for (const [action, says] of [['Audit', /^admission admits the pod and records the refusal in the audit log \(tenancy action Audit\): namespace web may not use/], ['Warn', /^admission admits the pod with a warning \(tenancy action Warn\): /]] as const) {
+    for (const [action, says] of [['Audit', /^admission admits it and records the refusal in the audit log \(tenancy action Audit\): namespace web may not use/], ['Warn', /^admission admits it with a warning \(tenancy action Warn\): /]] as const) {
       const rows = fit('web', { tolerations: [visionToleration] }, 'Deployment', aPlatform([{ ...platform.clusters[0], tenancyAction: action }]));
       expect(rows['demo/vision']).toEqual({ as: 'fits', admission: { allowed: false, reason: expect.stringMatching(says) } });
     }

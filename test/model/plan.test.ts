@@ -17,7 +17,7 @@ function paths(plan: FleetPlan): string[] {
   return [
     ...plan.clusters.flatMap((c) => [
       ...c.applications.map((a) => a.path), c.root.path, c.controllerValues.path,
-      ...(c.tenancyPolicy ? [c.tenancyPolicy.path] : []),
+      ...(c.tenancyPolicy ? [c.tenancyPolicy.path] : []), ...(c.tenancyDefinition ? [c.tenancyDefinition.path] : []),
       ...c.pools.flatMap((p) => [p.path, ...(p.smokeTest ? [p.smokeTest.path] : [])]),
       ...(c.smokeTestNamespace ? [c.smokeTestNamespace.path] : []),
     ]),

@@ -6,13 +6,14 @@
 import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
-import { refusalMessage, tenancyRefusal } from '../../src/model/tenancy';
+import { DAEMON_SET_CONTROLLER_USER, refusalMessage, tenancyRefusal } from '../../src/model/tenancy';
 import { fleetPlan } from '../../src/model/plan';
 import { synthesize } from '../../src/synth';
 import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
-import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, PodToleration, TOLERATE_ALL } from '../support/pods';
+import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, aPodTemplate, aWorkload, owner, PodToleration, RESOURCES, TOLERATE_ALL } from '../support/pods';
+import { validateWithCrd } from '../support/crd-validator';
 import { aCluster, aPlatform, aPool, planPolicy } from '../pool-builders';
-import { podFacts } from './tenancy-facts';
+import { podFacts, renderedPolicy as rendered } from './tenancy-facts';
 
 /**
  * Cluster demo: team vision (pools vision and vision-gpu, namespaces vision and vision-batch),
@@ -29,46 +30,59 @@ function tenancyPlatform(overrides: Parameters<typeof aCluster>[1] = {}): Platfo
   ], overrides)]);
 }
 
-/** The policy and binding synth writes for a cluster. */
+/** The policy, binding and parameters synth writes for a cluster. */
 function renderedPolicy(platform: Platform, cluster = 'demo'): PolicyPair {
-  const files = synthesize(platform);
-  const text = files.get(`dist/${cluster}/policies/team-pools.yaml`);
-  if (text === undefined) throw new Error(`no policy for ${cluster}: ${[...files.keys()].filter((f) => f.includes(cluster)).join(', ')}`);
-  const docs = parseAllDocuments(text).map((d) => d.toJS() as JsonObject);
-  const byKind = (kind: string) => {
-    const found = docs.filter((d) => d.kind === kind);
-    if (found.length !== 1) throw new Error(`${found.length} ${kind} in the policy file`);
-    return found[0];
-  };
-  return { policy: byKind('ValidatingAdmissionPolicy'), binding: byKind('ValidatingAdmissionPolicyBinding') };
+  return rendered(synthesize(platform), cluster);
 }
 
 const pair = renderedPolicy(tenancyPlatform());
-const create = (namespace: string, object: JsonObject): AdmissionRequest => ({ operation: 'CREATE', namespace, object });
+const create = (namespace: string, object: JsonObject, username?: string): AdmissionRequest => ({
+  operation: 'CREATE', namespace, object, resource: RESOURCES[String(object.kind) as keyof typeof RESOURCES], ...(username ? { username } : {}),
+});
+/** The DaemonSet controller creating a DaemonSet's pod. */
+const byController = (namespace: string, pod: JsonObject) => create(namespace, pod, DAEMON_SET_CONTROLLER_USER);
 const dedicated = (team: string, o: Partial<PodToleration> = {}): PodToleration => ({ key: 'dedicated', operator: 'Equal', value: team, effect: 'NoSchedule', ...o });
 const nodepool = (...values: string[]) => ({ key: 'karpenter.sh/nodepool', operator: 'In', values });
 
-describe('the policy and its binding', () => {
+describe('the policy, its binding and its parameters', () => {
   it('are admissionregistration.k8s.io/v1 objects with every field the API server requires', () => {
     expect(policyShapeProblems(pair.policy)).toEqual([]);
     expect(bindingShapeProblems(pair.binding)).toEqual([]);
-    expect(pair.binding.spec).toEqual({ policyName: 'karpenter-gitops-team-pools', validationActions: ['Deny'] });
+    expect(pair.binding.spec).toEqual({
+      policyName: 'karpenter-gitops-team-pools',
+      paramRef: { selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'karpenter-gitops' } }, parameterNotFoundAction: 'Allow' },
+      validationActions: ['Deny'],
+    });
   });
 
-  it('match pods on CREATE and UPDATE outside kube-system and Karpenter\'s namespace, fail closed', () => {
+  it('match pods, pod templates and the workloads a CapacityBuffer provisions from, on CREATE and UPDATE, outside kube-system and Karpenter\'s namespace, fail closed', () => {
     expect(pair.policy.spec).toMatchObject({
       failurePolicy: 'Fail',
+      paramKind: { apiVersion: 'karpenter-gitops.io/v1', kind: 'TeamTenancy' },
       matchConstraints: {
-        resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'] }],
+        resourceRules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods', 'podtemplates'] },
+          { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'] },
+        ],
         namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] },
       },
     });
   });
 
-  it('carry Prune=confirm and Delete=confirm, as the pools do', () => {
+  it('carry Prune=confirm and Delete=confirm, as the pools do, and sync the parameters before the policy and the policy before its binding', () => {
+    const wave = (o: JsonObject) => ((o.metadata as JsonObject).annotations as Record<string, string>)['argocd.argoproj.io/sync-wave'];
     for (const o of [pair.policy, pair.binding]) {
-      expect((o.metadata as JsonObject).annotations).toEqual({ 'argocd.argoproj.io/sync-options': 'Prune=confirm,Delete=confirm' });
+      expect(((o.metadata as JsonObject).annotations as Record<string, string>)['argocd.argoproj.io/sync-options']).toBe('Prune=confirm,Delete=confirm');
     }
+    expect([...(pair.params ?? []).map(wave), wave(pair.policy), wave(pair.binding)]).toEqual(['1', '1', '1', '2', '3']);
+  });
+
+  it('hold one parameter per team that lists namespaces, in name order: its pools, what their nodes carry, and who may use them', () => {
+    expect((pair.params ?? []).map((p) => [(p.metadata as JsonObject).name, (p.spec as JsonObject).namespaces, ((p.spec as JsonObject).pools as JsonObject[]).map((x) => x.name)])).toEqual([
+      ['shared', ['shared', 'karpenter-smoke-tests'], ['shared']],
+      ['vision', ['vision', 'vision-batch', 'karpenter-smoke-tests'], ['vision', 'vision-gpu']],
+      ['web', ['web', 'karpenter-smoke-tests'], ['web']],
+    ]);
   });
 
   it('list only the pools of teams with namespaces, each with the smoke tests\' namespace', () => {
@@ -94,11 +108,17 @@ describe('the policy and its binding', () => {
     expect(clusterApplications(none, none.clusters[0]).map((a) => a.file)).not.toContain('policies');
   });
 
-  it('is summed up in dist/SUMMARY.md: who may use each team\'s pools, and the teams left open', () => {
-    expect(fleetPlan(tenancyPlatform({ tenancyAction: 'Audit' })).summary.model.split('\n')).toContain(
+  it('is summed up in dist/SUMMARY.md: who may use each team\'s pools, the teams left open and the namespaces never judged', () => {
+    expect(fleetPlan(tenancyPlatform({ tenancyAction: 'Audit', tenancyExemptNamespaces: ['monitoring'] })).summary.model.split('\n')).toContain(
       'Tenancy (Audit): team vision\'s pools for namespaces `vision`, `vision-batch`, `karpenter-smoke-tests`; team web\'s pools for namespaces `web`, `karpenter-smoke-tests`; '
-      + 'team shared\'s pools for namespaces `shared`, `karpenter-smoke-tests`; open to every namespace: team legacy.',
+      + 'team shared\'s pools for namespaces `shared`, `karpenter-smoke-tests`; open to every namespace: team legacy; never judged (may use every pool): `kube-system`, `monitoring`.',
     );
+  });
+
+  it('never looks at the namespaces tenancy.exemptNamespaces names, beside kube-system and Karpenter\'s', () => {
+    const exempt = renderedPolicy(tenancyPlatform({ tenancyExemptNamespaces: ['monitoring', 'logging'] }));
+    expect(JSON.stringify((exempt.policy.spec as JsonObject).matchConstraints)).toContain('["kube-system","logging","monitoring"]');
+    expect(admit(exempt, create('monitoring', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL] }))).outcome).toBe('skipped');
   });
 
   it('is delivered by <cluster>-policies before the pools, pruning like the pools\' Applications', () => {
@@ -110,6 +130,8 @@ describe('the policy and its binding', () => {
     expect(CLUSTER_KINDS).toEqual(expect.arrayContaining([
       { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
       { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
+      { group: 'karpenter-gitops.io', kind: 'TeamTenancy' },
+      { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' },
     ]));
   });
 });
@@ -128,23 +150,31 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
     create('web', aDeploymentPod({ tolerations: [dedicated('vision', { effect: 'NoExecute' })] })), 'admitted'],
   ['admits a toleration of the taint of a team whose pools are not dedicated (no node carries it)',
     create('web', aDeploymentPod({ tolerations: [dedicated('shared')] })), 'admitted'],
-  ['admits a DaemonSet\'s pod that tolerates every taint, in any namespace',
-    create('monitoring', aDaemonSetPod({ tolerations: [TOLERATE_ALL] })), 'admitted'],
-  ['admits a DaemonSet\'s pod that tolerates every NoSchedule taint (key-less Exists for NoSchedule)',
-    create('monitoring', aDaemonSetPod({ tolerations: [{ operator: 'Exists', effect: 'NoSchedule' }, { operator: 'Exists', effect: 'NoExecute' }] })), 'admitted'],
+  ['admits the DaemonSet controller\'s pod that tolerates every taint, in any namespace (judged through its DaemonSet)',
+    byController('monitoring', aDaemonSetPod({ tolerations: [TOLERATE_ALL] })), 'admitted'],
+  ['admits a team\'s DaemonSet confined to its pools by a nodeSelector, whatever it tolerates',
+    create('web', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL], nodeSelector: { team: 'web' } })), 'admitted'],
+  ['admits a team\'s DaemonSet confined by required node affinity to its pool',
+    create('vision', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL], terms: [[nodepool('vision', 'vision-gpu')]] })), 'admitted'],
+  ['admits a DaemonSet that tolerates no team\'s taint and selects nothing, where no guarded pool is open (shared is not dedicated)',
+    create('web', aWorkload('DaemonSet', { nodeSelector: { 'kubernetes.io/arch': 'amd64' }, terms: [[{ key: 'team', operator: 'NotIn', values: ['shared'] }]] })), 'admitted'],
+  ['admits a team\'s Deployment whose pod template tolerates and selects its own pool',
+    create('vision', aWorkload('Deployment', { tolerations: [dedicated('vision')], nodeSelector: { 'karpenter.sh/nodepool': 'vision' } })), 'admitted'],
+  ['admits a team\'s PodTemplate for a CapacityBuffer on its own pool',
+    create('web', aPodTemplate({ tolerations: [dedicated('web')], nodeSelector: { 'karpenter.sh/nodepool': 'web' } })), 'admitted'],
   ['admits node affinity that only excludes the team\'s pools (NotIn) or asks for any pool (Exists)',
     create('web', aDeploymentPod({ terms: [[{ key: 'karpenter.sh/nodepool', operator: 'NotIn', values: ['vision'] }], [{ key: 'team', operator: 'Exists' }]] })), 'admitted'],
   ['admits every term of several selecting the namespace\'s own team',
     create('vision', aDeploymentPod({ terms: [[nodepool('vision')], [nodepool('vision-gpu')], [{ key: 'team', operator: 'In', values: ['vision'] }]] })), 'admitted'],
   ['admits the smoke tests on every team\'s pool',
-    create('karpenter-smoke-tests', aDeploymentPod({ tolerations: [dedicated('vision')], terms: [[nodepool('vision')]] })), 'admitted'],
+    create('karpenter-smoke-tests', aDeploymentPod({ tolerations: [dedicated('vision')], terms: [[nodepool('vision')]] })), 'skipped'],
   ['never looks at kube-system, even at a pod that tolerates everything',
     create('kube-system', aDeploymentPod({ name: 'coredns', tolerations: [TOLERATE_ALL] })), 'skipped'],
   ['fails when a Deployment\'s pod of another namespace tolerates the team\'s taint by Equal',
     create('web', aDeploymentPod({ tolerations: [dedicated('vision')] })),
     /^pods "web-7d9c5b6f4-x2k8p" is forbidden: ValidatingAdmissionPolicy 'karpenter-gitops-team-pools' with binding 'karpenter-gitops-team-pools' denied request: namespace web may not use team vision's pool vision \(the pod tolerates its taint dedicated=vision:NoSchedule\): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may$/],
   ['fails when the pod also tolerates the other taints of the team\'s second pool, naming both',
-    create('web', aDeploymentPod({ tolerations: [dedicated('vision'), { key: 'nvidia.com/gpu', operator: 'Exists' }] })), /; in all, 2 pools it may not use: vision, vision-gpu$/],
+    create('web', aDeploymentPod({ tolerations: [dedicated('vision'), { key: 'nvidia.com/gpu', operator: 'Exists' }] })), /; in all, 2 of team vision's pools: vision, vision-gpu$/],
   ['fails when a toleration without an operator (Equal) and without an effect tolerates the team\'s taint',
     create('web', aDeploymentPod({ tolerations: [{ key: 'dedicated', value: 'vision' }] })), /team vision's pool vision \(the pod tolerates/],
   ['fails when a Job\'s pod tolerates every team\'s taint (Exists on the key)',
@@ -152,10 +182,26 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
     /namespace vision may not use team web's pool web \(the pod tolerates its taint dedicated=web:NoSchedule\): only pods of namespaces web, karpenter-smoke-tests may$/],
   ['fails when a pod that no DaemonSet owns tolerates every taint (key-less Exists)',
     create('vision', aBarePod({ tolerations: [TOLERATE_ALL] })), /may not use team web's pool web/],
+  ['fails when anyone but the DaemonSet controller creates a pod that names an apps/v1 DaemonSet as its controller, whatever it asks for',
+    create('monitoring', aBarePod({}, [owner('apps/v1', 'DaemonSet', 'decoy')])),
+    /namespace monitoring: only the DaemonSet controller \(system:serviceaccount:kube-system:daemon-set-controller\) may create a pod that names a DaemonSet as its controller/],
+  ['fails when a pod with a forged DaemonSet owner tolerates everything (the pod of issue 35): ownerReferences exempt nothing',
+    create('web', aDaemonSetPod({ tolerations: [TOLERATE_ALL] })), /only the DaemonSet controller .* may create a pod that names a DaemonSet as its controller/],
   ['fails when a Deployment\'s pod tolerates every taint, even in a namespace of a team',
-    create('web', aDeploymentPod({ tolerations: [TOLERATE_ALL] })), /may not use team vision's pool vision .*; in all, 2 pools it may not use: vision, vision-gpu$/],
-  ['fails when a DaemonSet\'s pod tolerates one team\'s taint only (it does not tolerate every taint)',
-    create('monitoring', aDaemonSetPod({ tolerations: [dedicated('vision')] })), /namespace monitoring may not use team vision's pool vision/],
+    create('web', aDeploymentPod({ tolerations: [TOLERATE_ALL] })), /may not use team vision's pool vision .*; in all, 2 of team vision's pools: vision, vision-gpu$/],
+  ['fails when a DaemonSet tolerates every taint outside the exempt namespaces: Karpenter sizes every pool\'s nodes for it',
+    create('monitoring', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL] })),
+    /namespace monitoring may not use team shared's pool shared \(the DaemonSet's pods can run on its nodes, and Karpenter adds their requests to every node of the pool\): only pods of namespaces shared, karpenter-smoke-tests may \(confine it to the namespace's pools with a nodeSelector, or run it in an exempt namespace\)$/],
+  ['fails when a team\'s DaemonSet selects nothing and a guarded pool of another team is not dedicated (its pods can run there)',
+    create('web', aWorkload('DaemonSet', {})), /namespace web may not use team shared's pool shared \(the DaemonSet's pods can run on its nodes/],
+  ['fails when a DaemonSet tolerates one team\'s taint only',
+    create('monitoring', aWorkload('DaemonSet', { tolerations: [dedicated('vision')], nodeSelector: { team: 'vision' } })), /namespace monitoring may not use team vision's pool vision \(the DaemonSet's pods/],
+  ['fails when a Deployment\'s pod template tolerates another team\'s taint: a CapacityBuffer would make Karpenter launch its nodes',
+    create('web', aWorkload('Deployment', { tolerations: [dedicated('vision')] })), /namespace web may not use team vision's pool vision \(the Deployment's pod template tolerates its taint dedicated=vision:NoSchedule\)/],
+  ['fails when a StatefulSet\'s pod template selects another team\'s pool',
+    create('web', aWorkload('StatefulSet', { nodeSelector: { 'karpenter.sh/nodepool': 'vision-gpu' } })), /team vision's pool vision-gpu \(the StatefulSet's pod template selects it/],
+  ['fails when a PodTemplate for a CapacityBuffer tolerates another team\'s taint',
+    create('web', aPodTemplate({ tolerations: [dedicated('vision')] })), /team vision's pool vision \(the PodTemplate's pod template tolerates its taint/],
   ['fails when the nodeSelector asks for the pool by karpenter.sh/nodepool',
     create('web', aDeploymentPod({ nodeSelector: { 'karpenter.sh/nodepool': 'vision-gpu' } })),
     /namespace web may not use team vision's pool vision-gpu \(the pod selects it by karpenter.sh\/nodepool, karpenter.k8s.aws\/ec2nodeclass or team\)/],
@@ -169,10 +215,8 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
     create('web', aDeploymentPod({ terms: [[nodepool('web', 'vision')]] })), /team vision's pool vision \(the pod selects it/],
   ['fails when a node affinity term selects the team\'s label',
     create('web', aDeploymentPod({ terms: [[{ key: 'team', operator: 'In', values: ['vision'] }, { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]] })), /team vision's pool vision \(the pod selects it/],
-  ['fails when a DaemonSet\'s pod in another namespace selects the team\'s nodes and tolerates only its taint',
-    create('monitoring', aDaemonSetPod({ tolerations: [dedicated('web')], nodeSelector: { team: 'web' } })), /team web's pool web/],
-  ['fails when a DaemonSet\'s pod that tolerates every taint selects the team\'s nodes',
-    create('monitoring', aDaemonSetPod({ tolerations: [TOLERATE_ALL], nodeSelector: { team: 'web' } })), /team web's pool web \(the pod selects it/],
+  ['fails when a bare pod in another namespace selects the team\'s nodes and tolerates only its taint',
+    create('monitoring', aBarePod({ tolerations: [dedicated('web')], nodeSelector: { team: 'web' } })), /team web's pool web/],
 ];
 
 describe('what the policy admits', () => {
@@ -193,7 +237,7 @@ describe('what the policy admits', () => {
     }
   });
 
-  it('evaluates each variable at most once per request', () => {
+  it('evaluates each variable at most once per request and parameter', () => {
     for (const [, request] of CASES) {
       const { evaluated } = admit(pair, request);
       expect(evaluated).toEqual([...new Set(evaluated)]);
@@ -207,7 +251,7 @@ function bothRules(request: AdmissionRequest): { cel?: string; typescript?: stri
   if (!policy) throw new Error('no policy');
   const refusal = tenancyRefusal(podFacts(request), policy);
   const decision = admit(pair, request);
-  return { cel: decision.message?.replace(/^.*denied request: /, ''), typescript: refusal && refusalMessage(request.namespace, refusal) };
+  return { cel: decision.message?.replace(/^.*denied request: /, ''), typescript: refusal && refusalMessage(request.namespace, refusal, String(request.object?.kind)) };
 }
 
 describe('updates', () => {
@@ -248,5 +292,56 @@ describe('the binding\'s action', () => {
     const decision = admit(withAction('Audit'), request);
     expect({ outcome: decision.outcome, warnings: decision.warnings }).toEqual({ outcome: 'admitted', warnings: [] });
     expect(decision.audit).toEqual([expect.stringMatching(/team vision's pool vision/)]);
+  });
+});
+
+describe('the parameters\' CRD', () => {
+  const crd = parseAllDocuments(synthesize(tenancyPlatform()).get('dist/demo/policies/team-tenancy-crd.yaml') ?? '').map((d) => d.toJS() as JsonObject)[0];
+
+  it('accepts every parameter synth writes, as written: nothing pruned or defaulted', () => {
+    expect(pair.params?.length).toBe(3);
+    expect((pair.params ?? []).flatMap((p) => validateWithCrd(crd, p))).toEqual([]);
+  });
+
+  it('fails when a parameter lacks what the policy reads (a pool without its taints), as the API server would refuse it', () => {
+    const param = (pair.params ?? [])[0];
+    const spec = param.spec as { pools: JsonObject[] };
+    const broken = { ...param, spec: { ...spec, pools: spec.pools.map(({ taints: _taints, ...rest }) => rest) } };
+    expect(validateWithCrd(crd, broken)).toContain(`TeamTenancy/shared: spec.pools[0].taints: required value`);
+  });
+
+  it('is cluster-scoped, confirmed before Argo CD deletes it, and synced before the parameters', () => {
+    expect(crd).toMatchObject({
+      metadata: { name: 'teamtenancies.karpenter-gitops.io', annotations: { 'argocd.argoproj.io/sync-options': 'Prune=confirm,Delete=confirm', 'argocd.argoproj.io/sync-wave': '0' } },
+      spec: { group: 'karpenter-gitops.io', scope: 'Cluster', names: { kind: 'TeamTenancy' }, conversion: { strategy: 'None' } },
+    });
+  });
+});
+
+describe('who creates it', () => {
+  const DS_OWNER = { ...owner('apps/v1', 'DaemonSet', 'agent'), uid: 'c0ffee' };
+  const withOwners = (pod: JsonObject, owners: object[]) => ({ ...pod, metadata: { ...(pod.metadata as JsonObject), ownerReferences: owners } });
+
+  it('admits the DaemonSet controller releasing or re-labelling its own pods: only adoption is judged', () => {
+    const agent = withOwners(aBarePod({ tolerations: [TOLERATE_ALL] }), [DS_OWNER]);
+    const released = withOwners(agent, []);
+    expect(admit(pair, { operation: 'UPDATE', namespace: 'web', object: released, oldObject: agent, username: DAEMON_SET_CONTROLLER_USER }).outcome).toBe('admitted');
+  });
+
+  it('admits the DaemonSet controller adopting an orphan confined to the namespace\'s pools by its nodeSelector', () => {
+    const orphan = aBarePod({ tolerations: [TOLERATE_ALL], nodeSelector: { team: 'web' } });
+    const adopted = withOwners(orphan, [DS_OWNER]);
+    expect(admit(pair, { operation: 'UPDATE', namespace: 'web', object: adopted, oldObject: orphan, username: DAEMON_SET_CONTROLLER_USER }).outcome).toBe('admitted');
+  });
+
+  it('fails when the DaemonSet controller adopts an orphan confined by node affinity only: Karpenter may replace it with the DaemonSet\'s', () => {
+    const orphan = aBarePod({ tolerations: [TOLERATE_ALL], terms: [[nodepool('web')]] });
+    const d = admit(pair, { operation: 'UPDATE', namespace: 'web', object: withOwners(orphan, [DS_OWNER]), oldObject: orphan, username: DAEMON_SET_CONTROLLER_USER });
+    expect(d.message).toMatch(/namespace web may not use team shared's pool shared \(the pod the DaemonSet controller adopts can run on its nodes/);
+  });
+
+  it('judges a pod owned by a DaemonSet without being its controller as any pod', () => {
+    const notController = withOwners(aBarePod({ tolerations: [TOLERATE_ALL] }), [{ ...DS_OWNER, controller: false }]);
+    expect(admit(pair, create('web', notController)).message).toMatch(/namespace web may not use team vision's pool vision \(the pod tolerates/);
   });
 });

@@ -30,8 +30,8 @@ describe('diff and the tenancy policy', () => {
     expect(r.out.split('\n')[1]).toBe('0 destructive, 0 replaces-nodes, 0 capacity, 2 access, 0 controller, 0 other');
     expect(lines(r.out, 'prod')).toEqual([
       'cluster prod: 1 access',
-      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
-      '      namespace research gains pools ml-gpu (team ml) — pods of this namespace may now tolerate and select these pools',
+      '  🔐 TeamTenancy ml changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '      namespace research gains pools ml-gpu (team ml) — objects of this namespace may now tolerate and select these pools',
     ]);
   });
 
@@ -40,34 +40,41 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(['web'], ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 1 access',
-      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      'cluster prod: 2 access',
+      '  🔐 TeamTenancy ml changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      namespace research loses pools ml-gpu (team ml) — new pods of this namespace that tolerate or select these pools are refused; pods already running stay until they are replaced',
-      '      pool web (team web) guarded: only namespaces web, karpenter-smoke-tests — the pool was open to every namespace; pods outside these namespaces that tolerate or select it are refused from now on',
+      '  🔐 TeamTenancy web added: pools web (team web) guarded: only namespaces web, karpenter-smoke-tests',
     ]);
   });
 
-  it('fails when the last team\'s namespaces go: the policy, its binding and its Application are destructive, like a removed pool', async () => {
+  it('fails when the last team\'s namespaces go: the policy, its binding, its CRD and its Application are destructive, like a removed pool', async () => {
     const fleet = await Fleet.create(config(undefined, ['ml']));
     fleet.configure(config(undefined, undefined));
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 3 destructive',
-      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
+      'cluster prod: 4 destructive, 1 other',
+      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 CustomResourceDefinition, 1 TeamTenancy, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
+      '  🛑 CustomResourceDefinition teamtenancies.karpenter-gitops.io removed: the CRD of the tenancy policy\'s parameters goes, and every parameter with it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicy karpenter-gitops-team-pools removed: the tenancy policy goes: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools removed: the tenancy policy\'s binding goes, and the policy refuses nothing without it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
+      '  📝 TeamTenancy ml removed: goes with the tenancy policy (see its removal)',
     ]);
   });
 
-  it('reports a policy added as access, and its Application', async () => {
+  it('reports a policy added as access, with each team\'s parameter, its CRD and its Application', async () => {
     const fleet = await Fleet.create(config(undefined, undefined));
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff();
-    expect(lines(r.out, 'staging')).toEqual(expect.arrayContaining([
-      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: pods that tolerate or select a team\'s pool are refused outside the team\'s namespaces: ml-gpu (team ml): ml, karpenter-smoke-tests',
-      '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools added: the tenancy policy takes effect (Deny); running pods stay, new pods are checked',
-    ]));
+    expect(lines(r.out, 'staging')).toEqual([
+      'cluster staging: 3 access, 2 other',
+      '  🔐 TeamTenancy ml added: pools ml-gpu (team ml) guarded: only namespaces ml, karpenter-smoke-tests',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: objects that would use a team\'s pools from outside the team\'s namespaces are refused: '
+        + 'pods that tolerate or select them, DaemonSets whose pods can run there, pod templates (see each team\'s TeamTenancy)',
+      '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools added: the tenancy policy takes effect (Deny); running pods stay, new pods, DaemonSets and pod templates are checked',
+      '  📝 Application staging-policies added: Argo CD starts syncing dist/staging/policies',
+      '  📝 CustomResourceDefinition teamtenancies.karpenter-gitops.io added: the kind of the tenancy policy\'s parameters (TeamTenancy): on its own it refuses nothing',
+    ]);
   });
 
   it('reports a guarded pool whose taints change as access: which pods can run on it changes', async () => {
@@ -85,7 +92,64 @@ describe('diff and the tenancy policy', () => {
     expect(lines(r.out, 'prod')).toEqual([
       'cluster prod: 1 access',
       '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
-      '      validationActions: [Deny] -> [Audit] — what the API server does with a pod the policy refuses',
+      '      validationActions: [Deny] -> [Audit] — what the API server does with an object the policy refuses',
     ]);
+  });
+});
+
+describe('a tree whose policy an earlier release wrote (its pools in its own variables)', () => {
+  /**
+   * The policy file as releases before TeamTenancy wrote it: the pools, teams, namespaces,
+   * dedication, labels and taints as JSON literals among the policy's variables, no parameters.
+   */
+  const legacyPolicy = (namespaces: readonly string[]) => [
+    'apiVersion: admissionregistration.k8s.io/v1',
+    'kind: ValidatingAdmissionPolicy',
+    'metadata:',
+    '  name: karpenter-gitops-team-pools',
+    'spec:',
+    '  failurePolicy: Fail',
+    '  variables:',
+    '    - { name: pools, expression: \'["ml-gpu"]\' }',
+    '    - { name: teams, expression: \'{"ml-gpu":"ml"}\' }',
+    '    - { name: dedicated, expression: \'{"ml-gpu":true}\' }',
+    '    - { name: labels, expression: \'{"ml-gpu":{"karpenter.k8s.aws/ec2nodeclass":"ml-gpu","karpenter.sh/nodepool":"ml-gpu","team":"ml"}}\' }',
+    '    - { name: taints, expression: \'{"ml-gpu":[{"key":"dedicated","value":"ml","effect":"NoSchedule"},{"key":"nvidia.com/gpu","value":"true","effect":"NoSchedule"}]}\' }',
+    `    - { name: namespaces, expression: '{"ml-gpu":${JSON.stringify(namespaces)}}' }`,
+    '  validations:',
+    '    - { expression: variables.borrowed.size() == 0 }',
+    '---',
+    'apiVersion: admissionregistration.k8s.io/v1',
+    'kind: ValidatingAdmissionPolicyBinding',
+    'metadata:',
+    '  name: karpenter-gitops-team-pools',
+    'spec:',
+    '  policyName: karpenter-gitops-team-pools',
+    '  validationActions: [Deny]',
+    '',
+  ].join('\n');
+
+  it('says who may use the pools is unchanged when the same pools move to TeamTenancy parameters', async () => {
+    const fleet = await Fleet.create(config(undefined, ['ml']));
+    fleet.write('dist/prod/policies/team-pools.yaml', legacyPolicy(['ml', 'karpenter-smoke-tests']));
+    fleet.write('dist/prod/policies/team-tenancy-crd.yaml', undefined);
+    fleet.commit('the policy as an earlier release wrote it');
+    fleet.configure(config(undefined, ['ml']));
+    const r = await fleet.diff('--fail-on', 'destructive');
+    expect(r.code).toBe(0);
+    expect(lines(r.out, 'prod')).toEqual(expect.arrayContaining([
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '      the policy now reads each team\'s pools from its TeamTenancy parameter, and judges DaemonSets, pod templates and a DaemonSet\'s pods by who created them — what the policy checks changed: see docs/tenancy.md',
+      '  📝 TeamTenancy ml added: who may use pools ml-gpu (team ml) is unchanged (the policy held them before in its own variables or another parameter)',
+    ]));
+  });
+
+  it('reports the namespaces that change in the same move', async () => {
+    const fleet = await Fleet.create(config(undefined, ['ml']));
+    fleet.write('dist/prod/policies/team-pools.yaml', legacyPolicy(['ml', 'research', 'karpenter-smoke-tests']));
+    fleet.commit('the policy as an earlier release wrote it');
+    fleet.configure(config(undefined, ['ml']));
+    const r = await fleet.diff();
+    expect(lines(r.out, 'prod')).toContain('  🔐 TeamTenancy ml added: pools ml-gpu (team ml) guarded: only namespaces ml, karpenter-smoke-tests (namespace research loses them)');
   });
 });

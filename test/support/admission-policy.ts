@@ -15,6 +15,13 @@
  *    without line breaks, else `message`, else the expression; an error is `failurePolicy`'s;
  * 5. the binding's `validationActions`: Deny refuses, Warn returns a warning, Audit records it.
  *
+ * With a `paramKind`, the binding's `paramRef` picks the parameters (by name, or by a label
+ * selector); steps 2 to 4 run once per parameter, each with `params` bound to it and variables
+ * computed afresh, and every refusal of every parameter is collected; the API server reports
+ * the first (dispatcher.go L212-L290, L300-L318). No parameter found: `parameterNotFoundAction`
+ * Allow admits, Deny refuses (a configuration error, by `failurePolicy`). The parameters are
+ * tried in name order here; the API server's order is its informer's, which is not fixed.
+ *
  * The CEL environment holds what Kubernetes gives a validating admission policy: `object`,
  * `oldObject` (null on CREATE), `request` (the AdmissionRequest's attributes), `params` (null:
  * no paramKind), `namespaceObject` (the namespace of a namespaced resource), `variables`, with
@@ -23,6 +30,8 @@
  * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
  * @see https://kubernetes.io/docs/reference/using-api/cel/
  * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/validator.go
+ * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/validating/dispatcher.go (Dispatch: per binding, CollectParams, one Validate per parameter)
+ * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/generic/policy_dispatcher.go (CollectParams: paramRef name or selector, parameterNotFoundAction)
  */
 import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
@@ -40,7 +49,7 @@ export interface AdmissionRequest {
   readonly oldObject?: JsonObject | null;
   /** Labels of the namespace (the API server adds `kubernetes.io/metadata.name`). @default {} */
   readonly namespaceLabels?: Readonly<Record<string, string>>;
-  /** @default a ReplicaSet controller's service account */
+  /** `request.userInfo.username`. @default a ReplicaSet controller's service account */
   readonly username?: string;
   /** Group, version and resource. @default pods of the core group, v1 */
   readonly resource?: { readonly group: string; readonly version: string; readonly resource: string };
@@ -56,14 +65,18 @@ export interface Decision {
   readonly warnings: readonly string[];
   /** Audit annotations recorded (Audit). */
   readonly audit: readonly string[];
-  /** The variables the request evaluated, in the order it did. */
+  /** The variables the request evaluated, in the order it did, each `<parameter>:<variable>` with a paramKind. */
   readonly evaluated: readonly string[];
+  /** Every refusal, of every parameter, in the order they were evaluated (the API server reports the first). @default [] */
+  readonly refusals: readonly string[];
 }
 
-/** A ValidatingAdmissionPolicy and its binding, as rendered. */
+/** A ValidatingAdmissionPolicy and its binding, as rendered, and the parameter objects in the cluster. */
 export interface PolicyPair {
   readonly policy: JsonObject;
   readonly binding: JsonObject;
+  /** The objects of the policy's `paramKind` in the cluster. @default [] */
+  readonly params?: readonly JsonObject[];
 }
 
 /** The functions Kubernetes provides beyond the CEL standard library that this stand-in has. */
@@ -181,26 +194,67 @@ export function toCel(value: unknown): unknown {
   return new Map(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, toCel(v)]));
 }
 
-/** What the API server decides about a request, given the policy and its binding. */
+/** What the API server decides about a request, given the policy, its binding and the parameters. */
 export function admit(pair: PolicyPair, request: AdmissionRequest): Decision {
   const spec = obj(pair.policy.spec);
   const bindingSpec = obj(pair.binding.spec);
   // The API server compiles every expression when the policy is created: one that does not compile never admits anything.
   for (const e of expressionsOf(spec)) compile(e);
   const evaluated: string[] = [];
-  const skipped: Decision = { outcome: 'skipped', warnings: [], audit: [], evaluated };
+  const skipped: Decision = { outcome: 'skipped', warnings: [], audit: [], evaluated, refusals: [] };
   if (bindingSpec.policyName !== obj(pair.policy.metadata).name) throw new Error('admission-policy: the binding names another policy');
   const namespaceLabels = { 'kubernetes.io/metadata.name': request.namespace, ...request.namespaceLabels };
   if (!matches(obj(spec.matchConstraints), request, namespaceLabels)) return skipped;
   if (bindingSpec.matchResources !== undefined && !matches(obj(bindingSpec.matchResources), request, namespaceLabels)) return skipped;
 
   const resource = request.resource ?? { group: '', version: 'v1', resource: 'pods' };
+  const name = String(obj(request.object?.metadata).name ?? obj(request.oldObject?.metadata).name ?? '');
+  const base = requestBindings(request, namespaceLabels);
+  const failurePolicy = spec.failurePolicy ?? 'Fail';
+  const violations: string[] = [];
+  const params = collectParams(spec, bindingSpec, pair.params ?? []);
+  // Whether any evaluation got past its match conditions (none did: the policy skipped the request).
+  let judged = false;
+  if (params === 'not found') {
+    // parameterNotFoundAction Deny: a configuration error, which failurePolicy decides (dispatcher.go addConfigError).
+    if (failurePolicy === 'Fail') violations.push('failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction');
+  } else {
+    for (const param of params) {
+      const label = param === null ? '' : `${String(obj(param.metadata).name)}:`;
+      const result = validate(spec, { ...base, params: param === null ? null : toCel(param) }, failurePolicy, evaluated, label);
+      if (result !== 'skipped') {
+        judged = true;
+        violations.push(...result);
+      }
+    }
+  }
+  if (violations.length === 0) return { outcome: judged ? 'admitted' : 'skipped', warnings: [], audit: [], evaluated, refusals: [] };
+  const policyName = String(obj(pair.policy.metadata).name);
+  const bindingName = String(obj(pair.binding.metadata).name);
+  const actions = list(bindingSpec.validationActions).map(String);
+  const denied = `${resource.resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${violations[0]}`;
+  return {
+    outcome: actions.includes('Deny') ? 'refused' : 'admitted',
+    message: actions.includes('Deny') ? denied : undefined,
+    warnings: actions.includes('Warn') ? violations.map((v) => `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${v}`) : [],
+    audit: actions.includes('Audit') ? violations : [],
+    evaluated,
+    refusals: violations,
+  };
+}
+
+/**
+ * What a policy's CEL sees of a request, as CEL values (`params` and `variables` aside):
+ * `object`, `oldObject`, `namespaceObject` and `request` (the AdmissionRequest's attributes).
+ * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/cel/compile.go (BuildRequestType, BuildNamespaceType)
+ */
+export function requestBindings(request: AdmissionRequest, namespaceLabels: Readonly<Record<string, string>> = { 'kubernetes.io/metadata.name': request.namespace }): Record<string, unknown> {
+  const resource = request.resource ?? { group: '', version: 'v1', resource: 'pods' };
   const object = request.object;
   const name = String(obj(object?.metadata).name ?? obj(request.oldObject?.metadata).name ?? '');
-  const bindings: Record<string, unknown> = {
+  return {
     object: toCel(object),
     oldObject: toCel(request.oldObject ?? null),
-    params: null,
     namespaceObject: toCel({
       apiVersion: 'v1', kind: 'Namespace',
       metadata: { name: request.namespace, labels: namespaceLabels },
@@ -219,42 +273,62 @@ export function admit(pair: PolicyPair, request: AdmissionRequest): Decision {
       dryRun: false,
     }),
   };
-  bindings.variables = lazyVariables(list(spec.variables).map((v) => ({ name: String(obj(v).name), expression: String(obj(v).expression) })), bindings, evaluated);
+}
 
-  const failurePolicy = spec.failurePolicy ?? 'Fail';
+/**
+ * The parameters a binding evaluates the policy against: none needed without a `paramKind`
+ * ([null]); with one, the object `paramRef.name` names, or those `paramRef.selector` selects (by
+ * labels), in name order; `not found` when there are none and `parameterNotFoundAction` is Deny.
+ * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/generic/policy_dispatcher.go (CollectParams)
+ */
+function collectParams(spec: JsonObject, bindingSpec: JsonObject, all: readonly JsonObject[]): (JsonObject | null)[] | 'not found' {
+  if (spec.paramKind === undefined) return [null];
+  const kind = obj(spec.paramKind);
+  const ref = obj(bindingSpec.paramRef);
+  if (bindingSpec.paramRef === undefined) throw new Error('admission-policy: a policy with paramKind needs a binding with paramRef');
+  const ofKind = all.filter((p) => p.apiVersion === kind.apiVersion && p.kind === kind.kind);
+  const found = typeof ref.name === 'string' ? ofKind.filter((p) => obj(p.metadata).name === ref.name)
+    : ofKind.filter((p) => selects(obj(ref.selector), obj(obj(p.metadata).labels) as Record<string, string>));
+  const sorted = [...found].sort((a, b) => String(obj(a.metadata).name).localeCompare(String(obj(b.metadata).name)));
+  if (sorted.length > 0) return sorted;
+  return ref.parameterNotFoundAction === 'Deny' ? 'not found' : [];
+}
+
+/**
+ * One Validate of validator.go: the match conditions, then the validations, with variables
+ * computed lazily (at most once) for this evaluation. The refusals it makes, as messages.
+ */
+function validate(spec: JsonObject, base: Record<string, unknown>, failurePolicy: unknown, evaluated: string[], label: string): string[] | 'skipped' {
+  const bindings: Record<string, unknown> = { ...base };
+  const mine: string[] = [];
+  bindings.variables = lazyVariables(list(spec.variables).map((v) => ({ name: String(obj(v).name), expression: String(obj(v).expression) })), bindings, mine);
+  try {
+    return validateWith(spec, bindings, failurePolicy);
+  } finally {
+    evaluated.push(...mine.map((v) => `${label}${v}`));
+  }
+}
+
+function validateWith(spec: JsonObject, bindings: Record<string, unknown>, failurePolicy: unknown): string[] | 'skipped' {
   const violations: string[] = [];
   for (const condition of list(spec.matchConditions).map(obj)) {
     const result = compile(String(condition.expression))(bindings);
     if (isCelError(result)) {
-      if (failurePolicy === 'Fail') violations.push(`failed to evaluate match condition ${String(condition.name)}: ${result.message}`);
-      else return skipped;
-      break;
+      if (failurePolicy === 'Fail') return [`failed to evaluate match condition ${String(condition.name)}: ${result.message}`];
+      return 'skipped';
     }
-    if (result !== true) return skipped;
+    if (result !== true) return 'skipped';
   }
-  if (violations.length === 0) {
-    for (const validation of list(spec.validations).map(obj)) {
-      const result = compile(String(validation.expression))(bindings);
-      if (isCelError(result)) {
-        if (failurePolicy === 'Fail') violations.push(`expression '${String(validation.expression)}' resulted in error: ${result.message}`);
-        continue;
-      }
-      if (typeof result !== 'boolean') throw new Error(`admission-policy: ${String(validation.expression)} returned ${String(result)}, not a bool`);
-      if (!result) violations.push(message(validation, bindings));
+  for (const validation of list(spec.validations).map(obj)) {
+    const result = compile(String(validation.expression))(bindings);
+    if (isCelError(result)) {
+      if (failurePolicy === 'Fail') violations.push(`expression '${String(validation.expression)}' resulted in error: ${result.message}`);
+      continue;
     }
+    if (typeof result !== 'boolean') throw new Error(`admission-policy: ${String(validation.expression)} returned ${String(result)}, not a bool`);
+    if (!result) violations.push(message(validation, bindings));
   }
-  if (violations.length === 0) return { outcome: 'admitted', warnings: [], audit: [], evaluated };
-  const policyName = String(obj(pair.policy.metadata).name);
-  const bindingName = String(obj(pair.binding.metadata).name);
-  const actions = list(bindingSpec.validationActions).map(String);
-  const denied = `${resource.resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${violations.join(', ')}`;
-  return {
-    outcome: actions.includes('Deny') ? 'refused' : 'admitted',
-    message: actions.includes('Deny') ? denied : undefined,
-    warnings: actions.includes('Warn') ? violations.map((v) => `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${v}`) : [],
-    audit: actions.includes('Audit') ? violations : [],
-    evaluated,
-  };
+  return violations;
 }
 
 /**
@@ -337,6 +411,11 @@ export function policyShapeProblems(policy: JsonObject): string[] {
     if (r.scope !== undefined && !['Cluster', 'Namespaced', '*'].includes(String(r.scope))) problems.push(`spec.matchConstraints.resourceRules[${i}].scope: ${String(r.scope)}`);
     for (const op of list(r.operations)) if (!['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(String(op))) problems.push(`spec.matchConstraints.resourceRules[${i}].operations: ${String(op)}`);
   });
+  if (spec.paramKind !== undefined) {
+    const kind = obj(spec.paramKind);
+    if (typeof kind.apiVersion !== 'string' || !/^([a-z0-9.-]+\/)?v[0-9]+[a-z0-9]*$/.test(kind.apiVersion)) problems.push(`spec.paramKind.apiVersion: ${String(kind.apiVersion)}`);
+    if (typeof kind.kind !== 'string' || kind.kind === '') problems.push('spec.paramKind.kind: Required value');
+  }
   const matchPolicy = obj(match).matchPolicy;
   if (matchPolicy !== undefined && !['Exact', 'Equivalent'].includes(String(matchPolicy))) problems.push(`spec.matchConstraints.matchPolicy: ${String(matchPolicy)}`);
   list(obj(obj(match).namespaceSelector).matchExpressions).map(obj).forEach((e, i) => {
@@ -388,6 +467,12 @@ export function bindingShapeProblems(binding: JsonObject): string[] {
   if (new Set(actions).size !== actions.length) problems.push('spec.validationActions: Duplicate value');
   for (const a of actions) if (!['Deny', 'Warn', 'Audit'].includes(a)) problems.push(`spec.validationActions: Unsupported value: ${a}`);
   if (actions.includes('Deny') && actions.includes('Warn')) problems.push('spec.validationActions: Deny and Warn may not be used together');
+  if (spec.paramRef !== undefined) {
+    // validateParamRef: a name or a selector, not both; parameterNotFoundAction Allow or Deny, required in v1.
+    const ref = obj(spec.paramRef);
+    if ((ref.name === undefined) === (ref.selector === undefined)) problems.push('spec.paramRef: one of name or selector must be specified');
+    if (!['Allow', 'Deny'].includes(String(ref.parameterNotFoundAction))) problems.push('spec.paramRef.parameterNotFoundAction: Required value (Allow or Deny)');
+  }
   return problems;
 }
 

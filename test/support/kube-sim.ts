@@ -56,6 +56,7 @@ const KINDS: Readonly<Record<string, { readonly group: string; readonly namespac
   CustomResourceDefinition: { group: 'apiextensions.k8s.io', namespaced: false },
   ValidatingAdmissionPolicy: { group: 'admissionregistration.k8s.io', namespaced: false },
   ValidatingAdmissionPolicyBinding: { group: 'admissionregistration.k8s.io', namespaced: false },
+  TeamTenancy: { group: 'karpenter-gitops.io', namespaced: false },
   NodePool: { group: 'karpenter.sh', namespaced: false },
   NodeClaim: { group: 'karpenter.sh', namespaced: false },
   NodeOverlay: { group: 'karpenter.sh', namespaced: false },

@@ -161,3 +161,41 @@ function obj(v: unknown): JsonObject {
 
 /** The toleration that tolerates every taint (a key-less Exists). */
 export const TOLERATE_ALL: PodToleration = { operator: 'Exists' };
+
+/** A pod template's spec as the API server holds it in a workload (defaulted like a pod's, but no admission plugin adds tolerations to it). */
+function templateSpec(o: PodOptions): JsonObject {
+  const spec = podSpec(o);
+  spec.tolerations = (o.tolerations ?? []).map((t) => ({ ...t }));
+  return spec;
+}
+
+/** The group, version and resource of each kind a workload builder makes. */
+export const RESOURCES = {
+  Pod: { group: '', version: 'v1', resource: 'pods' },
+  PodTemplate: { group: '', version: 'v1', resource: 'podtemplates' },
+  Deployment: { group: 'apps', version: 'v1', resource: 'deployments' },
+  ReplicaSet: { group: 'apps', version: 'v1', resource: 'replicasets' },
+  StatefulSet: { group: 'apps', version: 'v1', resource: 'statefulsets' },
+  DaemonSet: { group: 'apps', version: 'v1', resource: 'daemonsets' },
+} as const;
+
+/** A workload of apps/v1 (`Deployment`, `ReplicaSet`, `StatefulSet`, `DaemonSet`) whose pod template is as given. */
+export function aWorkload(kind: 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'DaemonSet', o: PodOptions = {}, uid = '3b9d2f4e-7c1a-4e8b-9f0d-2a6c5e8b1d4f'): JsonObject {
+  const name = o.name ?? (kind === 'DaemonSet' ? 'node-exporter' : 'web');
+  const labels = { app: name };
+  return {
+    apiVersion: 'apps/v1', kind,
+    metadata: { name, uid, labels, creationTimestamp: '2026-11-01T09:00:00Z' },
+    spec: {
+      selector: { matchLabels: labels },
+      ...(kind === 'DaemonSet' ? {} : { replicas: 2 }),
+      template: { metadata: { labels }, spec: templateSpec(o) },
+    },
+  };
+}
+
+/** A PodTemplate (what a CapacityBuffer's podTemplateRef names). */
+export function aPodTemplate(o: PodOptions = {}): JsonObject {
+  const name = o.name ?? 'web-buffer';
+  return { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name }, template: { metadata: { labels: { app: name } }, spec: templateSpec(o) } };
+}
