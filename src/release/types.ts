@@ -13,6 +13,16 @@ export interface ReleaseFacts {
   readonly nodePoolFields: readonly string[];
   /** Every field path of the EC2NodeClass CRD's v1 schema, status left out. */
   readonly ec2NodeClassFields: readonly string[];
+  /**
+   * Every `default:` of each kind's CRD schema (its storage version: v1 for NodePool and
+   * EC2NodeClass, v1alpha1 for NodeOverlay), status left out, in schema order (a parent before
+   * its children): what the API server fills in when it decodes an object of that kind
+   * (structural-schema defaulting). `withCrdDefaults` (`defaults.ts`) applies them.
+   * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting
+   * @see https://github.com/kubernetes/kubernetes/blob/94341df30b4aef29676b997d0e2320534d05bfab/staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting/algorithm.go
+   *   (k8s.io/apiextensions-apiserver `pkg/apiserver/schema/defaulting/algorithm.go`)
+   */
+  readonly crdDefaults: Readonly<Record<CrdKind, readonly CrdDefault[]>>;
   /** The values the NodePool CRD allows for `spec.disruption.consolidationPolicy`. */
   readonly consolidationPolicies: readonly string[];
   /** The chart's `settings.featureGates` keys, sorted. */
@@ -40,6 +50,24 @@ export interface ReleaseFacts {
   readonly ec2NodeClassHashVersion?: string;
   /** The sha256 of each file the facts were generated from, by its path in the release. */
   readonly sources: Readonly<Record<string, string>>;
+}
+
+/** The kinds of a Karpenter release whose CRD defaults {@link ReleaseFacts.crdDefaults} holds. */
+export type CrdKind = 'NodePool' | 'EC2NodeClass' | 'NodeOverlay';
+
+/**
+ * One `default:` of a CRD schema: the API server sets `value` at `path` where the field is
+ * absent, or null and not nullable, in an object (or array item, or map value) that is there.
+ * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting
+ */
+export interface CrdDefault {
+  /**
+   * The field, in the notation of the facts' field paths: `.` before a property, `[]` for every
+   * item of an array, `.*` for every value of a map (`spec.disruption.budgets[].nodes`).
+   */
+  readonly path: string;
+  /** The value the schema's `default:` gives, as JSON. */
+  readonly value: unknown;
 }
 
 /** How the controller parses a setting's environment variable. */

@@ -8,12 +8,12 @@ import { buildCatalog, CatalogData, renderCatalog } from '../catalog/generate';
 import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.generated';
 import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
 import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULES } from '../release/settings-rules.generated';
-import type { SettingsMapRule } from '../release/types';
+import type { CrdKind, SettingsMapRule } from '../release/types';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, OPTIONAL_RELEASE_FILES, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
 import { buildSettingsRules, renderSettingsRules, SettingsRulesData } from './settings-generator';
-import { buildReleaseFacts, releaseDir, renderReleaseFacts, renderVendored } from './release-facts-generator';
+import { buildReleaseFacts, crdDefaults, releaseDir, renderReleaseFacts, renderVendored } from './release-facts-generator';
 
 /** The releases whose facts the repository holds (`src/release/v<version>/`). */
 function vendoredVersions(root: string): string[] {
@@ -120,6 +120,9 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const text = (key: keyof typeof RELEASE_FILES): string => f[key];
 
   const crdFields = Object.fromEntries(CRDS.map(({ file, kind }) => [kind, generate(RELEASE_FILES[file], () => schemaPaths(text(file), kind))]));
+  // The defaults the API server applies to the kinds the generator writes (CapacityBuffer is not Karpenter's).
+  const defaultsOf = (file: 'nodePoolCrd' | 'ec2NodeClassCrd' | 'nodeOverlayCrd', kind: CrdKind) => generate(RELEASE_FILES[file], () => crdDefaults(text(file), kind));
+  const defaults = { NodePool: defaultsOf('nodePoolCrd', 'NodePool'), EC2NodeClass: defaultsOf('ec2NodeClassCrd', 'EC2NodeClass'), NodeOverlay: defaultsOf('nodeOverlayCrd', 'NodeOverlay') };
   const imports = generate(CRDS.map(({ file }) => RELEASE_FILES[file]).join(', '), () => importCrds(f, options.cdk8sBin));
   const chartKeys = generate(RELEASE_FILES.values, () => buildChartKeys(text('values'), v));
   notes.push(...chartKeys.notes.filter((n) => /NOT covered/.test(n)).map((n) => `${RELEASE_FILES.values}: ${n}`));
@@ -167,10 +170,10 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   files.set(vendored('README.md'), vendoredReadme(release, vendoredFiles));
   // This release's facts and CRDs beside those of the releases before it, which stay.
   const facts = generate(`${RELEASE_FILES.ec2NodeClassCrd}, ${RELEASE_FILES.ec2NodeClassGo}`, () => buildReleaseFacts({
-    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates),
+    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), nodeOverlayCrd: text('nodeOverlayCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates),
     settingsMaps: Object.fromEntries(Object.entries(settings.settingsMaps).map(([map, rule]) => [map, Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name]))])),
-    paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd, ec2NodeClassGo: RELEASE_FILES.ec2NodeClassGo },
-    nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass,
+    paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd, nodeOverlayCrd: RELEASE_FILES.nodeOverlayCrd, ec2NodeClassGo: RELEASE_FILES.ec2NodeClassGo },
+    nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass, crdDefaults: defaults,
   }));
   files.set(`${releaseDir(v)}/release.generated.ts`, renderReleaseFacts(facts));
   if (facts.ec2NodeClassHashVersion === undefined) {

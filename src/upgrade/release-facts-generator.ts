@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { ReleaseFacts } from '../release/types';
+import type { CrdDefault, CrdKind, ReleaseFacts } from '../release/types';
 
 /** The release files the facts are generated from. */
 export interface ReleaseFactsInput {
   readonly version: string;
   readonly nodePoolCrd: string;
   readonly ec2NodeClassCrd: string;
+  readonly nodeOverlayCrd: string;
   /** `pkg/apis/v1/ec2nodeclass.go`: the EC2NodeClass hash version; empty when the release was read without it. */
   readonly ec2NodeClassGo: string;
   /** The chart's `settings.featureGates` keys. */
@@ -14,10 +15,12 @@ export interface ReleaseFactsInput {
   /** Every map under the chart's `settings`: per key, the controller's name of it. */
   readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Paths of the release files, for the header. */
-  readonly paths: { readonly nodePoolCrd: string; readonly ec2NodeClassCrd: string; readonly ec2NodeClassGo: string };
+  readonly paths: { readonly nodePoolCrd: string; readonly ec2NodeClassCrd: string; readonly nodeOverlayCrd: string; readonly ec2NodeClassGo: string };
   /** Every field path of each CRD (as the upgrade's CRD report computes them). */
   readonly nodePoolFields: readonly string[];
   readonly ec2NodeClassFields: readonly string[];
+  /** Every `default:` of each kind's CRD ({@link crdDefaults} of its text). */
+  readonly crdDefaults: Readonly<Record<CrdKind, readonly CrdDefault[]>>;
 }
 
 /** Builds a release's facts from its CRDs and chart. */
@@ -26,6 +29,7 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     version: input.version,
     nodePoolFields: [...input.nodePoolFields],
     ec2NodeClassFields: [...input.ec2NodeClassFields],
+    crdDefaults: { NodePool: [...input.crdDefaults.NodePool], EC2NodeClass: [...input.crdDefaults.EC2NodeClass], NodeOverlay: [...input.crdDefaults.NodeOverlay] },
     consolidationPolicies: consolidationPolicies(input.nodePoolCrd),
     featureGates: [...input.featureGates].sort(),
     settingsMaps: input.settingsMaps,
@@ -34,6 +38,7 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     sources: {
       [input.paths.nodePoolCrd]: sha256(input.nodePoolCrd),
       [input.paths.ec2NodeClassCrd]: sha256(input.ec2NodeClassCrd),
+      [input.paths.nodeOverlayCrd]: sha256(input.nodeOverlayCrd),
       ...(input.ec2NodeClassGo !== '' ? { [input.paths.ec2NodeClassGo]: sha256(input.ec2NodeClassGo) } : {}),
     },
   };
@@ -76,6 +81,56 @@ function consolidationPolicies(crdText: string): string[] {
   return policy.enum.map(String);
 }
 
+/** A CRD schema as far as its defaults go. */
+interface DefaultsSchema {
+  readonly properties?: Readonly<Record<string, DefaultsSchema>>;
+  readonly items?: DefaultsSchema;
+  readonly additionalProperties?: DefaultsSchema | boolean;
+  readonly default?: unknown;
+  readonly nullable?: boolean;
+}
+
+/**
+ * Every `default:` of the `kind` CRD's storage-version schema (the version `schemaPaths` lists
+ * the fields of), status left out, in schema order: a property's default before those inside it,
+ * then its items' (`[]`) and its map values' (`.*`), as the API server walks them. A default
+ * can only be on `properties`, `items` and `additionalProperties`: a structural schema forbids
+ * one inside `allOf`, `anyOf`, `oneOf` or `not`.
+ * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting
+ * @see https://github.com/kubernetes/kubernetes/blob/94341df30b4aef29676b997d0e2320534d05bfab/staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting/algorithm.go
+ */
+export function crdDefaults(crdText: string, kind: CrdKind): CrdDefault[] {
+  const crd = parseYaml(crdText) as { spec?: { names?: { kind?: string }; versions?: { name: string; storage?: boolean; schema?: { openAPIV3Schema?: DefaultsSchema } }[] } } | null;
+  if (crd?.spec?.names?.kind !== kind) throw new Error(`not the ${kind} CustomResourceDefinition`);
+  const version = crd.spec.versions?.find((x) => x.storage) ?? crd.spec.versions?.[0];
+  const schema = version?.schema?.openAPIV3Schema;
+  if (!schema) throw new Error(`the ${kind} CRD has no openAPIV3Schema`);
+  const out: CrdDefault[] = [];
+  const walk = (s: DefaultsSchema, path: string) => {
+    if (s.default !== undefined) {
+      // withCrdDefaults fills a null as the API server fills a non-nullable one; a nullable field keeps its null.
+      if (s.nullable === true) throw new Error(`${path}: a nullable field with a default, which keeps a null where crdDefaults says the default goes: teach src/upgrade/release-facts-generator.ts and src/release/defaults.ts what it means`);
+      out.push({ path, value: s.default });
+    }
+    for (const [key, child] of Object.entries(s.properties ?? {})) {
+      if (path === '' && key === 'status') continue;
+      // The notation has no escape: a name with `.`, `[`, `]` or `*` would read as another field.
+      if (/[.[\]*]/.test(key) && hasDefault(child)) throw new Error(`${path === '' ? '' : `${path}.`}${key}: a field name the paths of crdDefaults cannot write, with a default at or below it`);
+      walk(child, path === '' ? key : `${path}.${key}`);
+    }
+    if (s.items) walk(s.items, `${path}[]`);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${path}.*`);
+  };
+  walk(schema, '');
+  return out;
+}
+
+/** Whether a schema has a default, or one of the schemas in it has. */
+function hasDefault(s: DefaultsSchema): boolean {
+  const additional = typeof s.additionalProperties === 'object' ? [s.additionalProperties] : [];
+  return s.default !== undefined || [...Object.values(s.properties ?? {}), ...(s.items ? [s.items] : []), ...additional].some(hasDefault);
+}
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -103,6 +158,9 @@ export const RELEASE: ReleaseFacts = {
   version: '${facts.version}',
   nodePoolFields: ${list(facts.nodePoolFields)},
   ec2NodeClassFields: ${list(facts.ec2NodeClassFields)},
+  crdDefaults: {
+${(Object.entries(facts.crdDefaults) as [CrdKind, readonly CrdDefault[]][]).map(([kind, defaults]) => `    ${kind}: ${defaults.length === 0 ? '[]' : `[\n${defaults.map((d) => `      { path: ${tsLiteral(d.path)}, value: ${tsLiteral(d.value)} },`).join('\n')}\n    ]`},`).join('\n')}
+  },
   consolidationPolicies: [${facts.consolidationPolicies.map((p) => `'${p}'`).join(', ')}],
   featureGates: [${facts.featureGates.map((p) => `'${p}'`).join(', ')}],
   settingsMaps: {
@@ -114,6 +172,22 @@ ${Object.entries(facts.sources).map(([p, h]) => `    '${p}': '${h}',`).join('\n'
   },
 };
 `;
+}
+
+/** A JSON value as a TypeScript literal in the generated files' style: single quotes, `{ key: value }`. */
+function tsLiteral(value: unknown): string {
+  if (value === null || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string') return `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+  if (Array.isArray(value)) return `[${value.map(tsLiteral).join(', ')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return '{}';
+    // A computed key: `__proto__: x` (quoted or not) in a literal would set the prototype, not a member.
+    const key = (k: string) => (k === '__proto__' ? `['__proto__']` : /^[A-Za-z_$][\w$]*$/.test(k) ? k : tsLiteral(k));
+    return `{ ${entries.map(([k, v]) => `${key(k)}: ${tsLiteral(v)}`).join(', ')} }`;
+  }
+  throw new Error(`${String(value)}: not a JSON value`);
 }
 
 /** Orders versions `1.9.0` before `1.13.1`. */
