@@ -9,13 +9,14 @@ export interface NodePoolChartProps {
   readonly pool: PoolPlan;
 }
 
-/** `dist/<cluster>/nodepools/<pool>.yaml`: one pool's EC2NodeClass and NodePool. */
+/** `dist/<cluster>/nodepools/<team>/<pool>.yaml`: one pool's EC2NodeClass (unless an earlier pool's file holds the class it shares) and NodePool. */
 export class NodePoolChart extends Chart {
   public constructor(scope: Construct, id: string, props: NodePoolChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
     new TeamNodePool(this, 'Pool', {
       nodeClass: props.pool.nodeClass,
       nodePool: props.pool.nodePool,
+      rendersNodeClass: props.pool.rendersNodeClass ?? true,
       team: props.pool.team,
       digests: props.pool.digests,
     });

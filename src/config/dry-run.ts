@@ -31,11 +31,13 @@ export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/ne
  * catalog, exactly as Karpenter matches them (src/catalog/match.ts): errors for a pool that
  * admits no instance type (at the field that empties the set, with the closest real value,
  * or naming the fields that conflict), a `minValues` the admitted types cannot meet, and a
- * smoke test that fits none of them or, in a GPU pool, requests no GPU; warnings for a spot
+ * smoke test that fits none of them or, in a GPU pool, requests no GPU (when the cluster runs
+ * smoke tests: `options.smokeTests`, default true); warnings for a spot
  * pool with few instance types, and values no instance type has.
  * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
  */
-export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], matcher: Matcher = catalogMatcher()): DryRunProblem[] {
+export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], options: { readonly smokeTests?: boolean; readonly matcher?: Matcher } = {}): DryRunProblem[] {
+  const matcher = options.matcher ?? catalogMatcher();
   const result = matcher.match(requirements.map((r) => r.requirement));
   const problems: DryRunProblem[] = [];
   const at = (i: number, valueIndex?: number): FieldPath => {
@@ -69,7 +71,8 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
         break;
     }
   }
-  if (!empty) problems.push(...smokeTestProblems(name, s, result), ...capacityWarnings(name, s, result));
+  // A cluster without smoke tests runs none, so there is nothing of them to check.
+  if (!empty) problems.push(...(options.smokeTests === false ? [] : smokeTestProblems(name, s, result)), ...capacityWarnings(name, s, result));
   return problems;
 }
 

@@ -24,6 +24,11 @@ export interface LoadOptions {
    * command line shows files from where the user ran npm). @default - relative to the working directory
    */
   readonly showPath?: (path: string) => string;
+  /**
+   * The config's text, in place of reading `configPath` (which still names it, and resolves the
+   * Terraform outputs files it names): what `adopt` checks before it writes. @default - read the file
+   */
+  readonly configText?: string;
 }
 
 /** A path relative to the working directory. */
@@ -66,7 +71,8 @@ export interface ReadResult {
  */
 export function readPlatform(configPath: string, options: LoadOptions = {}): ReadResult {
   const show = options.showPath ?? fromWorkingDirectory;
-  const source = SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
+  const source = options.configText !== undefined ? SourceFile.parse(options.configText, show(resolve(configPath)))
+    : SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
   if (source.problems.length) return { problems: source.problems, warnings: [] };
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
@@ -122,6 +128,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         karpenter: k.karpenter,
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
+        ...(cluster.manualSync === true ? { manualSync: true } : {}),
         tenancyAction: cluster.tenancy?.action ?? file.tenancy?.action ?? 'Deny',
         tenancyExemptNamespaces: cluster.tenancy?.exemptNamespaces ?? file.tenancy?.exemptNamespaces ?? [],
         pools,

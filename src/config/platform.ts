@@ -87,6 +87,8 @@ export interface Pool {
   readonly requirements: readonly SourcedRequirement[];
   /** Where a finding about the pool's limits is reported (its `limits`, or the pool where it sets none). */
   readonly limitsAt: ProblemLocation;
+  /** Where a finding about its EC2NodeClass is reported (its `nodeClass`, or the pool where it sets none). @default - limitsAt */
+  readonly nodeClassAt?: ProblemLocation;
   /**
    * Where each CEL expression of the pool's kubelet was set, by field (`maxPods`,
    * `kubeReserved.cpu`): the plan evaluates them per admitted instance type and reports there.
@@ -128,6 +130,12 @@ export interface Cluster {
    * @default false
    */
   readonly legacyNodepoolsApp: boolean;
+  /**
+   * Argo CD syncs none of the cluster's Applications by itself (its root and children have no
+   * automated sync): the first sync of an adopted cluster is a person's (docs/adopting.md).
+   * @default false
+   */
+  readonly manualSync?: boolean;
   /**
    * What the tenancy policy's binding does with a pod it refuses: `tenancy.action`, with the
    * cluster's `tenancy.action` over it.

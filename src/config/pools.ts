@@ -52,18 +52,28 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
     const team: TeamFile = file.teams[teamId] ?? {};
     const teamAt = ['teams', teamId];
     const candidates: { name: string; at: FieldPath; layers: Layer[] }[] = [];
-    const base: Layer[] = [
-      ...(file.defaults ? [{ fields: file.defaults, at: ['defaults'] }] : []),
-      { fields: poolFieldsOf(team), at: teamAt },
-    ];
+    const defaults: Layer[] = file.defaults ? [{ fields: file.defaults, at: ['defaults'] }] : [];
+    const teamLayer: Layer = { fields: poolFieldsOf(team), at: teamAt };
     const forCluster: Layer[] = clusterTeam ? [{ fields: poolFieldsOf(clusterTeam), at: selectedAt }] : [];
     const overrides: Layer[] = cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : [];
-    if (team.defaultPool !== false) candidates.push({ name: teamId, at: teamAt, layers: [...base, ...forCluster, ...overrides] });
+    // An adopted pool (docs/adopting.md) is verbatim: the fleet's defaults do not apply to it.
+    const chain = (own: Layer[]) => (mergeLayers(own).fields.adopted === true ? own : [...defaults, ...own]);
+    // A NodePool's own name is set where the pool is defined and never inherited (a team's name is its default pool's).
+    if (team.defaultPool !== false) candidates.push({ name: team.name ?? teamId, at: teamAt, layers: chain([teamLayer, ...forCluster, ...overrides]) });
     for (const [key, fields] of Object.entries(team.pools ?? {})) {
       const at = [...teamAt, 'pools', key];
       const clusterPool = clusterTeam?.pools?.[key];
       const forClusterPool: Layer[] = clusterPool ? [{ fields: clusterPool, at: [...selectedAt, 'pools', key] }] : [];
-      candidates.push({ name: `${teamId}-${key}`, at, layers: [...base, { fields, at }, ...forCluster, ...forClusterPool, ...overrides] });
+      candidates.push({ name: fields?.name ?? `${teamId}-${key}`, at, layers: chain([{ fields: { ...teamLayer.fields, name: undefined }, at: teamAt }, { fields, at }, ...forCluster, ...forClusterPool, ...overrides]) });
+    }
+    for (const [where, fields] of [[['defaults'], file.defaults], [selectedAt, clusterTeam], [['clusters', clusterId, 'overrides'], cluster.overrides],
+      ...Object.entries(clusterTeam?.pools ?? {}).map(([key, f]) => [[...selectedAt, 'pools', key], f] as const)] as const) {
+      if (fields?.name !== undefined) {
+        problems.push(source.problem([...where, 'name'], 'a NodePool\'s name is set where its pool is defined (teams.<team>.name for the team\'s pool, teams.<team>.pools.<key>.name), never inherited or set per cluster', 'key'));
+      }
+    }
+    if (file.defaults?.adopted !== undefined) {
+      problems.push(source.problem(['defaults', 'adopted'], 'adopted is set on a team, a pool or a cluster\'s team, not in defaults (an adopted pool does not take defaults)', 'key'));
     }
     for (const key of Object.keys(clusterTeam?.pools ?? {})) {
       if (!Object.hasOwn(team.pools ?? {}, key)) {
@@ -88,7 +98,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       }
       names.set(c.name, c.at);
       const merged = mergeLayers(c.layers);
-      const settings = applyBuiltIns(merged.fields);
+      const settings = merged.fields.adopted === true ? applyAdoptedBuiltIns(merged.fields) : applyBuiltIns(merged.fields);
       const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
       const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
@@ -118,12 +128,13 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       if (!settings.ami) continue;
       const requirements = poolRequirements(settings);
       // The dry run needs a pool the CRD would take; its findings would only echo an earlier problem.
-      const found = problems.length === before ? dryRun(c.name, settings, requirements) : [];
+      const found = problems.length === before ? dryRun(c.name, settings, requirements, { smokeTests: cluster.smokeTests ?? true }) : [];
       for (const p of found) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
+        nodeClassAt: location(ctx.problem(settings.nodeClass !== undefined ? ['nodeClass'] : [], '')),
         ...expressionsAt(ctx, settings),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
@@ -171,6 +182,18 @@ function poolFieldsOf(team: TeamFile | NonNullable<ClusterTeamFile>): PoolFields
   const fields: Record<string, unknown> = { ...team };
   for (const k of TEAM_ONLY_KEYS) delete fields[k];
   return fields as PoolFields;
+}
+
+/**
+ * An adopted pool's settings: nothing the generator would add of its own. Its requirements are
+ * only those its fields set (no built-in arch or capacity types), it is not dedicated unless it
+ * says so, and it has no block devices but those it names (`volume` stays the built-in for the
+ * checks that read it, and renders nothing). Fields the CRD defaults (expireAfter, disruption,
+ * metadataOptions) keep built-ins equal to those defaults, or the values adoption wrote.
+ */
+function applyAdoptedBuiltIns(fields: PoolFields): PoolSettings {
+  const built = applyBuiltIns(fields);
+  return { ...built, arch: fields.arch ?? [], capacityTypes: fields.capacityTypes ?? [], dedicated: fields.dedicated ?? false };
 }
 
 function applyBuiltIns(fields: PoolFields): PoolSettings {
@@ -228,10 +251,12 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   if (s.capacityReservationSelectorTerms && !s.capacityTypes.includes('reserved')) {
     add(['capacityReservationSelectorTerms'], `pool ${ctx.name} never uses capacityReservationSelectorTerms: add reserved to capacityTypes`);
   }
-  if ((family === 'AL2023' || family === 'AL2') && gibibytes(s.volume.size) < 20) {
-    add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
+  if (s.blockDeviceMappings === undefined && !s.adopted) {
+    if ((family === 'AL2023' || family === 'AL2') && gibibytes(s.volume.size) < 20) {
+      add(['volume', 'size'], `${family} root volume must be at least 20Gi (the AMI snapshot size), got ${s.volume.size}`);
+    }
+    checkVolume(s, add);
   }
-  checkVolume(s, add);
   // A warning, not an error: some custom AMIs join the cluster on their own.
   if (family === 'Custom' && s.userData === undefined) {
     warnings.push(ctx.problem(['ami', 'family'], `pool ${ctx.name} uses family Custom, which Karpenter does not bootstrap: unless the AMI joins the cluster on its own, set userData that does`));
@@ -251,7 +276,7 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   }
   s.requirements.forEach((r, i) => {
     const field = fieldOfRequirementKey(r.key);
-    if (field && (ctx.isSet([field]) || field === 'arch' || field === 'capacityTypes')) {
+    if (field && (ctx.isSet([field]) || (!s.adopted && (field === 'arch' || field === 'capacityTypes')))) {
       add(['requirements', i, 'key'], `${r.key} is already set by the field ${field}: change it there instead`);
     }
   });
@@ -263,12 +288,17 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
       + `${s.requirements.length} in requirements and ${generated.length} from ${[...new Set(generated)].join(', ')}`);
   }
   checkStaticPool(ctx, s, add);
-  if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
-  if (COST_CENTER_LABEL in s.labels) add(['labels', COST_CENTER_LABEL], `the label "${COST_CENTER_LABEL}" is set by the generator from the team's costCenter: remove it (set costCenter on the team)`);
-  if (Object.keys(s.labels).length + 2 > 100) add(['labels'], 'at most 98 labels (the generator adds "team" and "cost-center")');
-  for (const key of Object.keys(s.tags)) {
-    if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
+  // An adopted pool sets these itself: the generator adds none of its own.
+  if (!s.adopted) {
+    if (TEAM_LABEL in s.labels) add(['labels', TEAM_LABEL], `the label "${TEAM_LABEL}" is set by the generator to the team id: remove it`);
+    if (COST_CENTER_LABEL in s.labels) add(['labels', COST_CENTER_LABEL], `the label "${COST_CENTER_LABEL}" is set by the generator from the team's costCenter: remove it (set costCenter on the team)`);
+    if (Object.keys(s.labels).length + 2 > 100) add(['labels'], 'at most 98 labels (the generator adds "team" and "cost-center")');
+    for (const key of Object.keys(s.tags)) {
+      if (GENERATED_TAG_KEYS.includes(key)) add(['tags', key], `the tag "${key}" is set by the generator: remove it (use owner/costCenter on the team)`);
+    }
   }
+  if (s.role !== undefined && s.instanceProfile !== undefined) add(['instanceProfile'], 'set either role or instanceProfile, not both (the EC2NodeClass takes one)');
+  if (s.blockDeviceMappings !== undefined && ctx.isSet(['volume'])) add(['blockDeviceMappings'], 'set either volume (one root volume) or blockDeviceMappings, not both');
   if (s.dedicated) {
     for (const [list, taints] of [['taints', s.taints], ['startupTaints', s.startupTaints]] as const) {
       taints.forEach((t, i) => {

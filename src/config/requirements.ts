@@ -32,7 +32,7 @@ export function fieldOfRequirementKey(key: string): ListField | BoundsField | un
 
 /**
  * The requirements of a pool's NodePool, in order: the ones its fields imply (arch and
- * capacity types always; instance types, families, categories, bounds and zones when set),
+ * capacity types always, but on an adopted pool; instance types, families, categories, bounds and zones when set),
  * then its own `requirements` as written. Each names the field it comes from, so a problem
  * about it (100 at most, none admitting an instance type) points at that field.
  */
@@ -41,7 +41,8 @@ export function poolRequirements(s: PoolSettings): SourcedRequirement[] {
   for (const f of REQUIREMENT_FIELDS) {
     if (f.kind === 'list') {
       const values = s[f.field];
-      if (values) out.push({ requirement: { key: f.key, operator: 'In', values }, field: [f.field] });
+      // An adopted pool has no built-in arch or capacity types: an empty list sets nothing.
+      if (values && values.length > 0) out.push({ requirement: { key: f.key, operator: 'In', values }, field: [f.field] });
       continue;
     }
     const b: Bounds | undefined = s[f.field];

@@ -12,8 +12,14 @@ import { DIGEST_ANNOTATION } from '../model/stages';
 export interface TeamNodePoolProps {
   /** The NodePool to render. */
   readonly nodePool: NodePoolModel;
-  /** The EC2NodeClass to render; the NodePool points at it. */
+  /** The EC2NodeClass the NodePool points at. */
   readonly nodeClass: NodeClassModel;
+  /**
+   * Render the EC2NodeClass here: the first pool (in the cluster's order) of those sharing a
+   * class renders it, the others only point at it by name.
+   * @default true
+   */
+  readonly rendersNodeClass?: boolean;
   /** The owning team, labelled on both objects. */
   readonly team: string;
   /**
@@ -51,8 +57,8 @@ class NodeClassObject extends aws.Ec2NodeClass {
  * @see https://karpenter.sh/docs/concepts/nodeclasses/
  */
 export class TeamNodePool extends Construct {
-  /** The EC2NodeClass. */
-  public readonly nodeClass: aws.Ec2NodeClass;
+  /** The EC2NodeClass. @default - none: another pool's file holds the class it shares */
+  public readonly nodeClass?: aws.Ec2NodeClass;
   /** The NodePool. */
   public readonly nodePool: karpenter.NodePool;
 
@@ -60,11 +66,12 @@ export class TeamNodePool extends Construct {
     super(scope, id);
     const nc = props.nodeClass;
     const np = props.nodePool;
-    this.nodeClass = new NodeClassObject(this, 'EC2NodeClass', nc.kubelet, escapeKeys({
+    this.nodeClass = (props.rendersNodeClass ?? true) ? new NodeClassObject(this, 'EC2NodeClass', nc.kubelet, escapeKeys({
       metadata: metadata(nc.name, props.team, props.digests?.nodeClass),
       spec: {
         role: nc.role,
-        amiFamily: crdValue(aws.Ec2NodeClassSpecAmiFamily, nc.amiFamily),
+        instanceProfile: nc.instanceProfile,
+        amiFamily: nc.amiFamily && crdValue(aws.Ec2NodeClassSpecAmiFamily, nc.amiFamily),
         amiSelectorTerms: nc.amiSelectorTerms.map((t) => ({ ...t })),
         subnetSelectorTerms: nc.subnetSelectorTerms.map((t) => ({ ...t })),
         securityGroupSelectorTerms: nc.securityGroupSelectorTerms.map((t) => ({ ...t })),
@@ -74,17 +81,19 @@ export class TeamNodePool extends Construct {
           instanceMatchCriteria: t.instanceMatchCriteria && crdValue(aws.Ec2NodeClassSpecCapacityReservationSelectorTermsInstanceMatchCriteria, t.instanceMatchCriteria),
           tags: t.tags,
         })),
-        blockDeviceMappings: nc.blockDeviceMappings.map((d) => ({
+        blockDeviceMappings: nc.blockDeviceMappings?.map((d) => ({
           deviceName: d.deviceName,
           rootVolume: d.rootVolume,
-          ebs: {
+          ebs: d.ebs && {
             volumeSize: d.ebs.volumeSize,
-            volumeType: crdValue(aws.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType, d.ebs.volumeType),
+            volumeType: d.ebs.volumeType && crdValue(aws.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType, d.ebs.volumeType),
             encrypted: d.ebs.encrypted,
             deleteOnTermination: d.ebs.deleteOnTermination,
             kmsKeyId: d.ebs.kmsKeyID,
+            snapshotId: d.ebs.snapshotID,
             iops: d.ebs.iops,
             throughput: d.ebs.throughput,
+            volumeInitializationRate: d.ebs.volumeInitializationRate,
           },
         })),
         metadataOptions: {
@@ -94,23 +103,27 @@ export class TeamNodePool extends Construct {
           httpTokens: crdValue(aws.Ec2NodeClassSpecMetadataOptionsHttpTokens, nc.metadataOptions.httpTokens),
         },
         userData: nc.userData,
-        tags: nc.tags,
+        // An adopted class without tags has none, as it runs (an empty map would be a field the live object lacks).
+        tags: Object.keys(nc.tags).length > 0 ? nc.tags : undefined,
         associatePublicIpAddress: nc.associatePublicIPAddress,
         detailedMonitoring: nc.detailedMonitoring,
         instanceStorePolicy: nc.instanceStorePolicy && crdValue(aws.Ec2NodeClassSpecInstanceStorePolicy, nc.instanceStorePolicy),
+        ...extras(nc.extras ?? {}),
       },
-    }));
+    })) : undefined;
 
     this.nodePool = new karpenter.NodePool(this, 'NodePool', escapeKeys({
       metadata: metadata(np.name, props.team, props.digests?.nodePool),
       spec: {
         template: {
-          metadata: { labels: np.labels },
+          // An adopted pool without labels or annotations has no template metadata at all, as it runs.
+          metadata: Object.keys(np.labels).length > 0 || np.annotations !== undefined
+            ? { labels: Object.keys(np.labels).length > 0 ? np.labels : undefined, annotations: np.annotations && { ...np.annotations } } : undefined,
           spec: {
             nodeClassRef: {
               group: aws.Ec2NodeClass.GVK.apiVersion.split('/')[0],
               kind: aws.Ec2NodeClass.GVK.kind,
-              name: this.nodeClass.name,
+              name: this.nodeClass?.name ?? np.nodeClass,
             },
             requirements: np.requirements.map((r) => ({
               key: r.key,
@@ -144,6 +157,28 @@ export class TeamNodePool extends Construct {
       },
     }));
   }
+}
+
+/**
+ * The EC2NodeClass fields a pool passes through as the CRD writes them, in the generated class's
+ * own property names (which `toJson` turns back into the CRD's).
+ */
+function extras(e: Readonly<Record<string, unknown>>): Partial<aws.Ec2NodeClassSpec> {
+  const network = e.networkInterfaces as { networkCardIndex: number; deviceIndex: number; interfaceType: string }[] | undefined;
+  const cpu = e.cpuOptions as { nestedVirtualization?: string } | undefined;
+  return {
+    ipPrefixCount: e.ipPrefixCount as number | undefined,
+    context: e.context as string | undefined,
+    placementGroupSelector: e.placementGroupSelector as aws.Ec2NodeClassSpecPlacementGroupSelector | undefined,
+    connectionTracking: e.connectionTracking as aws.Ec2NodeClassSpecConnectionTracking | undefined,
+    cpuOptions: cpu && {
+      nestedVirtualization: cpu.nestedVirtualization === undefined ? undefined : crdValue(aws.Ec2NodeClassSpecCpuOptionsNestedVirtualization, cpu.nestedVirtualization as 'enabled' | 'disabled'),
+    },
+    networkInterfaces: network?.map((n) => ({
+      networkCardIndex: n.networkCardIndex, deviceIndex: n.deviceIndex,
+      interfaceType: crdValue(aws.Ec2NodeClassSpecNetworkInterfacesInterfaceType, n.interfaceType as 'interface' | 'efa-only'),
+    })),
+  };
 }
 
 function metadata(name: string, team: string, digest: string | undefined): ApiObjectMetadata {

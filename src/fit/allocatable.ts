@@ -5,7 +5,7 @@
  * provider computes capacity and overhead.
  */
 import type { InstanceType } from '../catalog/catalog';
-import { BOTTLEROCKET_DATA_DEVICE, NodeClassModel, ROOT_DEVICE } from '../model/node-class';
+import { BOTTLEROCKET_DATA_DEVICE, NodeClassModel, resolvedAmiFamily, ROOT_DEVICE } from '../model/node-class';
 import { kubeletForType } from '../model/kubelet-expressions';
 import { Quantity, UNITS } from '../quantity/quantity';
 import { VM_MEMORY_OVERHEAD_DEFAULT } from './resources';
@@ -54,12 +54,13 @@ export function nodeAllocatable(t: InstanceType, nodeClass: NodeClassModel, vmMe
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/bottlerocket.go (EphemeralBlockDevice)
  */
 function ephemeralVolumeSize(nodeClass: NodeClassModel): string {
-  const mappings = nodeClass.blockDeviceMappings;
+  const mappings = nodeClass.blockDeviceMappings ?? [];
+  const family = resolvedAmiFamily(nodeClass);
   const root = mappings.find((m) => m.rootVolume);
-  if (root) return root.ebs.volumeSize;
-  if (nodeClass.amiFamily === 'Custom') return mappings[mappings.length - 1]?.ebs.volumeSize ?? DEFAULT_VOLUME_SIZE;
-  const device = nodeClass.amiFamily === 'Bottlerocket' ? BOTTLEROCKET_DATA_DEVICE : ROOT_DEVICE;
-  return mappings.find((m) => m.deviceName === device)?.ebs.volumeSize ?? DEFAULT_VOLUME_SIZE;
+  if (root) return root.ebs?.volumeSize ?? DEFAULT_VOLUME_SIZE;
+  if (family === 'Custom') return mappings[mappings.length - 1]?.ebs?.volumeSize ?? DEFAULT_VOLUME_SIZE;
+  const device = family === 'Bottlerocket' ? BOTTLEROCKET_DATA_DEVICE : ROOT_DEVICE;
+  return mappings.find((m) => m.deviceName === device)?.ebs?.volumeSize ?? DEFAULT_VOLUME_SIZE;
 }
 
 function adjust(t: InstanceType, nodeClass: NodeClassModel, vmMemoryOverhead: number): InstanceType {

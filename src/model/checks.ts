@@ -32,7 +32,7 @@ export function planFindings(platform: Platform, plan: FleetPlan): PlanFindings 
         + `up to ${prices ? `$${prices.max.toFixed(2)}/hour` : 'an unknown price'} each, ${CEILING_BASIS}); set limits: { cpu: ..., memory: ... } or limits.nodes`,
     });
   }));
-  const problems: Problem[] = [...budgetProblems(plan.teamCeilings, platform.budgets)];
+  const problems: Problem[] = [...budgetProblems(plan.teamCeilings, platform.budgets), ...sharedClassProblems(platform, plan)];
   // CEL expressions of a pool's kubelet (1.15), on every instance type it admits after overlays.
   platform.clusters.forEach((cluster, i) => cluster.pools.forEach((pool, j) => {
     const at = pool.kubeletExpressionsAt;
@@ -43,6 +43,36 @@ export function planFindings(platform: Platform, plan: FleetPlan): PlanFindings 
     }
   }));
   return { problems, warnings };
+}
+
+/**
+ * Pools of a cluster that name the same EC2NodeClass share one object: each must say the same
+ * of it (the first pool's file holds it), or the class would be whichever Argo CD applied last.
+ */
+function sharedClassProblems(platform: Platform, plan: FleetPlan): Problem[] {
+  const problems: Problem[] = [];
+  platform.clusters.forEach((cluster, i) => {
+    const first = new Map<string, { pool: string; json: string }>();
+    plan.clusters[i].pools.forEach((p, j) => {
+      const json = JSON.stringify(p.nodeClass);
+      const owner = first.get(p.nodeClass.name);
+      if (!owner) {
+        first.set(p.nodeClass.name, { pool: p.name, json });
+        return;
+      }
+      if (owner.json === json) return;
+      const mine = p.nodeClass as unknown as Record<string, unknown>;
+      const theirs = JSON.parse(owner.json) as Record<string, unknown>;
+      const field = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])].find((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k])) ?? 'spec';
+      const pool = cluster.pools[j];
+      problems.push({
+        ...(pool.nodeClassAt ?? pool.limitsAt),
+        message: `pool ${p.name} shares EC2NodeClass ${p.nodeClass.name} with pool ${owner.pool} on cluster ${cluster.id}, but says otherwise of it: its ${field} is `
+          + `${JSON.stringify(mine[field])}, pool ${owner.pool}'s ${JSON.stringify(theirs[field])}; give both the same fields, or this pool its own nodeClass`,
+      });
+    });
+  });
+  return problems;
 }
 
 /** A platform, its plan and the warnings of both. */

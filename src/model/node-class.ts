@@ -1,7 +1,7 @@
 import type { Cluster, Pool } from '../config/platform';
 import { aliasFamily, AmiFamily } from '../config/schema';
 import { MANAGED_BY, TEAM_LABEL } from '../config/reserved';
-import { sortKeys } from './node-pool';
+import { nodeClassName, sortKeys } from './node-pool';
 
 /** Device of the root volume (AL2023, AL2, Custom) and of Bottlerocket's OS volume. */
 export const ROOT_DEVICE = '/dev/xvda';
@@ -14,14 +14,16 @@ export const BOTTLEROCKET_OS_VOLUME_SIZE = '4Gi';
 export interface BlockDevice {
   readonly deviceName: string;
   readonly rootVolume?: boolean;
-  readonly ebs: {
-    readonly volumeSize: string;
-    readonly volumeType: Settings['volume']['type'];
-    readonly encrypted: boolean;
-    readonly deleteOnTermination: boolean;
+  readonly ebs?: {
+    readonly volumeSize?: string;
+    readonly volumeType?: Settings['volume']['type'];
+    readonly encrypted?: boolean;
+    readonly deleteOnTermination?: boolean;
     readonly kmsKeyID?: string;
+    readonly snapshotID?: string;
     readonly iops?: number;
     readonly throughput?: number;
+    readonly volumeInitializationRate?: number;
   };
 }
 
@@ -39,13 +41,20 @@ export type CapacityReservationSelectorTerm = NonNullable<Settings['capacityRese
 /** Everything an EC2NodeClass says, derived from one pool and its cluster. */
 export interface NodeClassModel {
   readonly name: string;
-  readonly role: string;
-  readonly amiFamily: AmiFamily;
+  /** The nodes' IAM role. @default - none: `instanceProfile` is set */
+  readonly role?: string;
+  /** An existing instance profile, in place of a role. @default - none: `role` is set */
+  readonly instanceProfile?: string;
+  /** @default - none: an adopted pool whose alias implies it (Karpenter infers it) */
+  readonly amiFamily?: AmiFamily;
   readonly amiSelectorTerms: readonly AmiSelectorTerm[];
   readonly subnetSelectorTerms: readonly SubnetSelectorTerm[];
   readonly securityGroupSelectorTerms: readonly SecurityGroupSelectorTerm[];
   readonly capacityReservationSelectorTerms?: readonly CapacityReservationSelectorTerm[];
-  readonly blockDeviceMappings: readonly BlockDevice[];
+  /** @default - none: an adopted pool that names none (the AMI's own devices) */
+  readonly blockDeviceMappings?: readonly BlockDevice[];
+  /** The EC2NodeClass fields only some pools set (`ipPrefixCount`, `context`, ...), as the CRD writes them. @default {} */
+  readonly extras?: Readonly<Record<string, unknown>>;
   readonly metadataOptions: {
     readonly httpEndpoint: 'enabled' | 'disabled';
     readonly httpProtocolIPv6: 'enabled' | 'disabled';
@@ -65,23 +74,35 @@ export function nodeClassModel(pool: Pool, cluster: Cluster): NodeClassModel {
   const s = pool.settings;
   const family = amiFamily(pool);
   const discovery = [{ tags: { 'karpenter.sh/discovery': cluster.terraform.clusterName } }];
+  const extras = Object.fromEntries(NODE_CLASS_EXTRAS.filter((k) => s[k] !== undefined).map((k) => [k, s[k]]));
   return {
-    name: pool.name,
-    role: cluster.terraform.nodeRoleName,
-    amiFamily: family,
+    name: nodeClassName(pool),
+    ...(s.instanceProfile !== undefined ? { instanceProfile: s.instanceProfile } : { role: s.role ?? cluster.terraform.nodeRoleName }),
+    // An adopted class says its family only if it did: Karpenter infers it from an alias.
+    ...(s.adopted && s.ami.family === undefined ? {} : { amiFamily: family }),
     amiSelectorTerms: s.ami.alias !== undefined ? [{ alias: s.ami.alias }] : s.ami.selectorTerms ?? [],
     subnetSelectorTerms: s.subnetSelectorTerms ?? discovery,
     securityGroupSelectorTerms: s.securityGroupSelectorTerms ?? discovery,
     capacityReservationSelectorTerms: s.capacityReservationSelectorTerms,
-    blockDeviceMappings: blockDevices(pool),
+    ...(s.blockDeviceMappings !== undefined ? { blockDeviceMappings: s.blockDeviceMappings } : s.adopted ? {} : { blockDeviceMappings: blockDevices(pool) }),
     metadataOptions: s.metadataOptions,
     kubelet: s.kubelet,
     userData: s.userData,
-    tags: tags(pool, cluster),
+    tags: s.adopted ? sortKeys(s.tags) : tags(pool, cluster),
+    ...(Object.keys(extras).length > 0 ? { extras } : {}),
     associatePublicIPAddress: s.associatePublicIPAddress,
     detailedMonitoring: s.detailedMonitoring,
     instanceStorePolicy: s.instanceStorePolicy,
   };
+}
+
+/** The EC2NodeClass fields of a pool the model passes through as the CRD writes them. */
+const NODE_CLASS_EXTRAS = ['ipPrefixCount', 'context', 'placementGroupSelector', 'connectionTracking', 'cpuOptions', 'networkInterfaces'] as const;
+
+/** The AMI family Karpenter uses for a class: the one it says, else the one its alias implies (Custom when neither). */
+export function resolvedAmiFamily(nodeClass: Pick<NodeClassModel, 'amiFamily' | 'amiSelectorTerms'>): AmiFamily {
+  const alias = nodeClass.amiSelectorTerms.find((t): t is { alias: string } => 'alias' in t && typeof t.alias === 'string');
+  return nodeClass.amiFamily ?? (alias ? aliasFamily(alias.alias) : undefined) ?? 'Custom';
 }
 
 /** The pool's AMI family: the one set, else the one its alias implies. */
@@ -127,6 +148,6 @@ export function tags(pool: Pool, cluster: Cluster): Record<string, string> {
     ...(pool.owner !== undefined ? { owner: pool.owner } : {}),
     ...(pool.costCenter !== undefined ? { 'cost-center': pool.costCenter } : {}),
     'managed-by': MANAGED_BY,
-    'Name': `${cluster.terraform.clusterName}/${pool.name}`,
+    'Name': `${cluster.terraform.clusterName}/${nodeClassName(pool)}`,
   });
 }

@@ -32,8 +32,12 @@ export interface Budget {
 /** Everything a NodePool says, derived from one pool; the construct only renders it. */
 export interface NodePoolModel {
   readonly name: string;
-  /** Node labels: `team`, `cost-center` when the team has one, plus the pool's labels, sorted by key. */
+  /** Node labels: `team`, `cost-center` when the team has one, plus the pool's labels, sorted by key (an adopted pool: its own only). */
   readonly labels: Readonly<Record<string, string>>;
+  /** The template's annotations (the nodes'). @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** The name of the EC2NodeClass it uses (shared by the pools that name it). */
+  readonly nodeClass: string;
   readonly taints: readonly Taint[];
   readonly startupTaints: readonly Taint[];
   readonly requirements: readonly Requirement[];
@@ -59,7 +63,11 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
     name: pool.name,
     // team and cost-center: the labels OpenCost and Kubecost allocate node cost by (docs/cost.md);
     // cost-center only when set (and a label value), so a team without one keeps its NodePool hash (no drift).
-    labels: sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team, ...(costCenterLabel(pool.costCenter) !== undefined ? { [COST_CENTER_LABEL]: pool.costCenter } : {}) }),
+    // An adopted pool (docs/adopting.md) gets nothing of the generator's own.
+    labels: s.adopted ? sortKeys(s.labels)
+      : sortKeys({ ...s.labels, [TEAM_LABEL]: pool.team, ...(costCenterLabel(pool.costCenter) !== undefined ? { [COST_CENTER_LABEL]: pool.costCenter } : {}) }),
+    ...(s.annotations !== undefined ? { annotations: sortKeys(s.annotations) } : {}),
+    nodeClass: nodeClassName(pool),
     taints: taints(pool),
     startupTaints: s.startupTaints,
     requirements: requirements(pool),
@@ -79,6 +87,11 @@ export function nodePoolModel(pool: Pool): NodePoolModel {
 
 function staticLimits(limits: Readonly<Record<string, string | number>>): Readonly<Record<string, string | number>> | undefined {
   return limits.nodes === undefined ? undefined : { nodes: limits.nodes };
+}
+
+/** The name of the pool's EC2NodeClass: `nodeClass`, else the pool's own. */
+export function nodeClassName(pool: Pool): string {
+  return pool.settings.nodeClass ?? pool.name;
 }
 
 /** The pool's node taints: `dedicated=<team>:NoSchedule` when dedicated, then its own. */

@@ -87,6 +87,11 @@ export interface PoolPlan {
    * which the cluster's drift gate waits for. @default - none: no later stage waits for the cluster
    */
   readonly digests?: { readonly nodePool: string; readonly nodeClass: string };
+  /**
+   * Its file holds its EC2NodeClass: false for a pool that shares the class of a pool before it
+   * in the cluster's order (whose file holds it). @default true
+   */
+  readonly rendersNodeClass?: boolean;
 }
 
 /** Everything generated for one cluster. */
@@ -170,7 +175,14 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
   const layout = clusterLayout(cluster);
   const gated = isGated(platform, cluster);
   const { root, children } = clusterApplicationModels(platform, cluster);
-  const planned = cluster.pools.map((pool) => poolPlan(cluster, pool, { gated, matcher }));
+  // Pools that name the same EC2NodeClass share it: the first one's file holds it.
+  const classOwners = new Map<string, string>();
+  const planned = cluster.pools.map((pool) => {
+    const plan = poolPlan(cluster, pool, { gated, matcher });
+    const owner = classOwners.get(plan.nodeClass.name);
+    if (owner === undefined) classOwners.set(plan.nodeClass.name, pool.name);
+    return owner === undefined ? plan : { ...plan, rendersNodeClass: false };
+  });
   // The policy reads the pools' own models; each pool's facts then say who may use it.
   const policy = tenancyPolicy(cluster, planned.map((p, i) => ({ pool: cluster.pools[i], nodePool: p.nodePool, nodeClass: p.nodeClass })));
   const pools = planned.map((p) => {
@@ -191,7 +203,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
       valuesDigest: digestOf(values),
     },
     nodePools: pools.map((p) => ({ name: p.nodePool.name, digest: p.digests!.nodePool })),
-    nodeClasses: pools.map((p) => ({ name: p.nodeClass.name, digest: p.digests!.nodeClass })),
+    nodeClasses: pools.filter((p) => p.rendersNodeClass !== false).map((p) => ({ name: p.nodeClass.name, digest: p.digests!.nodeClass })),
     nodeOverlays: overlays.map((o) => ({ name: o.name, digest: o.digest! })),
     settleSeconds: DRIFT_GATE_SETTLE_SECONDS,
     pollSeconds: DRIFT_GATE_POLL_SECONDS,

@@ -72,9 +72,11 @@ function windowWait(cluster: Cluster): string {
  * children the root creates, each tracking the cluster's ref.
  */
 export function clusterApplicationModels(platform: Platform, cluster: Cluster): { readonly root: ApplicationModel; readonly children: readonly ApplicationModel[] } {
+  // A cluster being taken over syncs only when a person says so (docs/adopting.md).
+  const sync = (a: ApplicationModel): ApplicationModel => (cluster.manualSync ? { ...a, automated: false } : a);
   return {
-    root: stagedRoot(platform, cluster, rootApplication(platform, cluster)),
-    children: clusterApplications(platform, cluster).map((a) => staged(platform, cluster, a)),
+    root: sync(stagedRoot(platform, cluster, rootApplication(platform, cluster))),
+    children: clusterApplications(platform, cluster).map((a) => sync(staged(platform, cluster, a))),
   };
 }
 

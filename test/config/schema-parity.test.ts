@@ -132,12 +132,10 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
   ['a requirement with minValues above 50', requirement({ key: 'example.com/x', operator: 'Exists', minValues: 51 }), 'teams.web.requirements[0].minValues'],
   ['a label in the karpenter.sh domain', team({ labels: { 'karpenter.sh/team': 'a' } }), 'teams.web.labels["karpenter.sh/team"]'],
   ['a label kubernetes.io/hostname', team({ labels: { 'kubernetes.io/hostname': 'a' } }), 'teams.web.labels["kubernetes.io/hostname"]'],
-  ['the label team, which the generator sets', team({ labels: { team: 'a' } }), 'teams.web.labels.team'],
   ['a label value with a space', team({ labels: { 'example.com/x': 'a b' } }), 'teams.web.labels["example.com/x"]'],
   ['a label key that is not one', team({ labels: { 'a b': 'x' } }), 'teams.web.labels["a b"]'],
   ['a tag Karpenter sets', team({ tags: { 'karpenter.sh/nodepool': 'x' } }), 'teams.web.tags["karpenter.sh/nodepool"]'],
   ['a kubernetes.io/cluster tag', team({ tags: { 'kubernetes.io/cluster/demo': 'owned' } }), 'teams.web.tags["kubernetes.io/cluster/demo"]'],
-  ['a tag the generator sets', team({ tags: { Name: 'x' } }), 'teams.web.tags.Name'],
   ['a taint with an unknown effect', team({ taints: [{ key: 'a', effect: 'NoWay' }] }), 'teams.web.taints[0].effect'],
   ['a taint without an effect', team({ taints: [{ key: 'a' }] }), 'teams.web.taints[0].effect'],
   ['a volume size the CRD refuses', team({ volume: { size: '18Ti' } }), 'teams.web.volume.size'],
@@ -174,7 +172,6 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
   ['a Windows-reserved team id in a cluster\'s list of teams', cluster({ teams: ['con'] }), 'clusters.demo.teams[0]'],
   ['a label that is the bare domain karpenter.sh', team({ labels: { 'karpenter.sh': 'a' } }), 'teams.web.labels["karpenter.sh"]'],
   ['a label in a domain that ends in karpenter.sh', team({ labels: { 'xkarpenter.sh/a': 'a' } }), 'teams.web.labels["xkarpenter.sh/a"]'],
-  ['the label cost-center, which the generator sets', team({ labels: { 'cost-center': 'a' } }), 'teams.web.labels.cost-center'],
   ['a requirement on a karpenter.k8s.aws instance label that does not exist', requirement({ key: 'karpenter.k8s.aws/instance-colour', operator: 'Exists' }), 'teams.web.requirements[0].key'],
   ['a capacity reservation term with id and tags', team({ capacityTypes: ['reserved'], capacityReservationSelectorTerms: [{ id: 'cr-1', tags: { a: 'b' } }] }), 'teams.web.capacityReservationSelectorTerms[0]'],
   ['a capacity reservation term with nothing to select by', team({ capacityTypes: ['reserved'], capacityReservationSelectorTerms: [{ ownerID: '123456789012' }] }), 'teams.web.capacityReservationSelectorTerms[0]'],
@@ -204,6 +201,9 @@ const BAD: readonly (readonly [string, Overrides, string])[] = [
  * files, or on Karpenter's data.
  */
 const CLI_ONLY: Readonly<Record<string, string>> = {
+  'the label team, which the generator sets': 'an adopted pool may set it, and adopted may be set at another level (team, cluster)',
+  'the label cost-center, which the generator sets': 'an adopted pool may set it, and adopted may be set at another level (team, cluster)',
+  'a tag the generator sets': 'an adopted pool may set it, and adopted may be set at another level (team, cluster)',
   'reserved capacity without capacityReservationSelectorTerms': 'two fields, each possibly set at another level (defaults, team, pool, cluster)',
   'a kubelet imageGCHighThresholdPercent below the low one': 'two fields compared, possibly set at different levels',
   'a requirement on a key a field already sets': 'a requirement and a field of the pool, possibly set at different levels',
@@ -224,6 +224,9 @@ const CLI_ONLY: Readonly<Record<string, string>> = {
 
 /** Bad configs the command line rejects by checks in {@link CLI_ONLY}, at the field given. */
 const CLI_ONLY_CASES: readonly (readonly [string, Overrides, string])[] = [
+  ['the label team, which the generator sets', team({ labels: { team: 'a' } }), 'teams.web.labels.team'],
+  ['a tag the generator sets', team({ tags: { Name: 'x' } }), 'teams.web.tags.Name'],
+  ['the label cost-center, which the generator sets', team({ labels: { 'cost-center': 'a' } }), 'teams.web.labels.cost-center'],
   // A string maxPods or a reserved value that is not a quantity is a CEL expression: whether it is
   // allowed depends on the cluster's release (1.15 takes it), which the editor schema cannot know.
   ['kubelet maxPods as a word on a 1.14 cluster', team({ kubelet: { maxPods: 'many' } }), 'teams.web.kubelet.maxPods'],

@@ -43,6 +43,8 @@ export const cluster = z.strictObject({
   stage: z.number().int().min(1).max(20).optional().describe('rollout order: a stage-N cluster\'s pools get a change after every stage-(N-1) cluster has it (docs/windows.md)'),
   overlays: map(dnsLabel, overlay.nullable()).optional()
     .describe('NodeOverlays of this cluster, over the fleet-wide overlays (null: not on this cluster)'),
+  manualSync: z.boolean().optional()
+    .describe('true: Argo CD syncs none of this cluster\'s Applications by itself (no automated sync), so the first sync of an adopted cluster is a person\'s (docs/adopting.md); default false'),
   legacyNodepoolsApp: z.literal('orphan', { error: 'the only value is orphan' }).optional()
     .describe('keep the single <cluster>-karpenter-nodepools Application of earlier releases, without finalizer, prune or automated sync, while the per-team Applications take the pools over'),
 });

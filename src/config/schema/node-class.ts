@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ALIAS_RELEASES } from '../kubernetes';
-import { GENERATED_TAG_KEYS } from '../reserved';
 import { QUANTITY_PATTERN } from '../../quantity/quantity';
 import { DURATION, int32, map, quantityString } from './fields';
 import { restrictedTagKey, restrictedTagKeyRule } from './keys';
@@ -179,9 +178,52 @@ export const capacityReservationTerm = z.strictObject({
 }).meta({ ...someOf('id', 'tags', 'instanceMatchCriteria'), if: { required: ['id'] }, then: { not: someOf('tags', 'ownerID', 'instanceMatchCriteria') } });
 
 /** The EC2 tags of a pool's instances (editors also refuse the generator's own, which pools.ts reports). */
-export const tags = map(z.string().max(128).meta(restrictedTagKeyRule(GENERATED_TAG_KEYS)), z.string().max(256)).superRefine((t, ctx) => {
+export const tags = map(z.string().max(128).meta(restrictedTagKeyRule([])), z.string().max(256)).superRefine((t, ctx) => {
   for (const key of Object.keys(t)) {
     const why = restrictedTagKey(key);
     if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
   }
 });
+
+/**
+ * An EBS block device mapping, as the EC2NodeClass CRD writes it: for a pool whose devices are not
+ * one root volume (`volume`), such as an adopted one. The CRD's own rules stand (one root volume at
+ * most; the API server refuses the rest).
+ * @see https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings
+ */
+export const blockDeviceMapping = z.strictObject({
+  deviceName: z.string().min(1),
+  rootVolume: z.boolean().optional(),
+  ebs: z.strictObject({
+    volumeSize: z.string().regex(VOLUME_SIZE, { error: 'must be a whole size in Gi, G, Ti or T, such as "100Gi"' }).optional(),
+    volumeType: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
+    iops: z.number().int().positive().optional(),
+    throughput: z.number().int().positive().optional(),
+    encrypted: z.boolean().optional(),
+    kmsKeyID: z.string().min(1).optional(),
+    snapshotID: z.string().min(1).optional(),
+    deleteOnTermination: z.boolean().optional(),
+    volumeInitializationRate: z.number().int().min(100).max(300).optional(),
+  }).optional(),
+});
+
+/**
+ * The EC2NodeClass fields the pool fields above do not model, as the CRD writes them (Karpenter
+ * 1.14): the instance's placement group, network interfaces, connection tracking and CPU options,
+ * an IP prefix count, and the `context` of a launch. A cluster whose release lacks one is told so.
+ * @see https://karpenter.sh/docs/concepts/nodeclasses/
+ */
+export const nodeClassExtras = {
+  ipPrefixCount: z.number().int().min(0).optional().describe('spec.ipPrefixCount: IPv4 prefixes per network interface'),
+  context: z.string().min(1).optional().describe('spec.context: the launch context (EC2 Fleet Context)'),
+  placementGroupSelector: z.strictObject({ id: z.string().min(1).optional(), name: z.string().min(1).optional() })
+    .refine((p) => (p.id === undefined) !== (p.name === undefined), { error: 'set exactly one of id, name' }).optional(),
+  connectionTracking: z.strictObject({
+    tcpEstablishedTimeout: z.number().int().min(60).max(432000).optional(), udpStreamTimeout: z.number().int().min(60).max(180).optional(),
+    udpTimeout: z.number().int().min(30).max(60).optional(),
+  }).optional().describe('spec.connectionTracking: idle timeouts in seconds'),
+  cpuOptions: z.strictObject({ nestedVirtualization: z.enum(['enabled', 'disabled']).optional() }).optional(),
+  networkInterfaces: z.array(z.strictObject({
+    networkCardIndex: z.number().int().min(0), deviceIndex: z.number().int().min(0), interfaceType: z.enum(['interface', 'efa-only']),
+  })).min(1).optional(),
+} as const;

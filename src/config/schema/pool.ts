@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { COST_CENTER_LABEL, TEAM_LABEL } from '../reserved';
 import { disruption } from './disruption';
 import { durationOrNever, DURATION, labelKey, labelValue, map, nonNegInt, quantity, resourceName } from './fields';
 import { DOMAIN_RESOURCE } from './keys';
-import { ami, capacityReservationTerm, kubelet, metadataOptions, securityGroupTerm, subnetTerm, tags, volume } from './node-class';
+import { ami, blockDeviceMapping, capacityReservationTerm, kubelet, metadataOptions, nodeClassExtras, securityGroupTerm, subnetTerm, tags, volume } from './node-class';
 import { bounds, requirement, taint } from './requirements';
 
 // The fields of a pool, at every level of the inheritance chain (defaults, team, the team's
@@ -22,11 +21,18 @@ const smokeTest = z.strictObject({
   image: z.string().min(1).optional(),
 });
 
+/** A Kubernetes object name a NodePool or EC2NodeClass may have (it becomes a node label's value: at most 63). */
+const objectName = z.string().max(63).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { error: 'must be a lowercase name of letters, digits, "-" and ".", at most 63 characters' });
+
 /** Every field a pool can set; each level of the inheritance chain uses this shape. */
 export const poolFields = z.strictObject({
-  dedicated: z.boolean().optional().describe('taint dedicated=<team>:NoSchedule on the nodes (default true)'),
-  // Editors also refuse the labels the generator sets, which pools.ts reports.
-  labels: map(labelKey.meta({ not: { enum: [TEAM_LABEL, COST_CENTER_LABEL] } }), labelValue).optional().describe('node labels, added to team: <team>'),
+  adopted: z.boolean().optional().describe('verbatim (docs/adopting.md): the generator adds nothing of its own to the NodePool and EC2NodeClass (no team label, no dedicated taint, no tags, no built-in arch, capacity types or volume) and defaults does not apply; each convention is opted into field by field'),
+  name: objectName.optional().describe('the NodePool\'s name, when it is not <team> or <team>-<pool> (an adopted NodePool keeps its own): only on a team or one of its pools'),
+  nodeClass: objectName.optional().describe('the EC2NodeClass\'s name (default: the pool\'s); pools of a cluster that name the same class share it, and must say the same of it'),
+  dedicated: z.boolean().optional().describe('taint dedicated=<team>:NoSchedule on the nodes (default true; false for an adopted pool)'),
+  // pools.ts refuses the labels the generator sets on a pool that is not adopted.
+  labels: map(labelKey, labelValue).optional().describe('node labels, added to team: <team> (an adopted pool: only these)'),
+  annotations: map(labelKey, z.string()).optional().describe('annotations of the nodes (the NodePool template\'s metadata.annotations)'),
   taints: z.array(taint).optional(),
   startupTaints: z.array(taint).optional(),
   arch: z.array(z.enum(['amd64', 'arm64'])).min(1).optional().describe('default [amd64]'),
@@ -48,6 +54,10 @@ export const poolFields = z.strictObject({
   disruption: disruption.optional(),
   ami: ami.optional(),
   volume: volume.optional(),
+  blockDeviceMappings: z.array(blockDeviceMapping).min(1).max(50).optional().describe('the EC2NodeClass\'s block devices as the CRD writes them, in place of volume'),
+  role: z.string().min(1).optional().describe('the nodes\' IAM role (default: the Terraform output karpenter_node_role_name)'),
+  instanceProfile: z.string().min(1).optional().describe('an existing instance profile, in place of role'),
+  ...nodeClassExtras,
   kubelet: kubelet.optional(),
   metadataOptions: metadataOptions.optional(),
   userData: z.string().optional(),
