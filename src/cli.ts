@@ -9,6 +9,7 @@ import { GitError } from './review/git';
 import { TreeError } from './review/tree';
 import { UPGRADE_COMMAND, upgradeCommand } from './upgrade/command';
 import type { Options } from './commands/build';
+import { adopt } from './commands/adopt';
 import { check } from './commands/check';
 import { diff } from './commands/diff';
 import { explain } from './commands/explain';
@@ -63,7 +64,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     say.out(versionText());
     return EXIT.ok;
   }
-  const problems = commandProblems(spec, tokens, positionals);
+  const problems = [...commandProblems(spec, tokens, positionals), ...(name === 'diff' ? diffProblems(tokens.given) : [])];
   if (problems.length) return usage(say, spec, problems);
   const { values, argument } = commandArgs(tokens, positionals);
   const text = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
@@ -77,9 +78,18 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
   try {
     switch (name as CommandName) {
       case 'check': return await check(say, options);
-      case 'diff': return await diff(say, options, {
-        base: text('base') ?? '', format: format === 'markdown' ? 'markdown' : 'terminal', full: values.full === true,
-        failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
+      case 'diff': {
+        const [base, live, cluster] = [text('base'), text('live'), text('cluster')];
+        return await diff(say, options, {
+          base: base ?? '', ...(live !== undefined ? { live: { file: say.paths.resolve(live), cluster: cluster ?? '' } } : {}),
+          format: format === 'markdown' ? 'markdown' : 'terminal', full: values.full === true,
+          failOn: text('fail-on') as Risk | 'cost' | undefined, reportUrl: text('report-url'),
+        });
+      }
+      case 'adopt': return await adopt(say, {
+        configPath: options.configPath, cluster: argument ?? '', live: say.paths.resolve(text('live') ?? ''),
+        ...(text('helm-values') !== undefined ? { helmValues: say.paths.resolve(text('helm-values') ?? '') } : {}),
+        namespace: text('namespace'), team: text('team'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'promote': return promote(say, options, Number(argument), { revision: text('revision') ?? '', file: text('applications') ?? '-', main: text('main') });
@@ -114,6 +124,16 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     say.error(`cannot write the output under ${say.paths.show(options.root)}: ${(err as Error).message}; nothing was changed${cleared ?? ''}`);
     return EXIT.failed;
   }
+}
+
+/** What `diff` needs of its options beyond each one alone: a base to compare with, git's or what runs. */
+function diffProblems(given: ReadonlyMap<string, unknown>): string[] {
+  const [base, live, cluster] = [given.has('base'), given.has('live'), given.has('cluster')];
+  if (!base && !live) return ['diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER'];
+  if (base && live) return ['diff takes --base REF or --live FILE, not both'];
+  if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
+  if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
+  return [];
 }
 
 /** The config read when `--config` is not given, in the repository root (where npm runs scripts). */

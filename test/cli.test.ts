@@ -155,7 +155,7 @@ describe('synth command', () => {
 describe('command line usage', () => {
   it.each([
     [['--no-such-flag'], 'synth', /^error: unknown option --no-such-flag for synth$/m],
-    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, init, promote, upgrade/m],
+    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, init, adopt, promote, upgrade/m],
     [['synth', 'extra'], 'synth', /^error: synth takes no arguments, got: extra$/m],
     [['--config'], 'synth', /^error: --config needs a value: --config FILE$/m],
     [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],
@@ -182,7 +182,7 @@ describe('command line usage', () => {
     expect(r.err.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
       'error: unknown option --confg for diff (did you mean --config?)',
       'error: unknown class "drains" for --fail-on (allowed: destructive, replaces-nodes, cost)',
-      'error: diff needs --base REF (e.g. --base origin/main)',
+      'error: diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER',
     ]);
   });
 
@@ -200,7 +200,7 @@ describe('command line usage', () => {
   it.each([
     ['synth', ['config', 'outdir'], 'npm run synth'],
     ['check', ['config', 'outdir'], 'npm run check'],
-    ['diff', ['base', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url'], 'npm run diff -- --base origin/main'],
+    ['diff', ['base', 'live', 'cluster', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url'], 'npm run diff -- --base origin/main'],
     ['explain', ['config', 'format'], 'npm run explain -- demo/web'],
     ['fit', ['config', 'format'], 'npm run fit -- shop.yaml'],
     ['upgrade', ['from'], 'npm run upgrade -- 1.15.0'],

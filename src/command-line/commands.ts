@@ -41,11 +41,15 @@ export const COMMAND_SPECS = {
   },
   diff: {
     name: 'diff',
-    summary: 'what the working tree changes against a git ref, by cluster, resource and field, loudest first',
-    description: 'Compares dist/ and argocd/ as committed at REF with a fresh synth of the working tree. Each change\n'
-      + 'says whether it deletes pools, replaces nodes, changes capacity or the controller, and why.',
+    summary: 'what the working tree changes against a git ref (or what runs), by cluster, resource and field, loudest first',
+    description: 'Compares dist/ and argocd/ as committed at REF with a fresh synth of the working tree; with --live,\n'
+      + 'compares what a cluster runs (an export of its NodePools, EC2NodeClasses and NodeOverlays) with what the\n'
+      + 'config makes for it. Each change says whether it deletes pools, replaces nodes, changes capacity or the\n'
+      + 'controller, and why.',
     options: [
-      { name: 'base', value: 'REF', required: 'diff needs --base REF (e.g. --base origin/main)', help: 'the git ref to compare with, e.g. origin/main (required)' },
+      { name: 'base', value: 'REF', help: 'the git ref to compare with, e.g. origin/main (this or --live)' },
+      { name: 'live', value: 'FILE', help: 'instead of a ref: what runs, kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml (with --cluster)' },
+      { name: 'cluster', value: 'CLUSTER', help: 'with --live: the cluster the export is of' },
       CONFIG, outdirOption('compare DIR/dist and DIR/argocd as committed at REF (nothing is written)'),
       formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
       { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
@@ -55,7 +59,7 @@ export const COMMAND_SPECS = {
       },
       { name: 'report-url', value: 'URL', help: 'with --format markdown: where the full report is, linked when the comment is shortened' },
     ],
-    examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive'],
+    examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive', 'npm run diff -- --live prod.live.yaml --cluster prod --fail-on replaces-nodes'],
     notes: 'exit codes: 0 done, 1 failed, 2 bad command line, 3 --fail-on found a change of that class or louder',
   },
   explain: {
@@ -109,6 +113,30 @@ export const COMMAND_SPECS = {
       'npm run init -- lab --terraform lab.json --repo https://github.com/acme/platform-gitops.git',
     ],
     notes: 'exit codes: 0 done, 1 failed (problems, or config/ not the example: nothing written), 2 bad usage',
+  },
+  adopt: {
+    name: 'adopt',
+    summary: 'take over a cluster that already runs Karpenter: write the config that makes exactly what runs',
+    description: 'Reads FILE, what `kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh\n'
+      + '-o yaml` prints for CLUSTER (an entry of config/platform.yaml), and writes the config under which synth makes,\n'
+      + 'for that cluster, exactly those objects: the same names, the same specs once the CRD defaults apply, nothing\n'
+      + 'of the generator\'s own (an adopted team). With --helm-values, the controller keeps the running release\'s\n'
+      + 'values. Checks the result against FILE and every other cluster\'s files before it writes; on any problem\n'
+      + 'nothing is written (docs/adopting.md).',
+    argument: { name: 'CLUSTER', missing: 'adopt needs a CLUSTER of config/platform.yaml, e.g. npm run adopt -- prod --live live.yaml' },
+    options: [
+      { name: 'live', value: 'FILE', required: 'adopt needs --live FILE: kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > FILE', help: 'the cluster\'s NodePools, EC2NodeClasses and NodeOverlays as kubectl prints them, from where you run npm (required)' },
+      { name: 'helm-values', value: 'FILE', help: 'helm get values karpenter -n NS -o yaml: the running controller\'s user-supplied values' },
+      { name: 'namespace', value: 'NS', help: 'the namespace the running release is in (default: the config\'s karpenter.namespace)' },
+      { name: 'team', value: 'TEAM', help: 'the team the NodePools become the pools of (default: platform); clusters of one shape share one' },
+      CONFIG,
+    ],
+    examples: [
+      'kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > prod.live.yaml',
+      'helm get values karpenter -n kube-system -o yaml > prod.values.yaml',
+      'npm run adopt -- prod --live prod.live.yaml --helm-values prod.values.yaml',
+    ],
+    notes: EXIT_CODES_NOTE,
   },
   promote: {
     name: 'promote',

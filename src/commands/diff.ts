@@ -1,6 +1,10 @@
+import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import type { Colour } from '../command-line/colour';
+import { InputError } from '../input/problems';
+import { SourceFile } from '../input/source';
 import { review } from '../review/changes';
 import { commitOf, commitTime, treeAt } from '../review/git';
+import { generatedObjects, objectTree } from '../review/live';
 import { markdownReport, terminalReport } from '../review/report';
 import { atLeast, Risk } from '../review/risk';
 import { summaryDataOf } from '../review/summary-data';
@@ -23,6 +27,11 @@ export interface DiffOptions {
   readonly failOn?: Risk | 'cost';
   /** Where the full report is, linked from a shortened PR comment. @default - no link */
   readonly reportUrl?: string;
+  /**
+   * Compare with what runs instead of `base`: an export of a cluster's NodePools, EC2NodeClasses
+   * and NodeOverlays (docs/adopting.md). @default - compare with `base`
+   */
+  readonly live?: { readonly file: string; readonly cluster: string };
 }
 
 /**
@@ -30,6 +39,7 @@ export interface DiffOptions {
  * working tree. Only the files whose text differs are read from git and parsed.
  */
 export async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
+  if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
   const { files } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const baseTree = new GeneratedTree(before, diffOptions.base);
@@ -49,6 +59,11 @@ export async function diff(say: Reporter, options: Options, diffOptions: DiffOpt
   say.out(diffOptions.format === 'markdown'
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full, fleet })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style, fleet }));
+  return gated(say, result, diffOptions);
+}
+
+/** The exit code of a report under `--fail-on`, said on stderr when it gates. */
+function gated(say: Reporter, result: ReturnType<typeof review>, diffOptions: DiffOptions): number {
   const gate = diffOptions.failOn;
   if (gate === 'cost') {
     // A PR that lets a team spend more needs the same explicit approval as a drain (docs/cost.md).
@@ -64,3 +79,32 @@ export async function diff(say: Reporter, options: Options, diffOptions: DiffOpt
   return EXIT.ok;
 }
 
+/**
+ * `diff --live FILE --cluster CLUSTER`: what the config makes for one cluster against what it runs,
+ * the export as the base: its NodePools, EC2NodeClasses and NodeOverlays compared by spec, the CRD
+ * defaults of the cluster's release applied on both sides, requirements as sets (review/live.ts).
+ */
+async function diffLive(say: Reporter, options: Options, diffOptions: DiffOptions, live: NonNullable<DiffOptions['live']>): Promise<number> {
+  const { plan, files } = await build(say, options);
+  const cluster = plan.clusters.find((c) => c.id === live.cluster);
+  if (!cluster) {
+    say.error(`the config has no cluster ${live.cluster} (its clusters: ${plan.clusters.map((c) => c.id).join(', ')})`);
+    return EXIT.failed;
+  }
+  const show = say.paths.show(live.file);
+  const { live: exported, problems } = readLiveExport(SourceFile.readDocuments(live.file, { maxBytes: MAX_EXPORT_BYTES }, show));
+  if (!exported) throw new InputError(problems);
+  for (const note of exported.notes) say.err(`note: ${note}`);
+  const version = cluster.karpenterVersion;
+  const running = objectTree([...exported.nodePools, ...exported.nodeClasses, ...exported.overlays], live.cluster, version, show);
+  const made = objectTree(generatedObjects(new GeneratedTree(files, 'the working tree'), live.cluster), live.cluster, version, 'the working tree');
+  const result = review(running, made);
+  const style = (risk: Risk, text: string) => {
+    const colour = RISK_COLOURS[risk];
+    return colour ? say.paintOut(colour, text) : text;
+  };
+  const base = `what cluster ${live.cluster} runs (${show})`;
+  say.out(diffOptions.format === 'markdown' ? markdownReport(result, base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full })
+    : terminalReport(result, base, { full: diffOptions.full, style }));
+  return gated(say, result, diffOptions);
+}

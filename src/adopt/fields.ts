@@ -1,0 +1,131 @@
+/**
+ * A live NodePool and its EC2NodeClass as an adopted pool's config fields, and a live
+ * NodeOverlay as an overlay's: the inverse of what the model and constructs render for an
+ * adopted pool (src/model/node-pool.ts, node-class.ts, src/constructs/team-node-pool.ts), so
+ * that synth writes the same spec back. What the generator would say anyway is left out: a
+ * field equal to its built-in (which equals the CRD's default), the cluster's own node role and
+ * discovery tags (so clusters of one shape adopt into one set of teams). A spec field the config
+ * has no place for is a problem naming the object and field.
+ */
+import type { FieldPath } from '../input/problems';
+import { isObject, LiveObject } from './live';
+
+/** Fields written for one pool, or for one overlay: plain data, as the config file takes it. */
+export type Fields = Record<string, unknown>;
+
+/** A spec field the config cannot say, located in the export. */
+export interface Unsayable {
+  readonly object: LiveObject;
+  readonly path: FieldPath;
+  readonly message: string;
+}
+
+/** What of a cluster adoption reads to leave out what the generator derives itself. */
+export interface ClusterFacts {
+  /** Terraform's cluster_name: `karpenter.sh/discovery` selector terms of it are the generator's default. */
+  readonly clusterName: string;
+  /** Terraform's karpenter_node_role_name: the default `role`. */
+  readonly nodeRoleName: string;
+}
+
+/** The disruption of a NodePool the CRD and the built-ins agree on: left out when live says the same. */
+const DEFAULT_CONSOLIDATION_POLICY = 'WhenEmptyOrUnderutilized';
+const DEFAULT_BUDGETS = [{ nodes: '10%' }];
+const DEFAULT_EXPIRE_AFTER = '720h';
+const DEFAULT_METADATA_OPTIONS = { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' };
+
+/** EC2NodeClass spec fields that are pool fields of the same name and shape. */
+const SAME_NAMED_CLASS_FIELDS = [
+  'capacityReservationSelectorTerms', 'blockDeviceMappings', 'kubelet', 'userData', 'associatePublicIPAddress', 'detailedMonitoring', 'instanceStorePolicy',
+  'instanceProfile', 'ipPrefixCount', 'context', 'placementGroupSelector', 'connectionTracking', 'cpuOptions', 'networkInterfaces',
+] as const;
+
+/**
+ * The fields of an adopted pool for a NodePool (and the EC2NodeClass it uses): `adopted`, its
+ * own `name`, `nodeClass` when the class is not named after it, then every field of both specs.
+ */
+export function poolFields(nodePool: LiveObject, nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Unsayable[]): Fields {
+  const say = (object: LiveObject, path: FieldPath, message: string) => unsayable.push({ object, path, message });
+  const out: Fields = { adopted: true, name: nodePool.name, ...(nodeClass.name !== nodePool.name ? { nodeClass: nodeClass.name } : {}) };
+  const spec = nodePool.spec;
+  const template = isObject(spec.template) ? spec.template : {};
+  const metadata = isObject(template.metadata) ? template.metadata : {};
+  const t = isObject(template.spec) ? template.spec : {};
+  for (const key of Object.keys(spec)) {
+    if (!['template', 'disruption', 'limits', 'weight', 'replicas'].includes(key)) say(nodePool, ['spec', key], 'has no pool field yet');
+  }
+  for (const key of Object.keys(metadata)) if (!['labels', 'annotations'].includes(key)) say(nodePool, ['spec', 'template', 'metadata', key], 'has no pool field yet');
+  for (const key of Object.keys(t)) {
+    if (!['nodeClassRef', 'requirements', 'taints', 'startupTaints', 'expireAfter', 'terminationGracePeriod'].includes(key)) say(nodePool, ['spec', 'template', 'spec', key], 'has no pool field yet');
+  }
+  if (isObject(metadata.labels) && Object.keys(metadata.labels).length) out.labels = { ...metadata.labels };
+  if (isObject(metadata.annotations) && Object.keys(metadata.annotations).length) out.annotations = { ...metadata.annotations };
+  if (Array.isArray(t.requirements) && t.requirements.length) out.requirements = t.requirements.map((r) => ({ ...(r as Fields) }));
+  for (const list of ['taints', 'startupTaints'] as const) {
+    const taints = t[list];
+    if (!Array.isArray(taints) || taints.length === 0) continue;
+    taints.forEach((taint, i) => {
+      if (isObject(taint) && taint.timeAdded !== undefined) say(nodePool, ['spec', 'template', 'spec', list, i, 'timeAdded'], 'is set by the controllers, never in a NodePool\'s template: remove it from the NodePool first');
+    });
+    out[list] = taints.map((taint) => ({ ...(taint as Fields) }));
+  }
+  if (t.expireAfter !== undefined && t.expireAfter !== DEFAULT_EXPIRE_AFTER) out.expireAfter = t.expireAfter;
+  if (t.terminationGracePeriod !== undefined) out.terminationGracePeriod = t.terminationGracePeriod;
+  const d = isObject(spec.disruption) ? spec.disruption : {};
+  for (const key of Object.keys(d)) if (!['consolidationPolicy', 'consolidateAfter', 'budgets'].includes(key)) say(nodePool, ['spec', 'disruption', key], 'has no pool field yet');
+  const disruption: Fields = {};
+  if (d.consolidationPolicy !== undefined && d.consolidationPolicy !== DEFAULT_CONSOLIDATION_POLICY) disruption.consolidationPolicy = d.consolidationPolicy;
+  // The CRD defaults consolidateAfter to 0s, the built-in is 1m: always said.
+  if (d.consolidateAfter !== undefined) disruption.consolidateAfter = d.consolidateAfter;
+  if (d.budgets !== undefined && JSON.stringify(d.budgets) !== JSON.stringify(DEFAULT_BUDGETS)) disruption.budgets = (d.budgets as Fields[]).map((b) => ({ ...b }));
+  if (Object.keys(disruption).length) out.disruption = disruption;
+  if (isObject(spec.limits) && Object.keys(spec.limits).length) out.limits = { ...spec.limits };
+  if (spec.weight !== undefined) out.weight = spec.weight;
+  if (spec.replicas !== undefined) out.replicas = spec.replicas;
+  return { ...out, ...classFields(nodeClass, cluster, unsayable) };
+}
+
+/** The pool fields of an EC2NodeClass's spec. */
+function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Unsayable[]): Fields {
+  const spec = nodeClass.spec;
+  const out: Fields = {};
+  const handled = new Set<string>(['amiFamily', 'amiSelectorTerms', 'role', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'metadataOptions', 'tags', ...SAME_NAMED_CLASS_FIELDS]);
+  for (const key of Object.keys(spec)) if (!handled.has(key)) unsayable.push({ object: nodeClass, path: ['spec', key], message: 'has no pool field yet' });
+  const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms.filter(isObject) : [];
+  const alias = terms.length === 1 && typeof terms[0].alias === 'string' ? terms[0].alias : undefined;
+  if (alias !== undefined) {
+    out.ami = { ...(spec.amiFamily !== undefined ? { family: spec.amiFamily } : {}), alias, ...(alias.endsWith('@latest') ? { allowLatest: true } : {}) };
+  } else {
+    out.ami = { ...(spec.amiFamily !== undefined ? { family: spec.amiFamily } : {}), selectorTerms: terms.map((x) => ({ ...x })) };
+  }
+  if (typeof spec.role === 'string' && spec.role !== cluster.nodeRoleName) out.role = spec.role;
+  const discovery = JSON.stringify([{ tags: { 'karpenter.sh/discovery': cluster.clusterName } }]);
+  for (const key of ['subnetSelectorTerms', 'securityGroupSelectorTerms'] as const) {
+    if (spec[key] !== undefined && JSON.stringify(spec[key]) !== discovery) out[key] = (spec[key] as Fields[]).map((x) => ({ ...x }));
+  }
+  if (spec.metadataOptions !== undefined && JSON.stringify(sortedKeys(spec.metadataOptions)) !== JSON.stringify(sortedKeys(DEFAULT_METADATA_OPTIONS))) {
+    out.metadataOptions = { ...(spec.metadataOptions as Fields) };
+  }
+  if (isObject(spec.tags) && Object.keys(spec.tags).length) out.tags = { ...spec.tags };
+  for (const key of SAME_NAMED_CLASS_FIELDS) if (spec[key] !== undefined) out[key] = copyJson(spec[key]);
+  return out;
+}
+
+/** The fields of a cluster's overlay for a live NodeOverlay. */
+export function overlayFields(overlay: LiveObject, unsayable: Unsayable[]): Fields {
+  const out: Fields = {};
+  for (const [key, value] of Object.entries(overlay.spec)) {
+    if (['requirements', 'price', 'priceAdjustment', 'capacity', 'weight'].includes(key)) out[key] = copyJson(value);
+    else unsayable.push({ object: overlay, path: ['spec', key], message: 'has no overlay field yet' });
+  }
+  return out;
+}
+
+function sortedKeys(v: unknown): unknown {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v;
+}
+
+/** A deep copy of JSON data (plain objects of this realm, which the chart-key walk and the YAML writer take). */
+function copyJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

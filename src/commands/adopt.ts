@@ -1,0 +1,120 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { AdoptionError, adoptConfig } from '../adopt/adopt';
+import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
+import { readPlatform } from '../config/load';
+import { platformSchema } from '../config/schema';
+import { InputError } from '../input/problems';
+import { SourceFile } from '../input/source';
+import { clusterLayout, FLEET_FILES } from '../output/layout';
+import { generatedObjects, sameObjects } from '../review/live';
+import { GeneratedTree } from '../review/tree';
+import { synthesize } from '../synth';
+import { EXIT, Reporter } from './reporter';
+
+/** What `adopt` is asked for, paths absolute. */
+export interface AdoptOptions {
+  readonly configPath: string;
+  readonly cluster: string;
+  readonly live: string;
+  /** @default - the controller's config is left as it is */
+  readonly helmValues?: string;
+  /** @default - the config's karpenter.namespace */
+  readonly namespace?: string;
+  /** @default "platform" */
+  readonly team?: string;
+}
+
+
+/**
+ * `adopt CLUSTER --live FILE`: writes the config under which synth makes exactly what the cluster
+ * runs (src/adopt), after checking, with the config it would write, that synth makes the export's
+ * objects for the cluster (CRD defaults applied, requirements as sets) and every other cluster's
+ * files as before, and that the controller keeps the running values. On any problem nothing is written.
+ */
+export async function adopt(say: Reporter, o: AdoptOptions): Promise<number> {
+  const text = readFileSync(o.configPath, 'utf8');
+  const before = readPlatform(o.configPath, say.loadOptions);
+  if (!before.platform || before.problems.length) throw new InputError(before.problems);
+  const cluster = before.platform.clusters.find((c) => c.id === o.cluster);
+  const show = say.paths.show.bind(say.paths);
+  if (!cluster) {
+    say.error(`${show(o.configPath)} has no cluster ${o.cluster}: add it first (npm run init -- ${o.cluster} --terraform FILE, or clusters.${o.cluster}); nothing was written`);
+    return EXIT.failed;
+  }
+  const sources = SourceFile.readDocuments(o.live, { maxBytes: MAX_EXPORT_BYTES }, show(o.live));
+  const { live, problems } = readLiveExport(sources);
+  if (!live) throw new InputError(problems);
+  let values: unknown;
+  if (o.helmValues !== undefined) {
+    const file = SourceFile.read(o.helmValues, { maxBytes: MAX_EXPORT_BYTES }, show(o.helmValues));
+    if (file.problems.length) throw new InputError(file.problems);
+    values = file.value ?? {};
+  }
+  const file = platformSchema.parse(parse(text));
+  let adoption;
+  try {
+    adoption = adoptConfig(text, file, cluster.terraform, { clusterId: o.cluster, live, helmValues: values, namespace: o.namespace, team: o.team ?? 'platform' });
+  } catch (err) {
+    if (!(err instanceof AdoptionError)) throw err;
+    for (const p of err.problems) say.error(p);
+    say.err(`${err.problems.length} problem(s) found; nothing was written`);
+    return EXIT.failed;
+  }
+  const after = readPlatform(o.configPath, { ...say.loadOptions, configText: adoption.text });
+  if (!after.platform || after.problems.length) {
+    for (const p of after.problems) say.error(`the config adoption would write: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    say.err('adoption would write a config synth refuses (a bug of adopt, please report it); nothing was written');
+    return EXIT.failed;
+  }
+  const version = after.platform.clusters.find((c) => c.id === o.cluster)?.karpenter.version ?? cluster.karpenter.version;
+  const [was, now] = [synthesize(before.platform), synthesize(after.platform)];
+  const mismatch = sameObjects([...live.nodePools, ...live.nodeClasses, ...live.overlays], generatedObjects(new GeneratedTree(now, 'adoption'), o.cluster), version);
+  // The fleet's summaries say every cluster, the adopted one too.
+  const own = clusterLayout(o.cluster);
+  const others = [...new Set([...was.keys(), ...now.keys()])]
+    .filter((f) => !f.startsWith(`${own.dir}/`) && f !== own.root && !(Object.values(FLEET_FILES) as string[]).includes(f) && was.get(f) !== now.get(f));
+  const valuesFile = now.get(clusterLayout(o.cluster).controllerValues);
+  const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, '')) as unknown, adoption.dropped);
+  const checks = [
+    ...(mismatch ? [`synth would not make what cluster ${o.cluster} runs: ${mismatch}`] : []),
+    ...lost.map((path) => `the controller would lose its Helm value ${path}`),
+    ...(others.length ? [`adoption would change files of other clusters: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', ...' : ''}`] : []),
+  ];
+  if (checks.length) {
+    for (const c of checks) say.error(c);
+    say.err('nothing was written');
+    return EXIT.failed;
+  }
+  const temporary = `${o.configPath}.adopt-${process.pid}`;
+  writeFileSync(temporary, adoption.text);
+  renameSync(temporary, o.configPath);
+  for (const note of adoption.notes) say.out(note);
+  say.out(`wrote ${show(o.configPath)}: synth makes for cluster ${o.cluster} exactly the ${live.nodePools.length} NodePool(s), ${live.nodeClasses.length} EC2NodeClass(es) `
+    + `and ${live.overlays.length} NodeOverlay(s) it runs`);
+  say.out('');
+  say.out('next (docs/adopting.md):');
+  say.out(`  1. set clusters.${o.cluster}.karpenter.version to the release that runs (helm list -n ${o.namespace ?? cluster.karpenter.namespace}), then: npm run synth`);
+  say.out(`  2. npm run diff -- --live ${show(o.live)} --cluster ${o.cluster} --fail-on replaces-nodes   (quiet: nothing to replace)`);
+  say.out('  3. commit config/, dist/ and argocd/; sync the cluster\'s Applications by hand the first time');
+  return EXIT.ok;
+}
+
+/**
+ * The paths of the running release's values (those adoption keeps) that the generated values
+ * file does not hold with the same value: a setting is compared as the chart passes it on, text.
+ */
+function lostValues(live: unknown, generated: unknown, dropped: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (a: unknown, b: unknown, path: string[]) => {
+    if (dropped.includes(path.join('.'))) return;
+    if (a !== null && typeof a === 'object' && !Array.isArray(a)) {
+      for (const [k, v] of Object.entries(a)) walk(v, b !== null && typeof b === 'object' ? (b as Record<string, unknown>)[k] : undefined, [...path, k]);
+      return;
+    }
+    const same = Array.isArray(a) ? JSON.stringify(a) === JSON.stringify(b) : b !== undefined && String(a) === String(b);
+    if (!same) out.push(path.join('.'));
+  };
+  walk(live, generated, []);
+  return out;
+}
