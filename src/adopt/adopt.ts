@@ -92,6 +92,10 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
     doc.setIn([...clusterAt, 'teams'], Object.keys(overrides).length ? doc.createNode({ [team]: { pools: overrides } }) : doc.createNode([team], { flow: true }));
     notes.push(`team ${team}: cluster ${clusterId} joins its ${desired.size} pool(s)${Object.keys(overrides).length ? `, with its own fields for ${Object.keys(overrides).join(', ')}` : ''}`);
   }
+  const listed = file.clusters[clusterId].teams;
+  const before = listed === undefined ? undefined : Array.isArray(listed) ? listed : Object.keys(listed);
+  const others = before?.filter((t) => t !== team) ?? [];
+  if (others.length) notes.push(`cluster ${clusterId}: runs team ${team} only, as the export says (it listed ${others.join(', ')}, whose pools it does not run)`);
   doc.setIn([...clusterAt, 'smokeTests'], false);
   // The first sync is a person's, after the checks of docs/adopting.md.
   doc.setIn([...clusterAt, 'manualSync'], true);
@@ -104,7 +108,10 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   if (namespace !== undefined && namespace !== (file.clusters[clusterId].karpenter?.namespace ?? file.karpenter.namespace ?? 'kube-system')) {
     doc.setIn([...clusterAt, 'karpenter', 'namespace'], namespace);
   }
-  if (request.helmValues !== undefined) {
+  if (request.helmValues === undefined) {
+    notes.push(`no --helm-values: the controller's Application will deploy the config's controller values over the running release's at its first sync; `
+      + `to keep them, run adopt again with --helm-values FILE (helm get values karpenter -n ${request.namespace ?? 'NS'} -o yaml)`);
+  } else {
     const controller = adoptController(request.helmValues, tf);
     problems.push(...controller.conflicts);
     notes.push(...controller.notes);

@@ -4,6 +4,7 @@ import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import { readPlatform } from '../config/load';
 import { platformSchema } from '../config/schema';
+import { suggest } from '../input/issues';
 import { InputError } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
@@ -39,7 +40,8 @@ export async function adopt(say: Reporter, o: AdoptOptions): Promise<number> {
   const cluster = before.platform.clusters.find((c) => c.id === o.cluster);
   const show = say.paths.show.bind(say.paths);
   if (!cluster) {
-    say.error(`${show(o.configPath)} has no cluster ${o.cluster}: add it first (npm run init -- ${o.cluster} --terraform FILE, or clusters.${o.cluster}); nothing was written`);
+    const near = suggest(o.cluster, before.platform.clusters.map((c) => c.id));
+    say.error(`${show(o.configPath)} has no cluster ${o.cluster}${near ? ` (did you mean ${near}?)` : ''}: add it first (npm run init -- ${o.cluster} --terraform FILE, or clusters.${o.cluster}); nothing was written`);
     return EXIT.failed;
   }
   const sources = SourceFile.readDocuments(o.live, { maxBytes: MAX_EXPORT_BYTES }, show(o.live));

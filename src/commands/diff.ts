@@ -1,5 +1,6 @@
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import type { Colour } from '../command-line/colour';
+import { suggest } from '../input/issues';
 import { InputError } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { review } from '../review/changes';
@@ -88,7 +89,8 @@ async function diffLive(say: Reporter, options: Options, diffOptions: DiffOption
   const { plan, files } = await build(say, options);
   const cluster = plan.clusters.find((c) => c.id === live.cluster);
   if (!cluster) {
-    say.error(`the config has no cluster ${live.cluster} (its clusters: ${plan.clusters.map((c) => c.id).join(', ')})`);
+    const near = suggest(live.cluster, plan.clusters.map((c) => c.id));
+    say.error(`the config has no cluster ${live.cluster} (${near ? `did you mean ${near}? ` : ''}its clusters: ${plan.clusters.map((c) => c.id).join(', ')})`);
     return EXIT.failed;
   }
   const show = say.paths.show(live.file);

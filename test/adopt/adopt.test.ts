@@ -162,6 +162,9 @@ describe('a second cluster of the same shape', () => {
     writeFileSync(second, readFileSync(LIVE, 'utf8').replaceAll('prod-eu-01', 'prod-eu-02').replace(/cpu: "1000"/, 'cpu: "2000"'));
     const r = await cli(['adopt', 'prod-eu-02', '--live', second, '--config', project.configPath]);
     expect(r).toMatchObject({ code: 0 });
+    // The first adoption kept team platform off it by listing the teams it ran; it now runs what its export says.
+    expect(r.out).toMatch(/no --helm-values: the controller's Application will deploy the config's controller values over the running release's/);
+    expect(r.out).toMatch(/cluster prod-eu-02: runs team platform only, as the export says \(it listed web, whose pools it does not run\)/);
     const config = parse(readFileSync(project.configPath, 'utf8')) as Plain;
     // The NodeOverlay is the cluster's own, as on prod-eu-01; the pools are the team's, but for the limit that
     // differs and the security group the GPU class names by its cluster's name (the discovery tags and the node
@@ -209,6 +212,18 @@ describe('an export adoption cannot take', () => {
     expect(r.err).toMatch(/^2 problem\(s\) found; nothing was written$/m);
     expect(r.err).toMatch(/nothing was written/);
     expect(readFileSync(project.configPath, 'utf8')).toBe(before);
+  });
+
+  it('fails on a cluster the config does not have, suggesting the one meant, and writes nothing', async () => {
+    const project = aFleet();
+    const before = readFileSync(project.configPath, 'utf8');
+    const r = await cli(['adopt', 'prod-eu01', '--live', LIVE, '--config', project.configPath]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/has no cluster prod-eu01 \(did you mean prod-eu-01\?\): add it first .*nothing was written/);
+    expect(readFileSync(project.configPath, 'utf8')).toBe(before);
+    const d = await cli(['diff', '--live', LIVE, '--cluster', 'prod-eu01', '--config', project.configPath, '--outdir', project.dir]);
+    expect(d.code).toBe(1);
+    expect(d.err).toMatch(/the config has no cluster prod-eu01 \(did you mean prod-eu-01\? its clusters: lab, prod-eu-01\)/);
   });
 
   it('skips NodeClaims with a note', async () => {
