@@ -32,7 +32,7 @@ describe('docs/adopting.md', () => {
       'karpenter: { version: 1.14.1 }',
       'clusters:',
       '  lab: { terraformOutputs: terraform/lab.json }',
-      '  prod: { terraformOutputs: terraform/prod.json }',
+      '  prod: { terraformOutputs: terraform/prod.json, destination: { name: prod } }',
       'defaults: { ami: { alias: al2023@v20260409 }, limits: { cpu: "100", memory: 400Gi } }',
       'teams:',
       '  web: {}',

@@ -133,13 +133,26 @@ export function writeProject(input: ProjectInput = {}): Project {
   const configDir = join(dir, 'config');
   mkdirSync(join(configDir, 'terraform'), { recursive: true });
   const configPath = join(configDir, 'platform.yaml');
-  const configText = input.rawConfig ?? stringify(input.config ?? aConfig());
+  const configText = input.rawConfig ?? stringify(withDestinations(input.config ?? aConfig()));
   writeFileSync(configPath, configText);
   const terraformPath = (cluster: string) => join(configDir, 'terraform', `${cluster}.json`);
   for (const [cluster, outputs] of Object.entries(input.terraform ?? { demo: aTerraform() })) {
     writeFileSync(terraformPath(cluster), typeof outputs === 'string' ? outputs : `${JSON.stringify(outputs, null, 2)}\n`);
   }
   return { dir, configPath, configText, terraformPath };
+}
+
+/**
+ * A fleet as it must be to load: two clusters one Argo CD deploys to the same place are an
+ * error (src/config/delivery.ts), so every cluster after the first that says no destination
+ * is given its own, by name (`destination: { name: <id> }`); the first keeps Argo CD's own
+ * cluster. A test of destinations writes them, or uses `rawConfig`.
+ */
+export function withDestinations(config: Plain): Plain {
+  const clusters = config.clusters as Record<string, Plain | null> | undefined;
+  if (!isMap(clusters) || Object.keys(clusters).length < 2) return config;
+  const named = Object.fromEntries(Object.entries(clusters).map(([id, c], i) => [id, i === 0 || !isMap(c) || c.destination !== undefined ? c : { ...c, destination: { name: id } }]));
+  return { ...config, clusters: named };
 }
 
 /** Removes every directory {@link writeProject} created (call from `afterAll`). */

@@ -75,7 +75,7 @@ describe('synth command', () => {
     const demo = readFileSync(join(dir, 'config/terraform/demo.json'), 'utf8');
     writeFileSync(join(dir, 'config/terraform/prod.json'), demo.replace(/"demo"/, '"prod"').replace(/-demo"/g, '-prod"'));
     const twoClusters = readFileSync(config, 'utf8')
-      .replace('    terraformOutputs: terraform/demo.json\n', '    terraformOutputs: terraform/demo.json\n  prod:\n    terraformOutputs: terraform/prod.json\n');
+      .replace('    terraformOutputs: terraform/demo.json\n', '    terraformOutputs: terraform/demo.json\n  prod:\n    destination: { name: prod }\n    terraformOutputs: terraform/prod.json\n');
     writeFileSync(config, twoClusters);
     expect((await synth(['--config', 'config/platform.yaml', '--outdir', '.'], { INIT_CWD: dir })).code).toBe(0);
     writeFileSync(config, twoClusters.replace('terraformOutputs: terraform/prod.json\n', 'terraformOutputs: terraform/prod.json\n    teams: [dataops, web]\n'));

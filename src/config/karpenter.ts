@@ -43,6 +43,7 @@ export function resolveKarpenter(
       settings: controller.settings ?? {},
     },
     helmValues: k.helmValues ?? {},
+    ...(k.syncInWindow === true ? { syncInWindow: true } : {}),
   };
   const unsupported = releaseProblem(k.version);
   const facts = release(k.version);

@@ -1,3 +1,4 @@
+import { argocdInstances, clusterArgocd, deliveryFindings, stagePolicies } from './delivery';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { InputOptions, repositoryOf } from '../input/input-file';
@@ -134,6 +135,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         pools,
         ...(clusterWindow(file, id) ? { window: clusterWindow(file, id) } : {}),
         ...(cluster.stage !== undefined ? { stage: cluster.stage } : {}),
+        ...(clusterArgocd(file, id) !== undefined ? { argocd: clusterArgocd(file, id) } : {}),
       });
     }
   }
@@ -141,6 +143,9 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   problems.push(...windows.problems);
   warnings.push(...windows.warnings);
   problems.push(...applicationNameClashes(source, clusters));
+  const delivery = deliveryFindings(source, file, clusters);
+  problems.push(...delivery.problems);
+  warnings.push(...delivery.warnings);
   for (const [team, t] of Object.entries(file.teams)) {
     if (t?.costCenter !== undefined && costCenterLabel(t.costCenter) === undefined) {
       warnings.push(source.problem(['teams', team, 'costCenter'], `is not a label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit): `
@@ -158,6 +163,9 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
       project: file.gitops.project ?? 'default',
       ...(file.gitops.stageRefPrefix !== undefined ? { stageRefPrefix: file.gitops.stageRefPrefix } : {}),
       ...(file.gitops.driftGateImage !== undefined ? { driftGateImage: file.gitops.driftGateImage } : {}),
+      ...(file.gitops.driftGateMemory !== undefined ? { driftGateMemory: file.gitops.driftGateMemory } : {}),
+      ...(file.gitops.argocd !== undefined ? { argocdInstances: argocdInstances(file) } : {}),
+      ...(file.gitops.stages !== undefined ? { stages: stagePolicies(file) } : {}),
     },
     clusters,
     ...budgetsOf(source, file),

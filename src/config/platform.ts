@@ -154,6 +154,8 @@ export interface Cluster {
   readonly window?: MaintenanceWindow;
   /** Rollout stage: its pools get a change after every cluster of the stage before. @default - none: no promotion, like stage 1 */
   readonly stage?: number;
+  /** The Argo CD instance that deploys it (`gitops.argocd`). @default - the fleet's only instance */
+  readonly argocd?: string;
   /**
    * The cluster's NodeOverlays: the fleet-wide `overlays` with `clusters.<id>.overlays` over
    * them, by name. @default [] - none (and no NodeOverlay gate)
@@ -190,6 +192,8 @@ export interface KarpenterConfig {
   readonly controller: ControllerConfig;
   /** Deep-merged into the chart values last. @default {} */
   readonly helmValues: Readonly<Record<string, unknown>>;
+  /** The controller and CRD Applications of a windowed cluster sync only in its window. @default false */
+  readonly syncInWindow?: boolean;
 }
 
 /** Controller settings from `karpenter.controller`. */
@@ -217,11 +221,34 @@ export interface Platform {
     readonly stageRefPrefix?: string;
     /** Image of the drift gate Job. @default - model/stages.ts DRIFT_GATE_IMAGE */
     readonly driftGateImage?: string;
+    /** Memory limit of the drift gate Job. @default - model/stages.ts DRIFT_GATE_MEMORY */
+    readonly driftGateMemory?: string;
+    /** The Argo CD instances the promote workflow reads. @default [] - one instance, read with the ARGOCD_KUBECONFIG secret */
+    readonly argocdInstances?: readonly ArgocdInstance[];
+    /** How each stage N ≥ 2 is promoted. @default [] - at once, by the workflow alone */
+    readonly stages?: readonly StagePolicy[];
   };
   /** The clusters, in file order, each with its own Karpenter release and controller. */
   readonly clusters: readonly Cluster[];
   /** The teams' `budget.perHour`, in `teams` order. @default - none: no team has a budget */
   readonly budgets?: readonly TeamBudget[];
+}
+
+/** An Argo CD instance of the fleet (`gitops.argocd.<name>`), on an EKS cluster the promote workflow reaches through `roleArn`. */
+export interface ArgocdInstance {
+  readonly name: string;
+  readonly eksCluster: string;
+  readonly region: string;
+  readonly roleArn: string;
+}
+
+/** How stage N (≥ 2) is promoted (`gitops.stages.<N>`). */
+export interface StagePolicy {
+  readonly stage: number;
+  /** Minutes after stage N-1 finished before a change may reach stage N. @default 0 */
+  readonly soakMinutes: number;
+  /** The GitHub environment the push runs in (its reviewers approve). @default - none: no approval */
+  readonly environment?: string;
 }
 
 /** A team's `budget.perHour` (docs/cost.md): the most its pools may cost per hour at their limits, in every cluster. */

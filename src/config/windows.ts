@@ -1,9 +1,9 @@
 import { CronExpressionParser } from 'cron-parser';
 import { suggest } from '../input/issues';
-import { FieldPath, Problem } from '../input/problems';
+import { Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
-import { isPlainMap } from '../input/user-map';
 import { Day, formatOffset, keptMask, MaintenanceWindow, WEEK, windowPlan, zoneOffsets } from '../schedule/windows';
+import { budgetsAt } from './delivery';
 import type { Cluster } from './platform';
 import type { PlatformFile } from './schema';
 
@@ -96,21 +96,3 @@ function activeThroughout(b: { schedule?: string; duration?: string }, kept: rea
     return next !== undefined && next <= now;
   });
 }
-
-/** Where a pool's budgets are set: the highest level of its inheritance chain that sets them. */
-function budgetsAt(file: PlatformFile, clusterId: string, team: string, pool: string): FieldPath {
-  const key = pool === team ? undefined : pool.slice(team.length + 1);
-  const clusterTeams = file.clusters[clusterId]?.teams;
-  const ct = isPlainMap(clusterTeams) ? (clusterTeams as Record<string, { disruption?: { budgets?: unknown }; pools?: Record<string, { disruption?: { budgets?: unknown } } | null> } | null>)[team] : undefined;
-  const levels: [FieldPath, unknown][] = [
-    [['clusters', clusterId, 'overrides'], file.clusters[clusterId]?.overrides],
-    ...(key ? [[['clusters', clusterId, 'teams', team, 'pools', key], ct?.pools?.[key]] as [FieldPath, unknown]] : []),
-    [['clusters', clusterId, 'teams', team], ct],
-    ...(key ? [[['teams', team, 'pools', key], file.teams[team]?.pools?.[key]] as [FieldPath, unknown]] : []),
-    [['teams', team], file.teams[team]],
-    [['defaults'], file.defaults],
-  ];
-  const found = levels.find(([, v]) => (v as { disruption?: { budgets?: unknown } } | null | undefined)?.disruption?.budgets !== undefined);
-  return found ? [...found[0], 'disruption', 'budgets'] : ['teams', team];
-}
-

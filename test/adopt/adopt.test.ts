@@ -31,7 +31,7 @@ function aFleet(extra: Plain = {}) {
   const config = {
     gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
     karpenter: { version: '1.14.1' },
-    clusters: { lab: { terraformOutputs: 'terraform/lab.json' }, 'prod-eu-01': { terraformOutputs: 'terraform/prod-eu-01.json' }, ...extra },
+    clusters: { lab: { terraformOutputs: 'terraform/lab.json' }, 'prod-eu-01': { terraformOutputs: 'terraform/prod-eu-01.json', destination: { name: 'prod-eu-01' } }, ...extra },
     defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '100', memory: '400Gi' } },
     teams: { web: {} },
   };
@@ -156,7 +156,7 @@ describe('npm run adopt, then synth and diff --live', () => {
 
 describe('a second cluster of the same shape', () => {
   it('joins the same team: no copy of its pools, only what differs said under the cluster', async () => {
-    const project = aFleet({ 'prod-eu-02': { terraformOutputs: 'terraform/prod-eu-02.json' } });
+    const project = aFleet({ 'prod-eu-02': { terraformOutputs: 'terraform/prod-eu-02.json', destination: { name: 'prod-eu-02' } } });
     expect((await cli(['adopt', 'prod-eu-01', '--live', LIVE, '--config', project.configPath])).code).toBe(0);
     const second = join(project.dir, 'prod-eu-02.yaml');
     writeFileSync(second, readFileSync(LIVE, 'utf8').replaceAll('prod-eu-01', 'prod-eu-02').replace(/cpu: "1000"/, 'cpu: "2000"'));
@@ -171,7 +171,7 @@ describe('a second cluster of the same shape', () => {
     // role are each cluster's Terraform outputs: nothing to say).
     const { overlays, ...rest } = (config.clusters as Plain)['prod-eu-02'] as Plain;
     expect(rest).toEqual({
-      terraformOutputs: 'terraform/prod-eu-02.json', smokeTests: false, manualSync: true,
+      terraformOutputs: 'terraform/prod-eu-02.json', destination: { name: 'prod-eu-02' }, smokeTests: false, manualSync: true,
       teams: { platform: { pools: { default: { limits: { cpu: '2000' } }, gpu: { securityGroupSelectorTerms: [{ id: 'sg-0e4a8c2f6b1d9e375' }, { name: 'prod-eu-02-node' }] } } } },
     });
     expect(Object.keys(overlays as Plain)).toEqual(['spot-discount']);

@@ -111,7 +111,7 @@ describe('fuzzing synth against the real CRDs', () => {
         rawConfig: stringify({
           gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
           karpenter: { version: '1.14.1' },
-          clusters: Object.fromEntries(clusters.map((c) => [c, { terraformOutputs: `terraform/${c}.json` }])),
+          clusters: Object.fromEntries(clusters.map((c, i) => [c, { terraformOutputs: `terraform/${c}.json`, ...(i > 0 ? { destination: { name: c } } : {}) }])),
           defaults: { ami: { alias: 'al2023@v20250505' }, ...defaults },
           teams,
         }),

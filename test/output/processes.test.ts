@@ -16,7 +16,7 @@ function project(teams: number): string {
   }
   const config = (variant: 'a' | 'b') => {
     let text = 'gitops: { repoURL: https://github.com/acme/platform-gitops.git }\nkarpenter: { version: 1.14.1 }\n'
-      + 'clusters:\n  east: { terraformOutputs: terraform/east.json }\n  west: { terraformOutputs: terraform/west.json }\n'
+      + 'clusters:\n  east: { terraformOutputs: terraform/east.json }\n  west: { terraformOutputs: terraform/west.json, destination: { name: west } }\n'
       + `defaults: { ami: { alias: al2023@v2025050${variant === 'a' ? 5 : 6} } }\nteams:\n`;
     // b drops every third team and adds others: files are changed, removed and added.
     for (let i = 0; i < teams; i++) {

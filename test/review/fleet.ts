@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { run } from '../../src/cli';
-import { aConfig, aTerraform, Overrides, Plain, removeProjects, writeProject } from '../builders';
+import { aConfig, aTerraform, Overrides, Plain, removeProjects, withDestinations, writeProject } from '../builders';
 
 /** What a command printed and returned. */
 export interface CliResult {
@@ -75,7 +75,7 @@ export class Fleet {
 
   /** Replaces the config (and writes Terraform outputs for clusters that have none yet). */
   public configure(config: Plain, eks: Readonly<Record<string, string>> = {}): void {
-    writeFileSync(this.configPath, stringify(config));
+    writeFileSync(this.configPath, stringify(withDestinations(config)));
     for (const c of Object.keys(config.clusters as Plain)) {
       writeFileSync(join(this.dir, `config/terraform/${c}.json`), JSON.stringify(aTerraform({ cluster_name: eks[c] ?? c, karpenter_node_role_name: `KarpenterNodeRole-${c}` })));
     }

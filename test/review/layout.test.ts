@@ -47,8 +47,12 @@ function earlierRelease(files: Files): Files {
     else if (!/^dist\/[^/]+\/apps\/pools-[^/]+\.yaml$/.test(path) && !['argocd/bootstrap.yaml', 'argocd/helm-repository.yaml'].includes(path)) out.set(path, text);
   }
   for (const cluster of clusters) {
-    const revision = /targetRevision: (\S+)/.exec(files.get(`dist/${cluster}/apps/pools-web.yaml`) ?? '')?.[1];
-    out.set(`dist/${cluster}/apps/karpenter-nodepools.yaml`, fixture.replaceAll('demo', cluster).replace('targetRevision: main', `targetRevision: ${revision}`));
+    const pools = files.get(`dist/${cluster}/apps/pools-web.yaml`) ?? '';
+    const revision = /targetRevision: (\S+)/.exec(pools)?.[1];
+    // Pointed at the cluster as its Applications are (by server or by name).
+    const destination = /\n {4}(server|name): (\S+)\n/.exec(pools.slice(pools.indexOf('destination:')));
+    out.set(`dist/${cluster}/apps/karpenter-nodepools.yaml`, fixture.replaceAll('demo', cluster).replace('targetRevision: main', `targetRevision: ${revision}`)
+      .replace('server: https://kubernetes.default.svc', `${destination?.[1]}: ${destination?.[2]}`));
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -51,7 +51,7 @@ function writeFleet(newClusters: Readonly<Record<string, unknown>>): void {
     karpenter: { version: '1.14.1' },
     clusters: {
       old: { terraformOutputs: 'terraform/old.json' },
-      ...Object.fromEntries(Object.entries(newClusters).map(([id, teams]) => [id, { terraformOutputs: `terraform/${id}.json`, karpenter: { version: '1.15.0' }, teams }])),
+      ...Object.fromEntries(Object.entries(newClusters).map(([id, teams]) => [id, { terraformOutputs: `terraform/${id}.json`, destination: { name: id }, karpenter: { version: '1.15.0' }, teams }])),
     },
     defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '64', memory: '256Gi' } },
     teams: {
@@ -152,7 +152,7 @@ describe('an upgrade to the 1.15 stand-in', () => {
     const fleet = (upgraded: boolean, tags: Record<string, string>) => {
       writeFleet({});
       const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as { clusters: Record<string, unknown>; teams: { web: Record<string, unknown> } };
-      config.clusters.moving = { terraformOutputs: 'terraform/moving.json', karpenter: { version: upgraded ? '1.15.0' : '1.14.1' } };
+      config.clusters.moving = { terraformOutputs: 'terraform/moving.json', destination: { name: 'moving' }, karpenter: { version: upgraded ? '1.15.0' : '1.14.1' } };
       config.teams.web.tags = tags;
       writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
       writeFileSync(join(root, 'config/terraform/moving.json'), terraform('moving'));

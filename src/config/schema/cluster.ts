@@ -30,6 +30,7 @@ export const cluster = z.strictObject({
     name: z.string().min(1).optional(),
   }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' })
     .meta({ oneOf: [{ required: ['server'] }, { required: ['name'] }] }).optional(),
+  argocd: dnsLabel.optional().describe('the Argo CD instance (a key of gitops.argocd) that deploys this cluster; default the only one'),
   teams: listOrMap(z.array(fileId), map(fileId, clusterTeam))
     .optional().describe('default: every team; a list of team ids, or team id -> pool fields for this cluster'),
   smokeTests: z.boolean().optional().describe('default true'),

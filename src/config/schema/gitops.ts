@@ -1,5 +1,25 @@
 import { z } from 'zod';
-import { dnsLabel } from './fields';
+import { dnsLabel, map, quantityString } from './fields';
+
+/**
+ * How a stage is promoted (docs/windows.md, Promotion): a soak after the stage before finished,
+ * and a GitHub environment whose reviewers approve each promotion.
+ */
+const stage = z.strictObject({
+  soak: z.string().regex(/^(?=[0-9])(?:[0-9]+h)?(?:[0-9]+m)?$/, { error: 'must be a duration in hours and minutes such as "30m", "24h" or "1h30m"' }).optional()
+    .describe('how long after the stage before finished (as its Argo CD Applications and drift gate recorded it) a change may reach this stage; default 0'),
+  environment: z.string().min(1).max(255).regex(/^[^/,:;'"`\\]+$/, { error: 'must be a GitHub environment name (no / , : ; quotes or backslash)' }).optional()
+    .describe('a GitHub environment the push to this stage runs in: its required reviewers approve each promotion (create it under Settings > Environments)'),
+});
+
+/** An Argo CD instance the promote workflow reads, on an EKS cluster, through an IAM role it assumes by OIDC. */
+const argocdInstance = z.strictObject({
+  eksCluster: z.string().min(1).max(100).regex(/^[0-9A-Za-z][A-Za-z0-9\-_]*$/, { error: 'must be an EKS cluster name' })
+    .describe('the EKS cluster Argo CD runs in (aws eks update-kubeconfig --name)'),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: 'must be an AWS region such as eu-west-1' }).describe('its region'),
+  roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::[0-9]{12}:role\/[\w+=,.@\/-]+$/, { error: 'must be an IAM role ARN such as arn:aws:iam::111122223333:role/karpenter-gitops-promote' })
+    .describe('the role the promote workflow assumes with GitHub\'s OIDC token; its EKS access entry may only list Applications in Argo CD\'s namespace'),
+});
 
 /** `gitops`: where Argo CD reads the generated files from, and how it is set up. */
 export const gitops = z.strictObject({
@@ -10,4 +30,10 @@ export const gitops = z.strictObject({
   stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
     .optional().describe('the branch everything of a stage-N cluster tracks is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
   driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: runs `node -e`, no shell; default the official Node.js image pinned by digest (see docs/windows.md)'),
+  driftGateMemory: quantityString('expected a memory quantity such as "128Mi"').optional()
+    .describe('memory limit of the drift gate Job (it reads NodeClaims a page at a time, so its use does not grow with the cluster); default 96Mi'),
+  argocd: map(dnsLabel, argocdInstance).optional()
+    .describe('the Argo CD instances of the fleet, by name (clusters.<id>.argocd names one): each gets its own bootstrap, and the promote workflow reads each; default one instance, read with the ARGOCD_KUBECONFIG secret'),
+  stages: map(z.string().regex(/^([2-9]|1[0-9]|20)$/, { error: 'must be a stage number from 2 to 20 (stage 1 is not promoted: it follows targetRevision)' }), stage).optional()
+    .describe('per stage N (2 and later): a soak time after stage N-1 finished, and a GitHub environment whose reviewers approve'),
 });

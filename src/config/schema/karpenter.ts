@@ -40,5 +40,7 @@ function chartKeys(node: ChartKeyNode): Record<string, unknown> {
 export const karpenterFields = {
   namespace: dnsLabel.optional().describe('default kube-system'),
   controller: controller.optional(),
+  syncInWindow: z.boolean().optional()
+    .describe('true: the controller and CRD Applications of a cluster with a window sync only inside it, as its pools do (the controller rolls, the CRDs change, in the window); default false: at once'),
   helmValues: map(z.string(), z.unknown()).meta(chartKeys(CHART_VALUES_KEYS)).nullish().describe('deep-merged into the chart values last'),
 };
