@@ -2,19 +2,30 @@
  * The Application health check against statuses written the way Argo CD 3.5.1 serializes its Go
  * types (test/support/argocd-status.ts, transcribed from types.go and controller/state.go), for
  * the Applications synth really generates: the multi-source controller Application, the
- * single-source pool and root Applications and the directory bootstrap. Every case runs under
- * fengari narrowed to Lua 5.1, and under Debian's lua5.1 where it is on PATH.
+ * single-source pool and root Applications and the directory bootstrap. Every case runs the script
+ * the argocd-cm patch holds, with the libraries its `useOpenLibs` key gives it (as Argo CD reads
+ * the key), under fengari narrowed to Lua 5.1, and under Debian's lua5.1 where it is on PATH.
  */
 import { Testing } from 'cdk8s';
+import { parse } from 'luaparse';
 import { ApplicationChart } from '../../src/charts/application-chart';
+import { ArgoCdHealthChart } from '../../src/charts/argocd-health-chart';
 import { APPLICATION_HEALTH_LUA } from '../../src/model/application-health';
 import { ApplicationModel, bootstrapApplication, clusterApplications, rootApplication } from '../../src/model/applications';
 import { staged, stagedRoot } from '../../src/model/stages';
 import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
-import { LiveApplication, StatusOptions, anApplicationStatus, goJson } from '../support/argocd-status';
-import { LUA_RUNTIMES, LuaRuntime, assertLua51 } from '../support/lua';
+import { CONDITIONS, LiveApplication, StatusOptions, anApplicationStatus, goJson, pruningConfirmation } from '../support/argocd-status';
+import { LUA_RUNTIMES, LuaRuntime, assertLua51, useOpenLibs } from '../support/lua';
 
 type Application = LiveApplication & { spec: NonNullable<LiveApplication['spec']> & { sources?: Record<string, unknown>[]; source?: Record<string, unknown> } };
+
+/** The `argocd-cm` patch synth writes: its data. */
+const ARGOCD_CM = (Testing.synth(new ArgoCdHealthChart(Testing.app(), 'argocd-cm', { namespace: 'argocd' }))[0] as { data: Record<string, string> }).data;
+/** The Application check as Argo CD runs it: the patch's script, and the libraries its useOpenLibs key opens (util/settings/settings.go v3.5.1 l. 1167-1175). */
+const CHECK = {
+  script: ARGOCD_CM['resource.customizations.health.argoproj.io_Application'],
+  openLibs: useOpenLibs(ARGOCD_CM['resource.customizations.useOpenLibs.argoproj.io_Application']),
+};
 
 /** `app` rendered as synth renders it. */
 function render(app: ApplicationModel): Application {
@@ -70,13 +81,21 @@ describe('statuses as Argo CD 3.5.1 writes them (the test fixtures)', () => {
     expect(anApplicationStatus({ spec })).toMatchObject({ sync: { comparedTo: { source: { repoURL: 'r', directory: { include: '*.yaml' } } } } });
   });
 
+  it('write conditions as ApplicationCondition: type and message always, the reconcile\'s time when none is given', () => {
+    const status = anApplicationStatus(APPS['single-source (a team\'s pools)'], { sync: 'Unknown', conditions: [{ type: 'UnknownError', message: '' }, CONDITIONS.missingProject('karpenter')] });
+    expect((status as { conditions: unknown }).conditions).toEqual([
+      { type: 'UnknownError', message: '', lastTransitionTime: '2026-11-20T10:00:42Z' },
+      { type: 'InvalidSpecError', message: 'Application referencing project karpenter which does not exist', lastTransitionTime: '2026-11-20T10:00:42Z' },
+    ]);
+  });
+
   it('read as the fleet\'s controller Application synced and healthy', () => {
     expect(withStatus(APPS['multi-source (the controller chart and $values)']).status).toMatchSnapshot();
   });
 });
 
 describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, LuaRuntime]))('the argoproj.io/Application health check under %s', (_name, lua) => {
-  const health = (app: unknown) => lua.run(APPLICATION_HEALTH_LUA, app) as { status: string; message: string };
+  const health = (app: unknown) => lua.run(CHECK.script, app, { openLibs: CHECK.openLibs }) as { status: string; message: string };
 
   describe.each(Object.entries(APPS))('for a %s Application', (_kind, app) => {
     it('is Healthy when Argo CD compared this spec, synced it and found it healthy', () => {
@@ -97,7 +116,7 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
         .toEqual({ status: 'Progressing', message: 'sync Running' });
       expect(health(withStatus(app, { sync: 'OutOfSync' }))).toEqual({
         status: 'Progressing',
-        message: 'sync status OutOfSync: waiting for automated sync (a pending Prune=confirm or Delete=confirm waits for a person)',
+        message: 'sync status OutOfSync: waiting for automated sync (lasting: a sync window holds it)',
       });
     });
 
@@ -140,9 +159,44 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
     expect(health({ ...moved, status: anApplicationStatus(single) }).status).toBe('Progressing');
   });
 
-  it('names the error condition while a child waits (a ComparisonError keeps it Progressing, not Healthy)', () => {
-    const app = withStatus(multi, { sync: 'Unknown', conditions: [{ type: 'ComparisonError', message: 'failed to load target state: chart not found' }] });
-    expect(health(app)).toEqual({ status: 'Progressing', message: 'sync status Unknown: ComparisonError: failed to load target state: chart not found' });
+  describe('an error condition: Degraded, so a parent\'s wave fails instead of waiting for ever', () => {
+    // What Argo CD writes when a source cannot be rendered: sync Unknown, the ComparisonError, no operation yet (state.go l. 698, l. 1034-1035).
+    const broken = (app: Application, condition = CONDITIONS.missingPath('dist/prod/nodepools/web')) => withStatus(app, { sync: 'Unknown', operation: null, conditions: [condition] });
+
+    it.each(Object.entries(APPS))('for a %s Application, whatever the error condition (a warning is no error; conditions of the spec before are stale)', (_kind, app) => {
+      const missing = CONDITIONS.missingPath('dist/prod/nodepools/web');
+      expect(health(broken(app))).toEqual({ status: 'Degraded', message: `sync status Unknown: ComparisonError: ${missing.message}` });
+      expect(health(withStatus(app, { sync: 'OutOfSync', conditions: [CONDITIONS.wouldWipeOut('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678')] })))
+        .toEqual({ status: 'Degraded', message: 'sync status OutOfSync: SyncError: Skipping sync attempt to [a1b2c3d4e5f60718293a4b5c6d7e8f9012345678]: auto-sync will wipe out all resources' });
+      for (const type of ['DeletionError', 'UnknownError', 'InvalidSpecError']) expect(health(broken(app, { type, message: 'x' })).status).toBe('Degraded');
+      expect(health(withStatus(app, { conditions: [{ type: 'OrphanedResourceWarning', message: 'Application has 1 orphaned resources' }] }))).toEqual({ status: 'Healthy', message: 'synced and healthy' });
+      // Conditions written for the spec before the root changed it say nothing of the new one.
+      expect(health({ ...changed(app), status: broken(app).status })).toEqual({ status: 'Progressing', message: 'waiting for Argo CD to compare the new spec' });
+    });
+
+    it('before its first comparison too: an InvalidSpecError leaves comparedTo unwritten (appcontroller.go l. 1866-1871)', () => {
+      const initial = goJson({ struct: 'ApplicationStatus' }, { sync: { status: 'Unknown' }, health: { status: 'Unknown' }, conditions: [{ ...CONDITIONS.missingProject('karpenter'), lastTransitionTime: '2026-11-20T10:00:42Z' }] });
+      expect(health({ ...single, status: initial })).toEqual({ status: 'Degraded', message: 'InvalidSpecError: Application referencing project karpenter which does not exist' });
+    });
+
+    it('is Degraded at once when the root changed its spec to one Argo CD refuses: an InvalidSpecError stops the comparison (appcontroller.go l. 1866-1881)', () => {
+      const refused = { ...changed(single), status: withStatus(single, { sync: 'Unknown', conditions: [CONDITIONS.missingProject('karpenter')] }).status };
+      expect(health(refused)).toEqual({ status: 'Degraded', message: 'sync status Unknown: InvalidSpecError: Application referencing project karpenter which does not exist' });
+    });
+
+    it('names every error condition', () => {
+      const second = CONDITIONS.notPermitted('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', 'karpenter.sh', 'NodePool', 'karpenter');
+      expect(health(withStatus(single, { sync: 'Unknown', conditions: [CONDITIONS.missingPath('dist/prod/nodepools/web'), second] })).message)
+        .toBe(`sync status Unknown: ComparisonError: ${CONDITIONS.missingPath('dist/prod/nodepools/web').message}; SyncError: ${second.message}`);
+    });
+
+    it('is Degraded while its sync waits for a person to confirm a prune (gitops-engine keeps it Running)', () => {
+      const operation = pruningConfirmation([{ group: 'karpenter.sh', kind: 'NodePool', name: 'web' }, { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'web' }]);
+      expect(health(withStatus(single, { sync: 'OutOfSync', operation }))).toEqual({
+        status: 'Degraded',
+        message: 'sync Running: waiting for pruning confirmation of karpenter.sh/NodePool/web and 1 more resources: a person confirms it (argocd app confirm-deletion dev-pools-web, or Confirm Pruning in the UI)',
+      });
+    });
   });
 
   describe('a child that waits on its window or its stage (the annotation karpenter-gitops.io/waits-for)', () => {
@@ -163,12 +217,50 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
       expect(health(withStatus(devPools, { sync: 'OutOfSync' })).status).toBe('Progressing');
     });
 
+    // The root of a stage-2 cluster before the first promotion, as Argo CD 3.5.1 writes it: sync Unknown at the ref asked for, no operation.
+    const unresolved = CONDITIONS.unresolvedRef('karpenter-gitops/stage-2');
+    const beforePromotion = (app: Application, conditions = [unresolved]) => withStatus(app, { sync: 'Unknown', revision: 'karpenter-gitops/stage-2', operation: null, conditions });
+
     it('keeps the bootstrap healthy while a stage-2 root cannot resolve its stage ref, and says so', () => {
-      const missing = { sync: 'Unknown' as const, conditions: [{ type: 'ComparisonError', message: "failed to resolve revision: unable to resolve 'karpenter-gitops/stage-2' to a commit SHA" }] };
-      expect(health({ ...root, status: { conditions: missing.conditions } })).toEqual({
-        status: 'Healthy', message: "waits for its stage ref karpenter-gitops/stage-2 (moved by npm run promote once stage 1 is done): ComparisonError: failed to resolve revision: unable to resolve 'karpenter-gitops/stage-2' to a commit SHA",
+      expect(health({ ...root, status: { conditions: [unresolved] } })).toEqual({
+        status: 'Healthy', message: `waits for its stage ref karpenter-gitops/stage-2 (moved by npm run promote once stage 1 is done): ComparisonError: ${unresolved.message}`,
       });
-      expect(health(withStatus(root, missing))).toMatchObject({ status: 'Healthy', message: expect.stringMatching(/^sync status Unknown: waits for its stage ref karpenter-gitops\/stage-2 .*; ComparisonError: /) });
+      expect(health(beforePromotion(root))).toEqual({
+        status: 'Healthy', message: `sync status Unknown: waits for its stage ref karpenter-gitops/stage-2 (moved by npm run promote once stage 1 is done); ComparisonError: ${unresolved.message}`,
+      });
+    });
+
+    it('keeps a stage-2 root healthy while its stage ref does not hold its folder yet (a cluster added to the stage), and says so', () => {
+      expect(root.spec.source?.path).toBe('dist/prod/apps');
+      expect(health(beforePromotion(root, [CONDITIONS.missingPath('dist/prod/apps')]))).toMatchObject({
+        status: 'Healthy', message: expect.stringMatching(/^sync status Unknown: waits for its stage ref karpenter-gitops\/stage-2 .*dist\/prod\/apps: app path does not exist$/),
+      });
+    });
+
+    it('is Degraded on any other error of a stage-2 root: another folder missing, another ref, a second error', () => {
+      expect(health(beforePromotion(root, [CONDITIONS.missingPath('dist/prod/nodepools')]))).toMatchObject({ status: 'Degraded', message: expect.stringMatching(/^sync status Unknown: ComparisonError: .*dist\/prod\/nodepools: app path does not exist$/) });
+      expect(health(beforePromotion(root, [CONDITIONS.unresolvedRef('karpenter-gitops/stage-3')])).status).toBe('Degraded');
+      expect(health(beforePromotion(root, [unresolved, CONDITIONS.wouldWipeOut('karpenter-gitops/stage-2')])).status).toBe('Degraded');
+      // Its annotation names the ref it waits for; the same error on an Application that does not track that ref is an error.
+      const elsewhere = { ...root, spec: { ...root.spec, source: { ...root.spec.source, targetRevision: 'main' } } };
+      expect(health(beforePromotion(elsewhere)).status).toBe('Degraded');
+    });
+
+    it('is Degraded when a windowed child cannot resolve its ref: it waits for its window, not for a stage ref', () => {
+      const stagedWindowed = render(clusterApplications(fleet, sProd).map((a) => staged(fleet, sProd, a)).find((a) => a.name === 'prod-pools-web')!);
+      expect(stagedWindowed.spec.source?.targetRevision).toBe('karpenter-gitops/stage-2');
+      expect(health(beforePromotion(stagedWindowed))).toMatchObject({ status: 'Degraded', message: `sync status Unknown: ComparisonError: ${unresolved.message}` });
+    });
+
+    it('is Degraded, not Healthy, when a child waiting on its window cannot be rendered or its sync is refused', () => {
+      expect(health(withStatus(pools, { sync: 'Unknown', operation: null, conditions: [CONDITIONS.missingPath('dist/prod/nodepools/web')] })))
+        .toMatchObject({ status: 'Degraded', message: expect.stringMatching(/^sync status Unknown: ComparisonError: .* desc = dist\/prod\/nodepools\/web: app path does not exist$/) });
+      expect(health(withStatus(pools, { sync: 'OutOfSync', conditions: [CONDITIONS.wouldWipeOut('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678')] })).status).toBe('Degraded');
+      const refused = CONDITIONS.notPermitted('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', 'karpenter.sh', 'NodePool', 'prod-pools');
+      expect(health(withStatus(pools, { sync: 'OutOfSync', operation: { phase: 'Failed', message: 'one or more synchronization tasks are not valid' }, conditions: [refused] })))
+        .toEqual({ status: 'Degraded', message: `sync status OutOfSync: SyncError: ${refused.message}` });
+      const operation = pruningConfirmation([{ group: 'karpenter.sh', kind: 'NodePool', name: 'batch' }]);
+      expect(health(withStatus(pools, { sync: 'OutOfSync', operation }))).toMatchObject({ status: 'Degraded', message: expect.stringMatching(/^sync Running: waiting for pruning confirmation of karpenter\.sh\/NodePool\/batch: /) });
     });
 
     it('still reports a sync that runs, a failed sync and Argo CD\'s own health of a waiting child', () => {
@@ -201,10 +293,57 @@ describe.each(LUA_RUNTIMES.map((runtime) => [runtime.name, runtime] as [string, 
   it('does not fail on an Application without spec', () => {
     expect(health({ kind: 'Application', metadata: { name: 'x' } })).toEqual({ status: 'Healthy', message: 'manual sync: not waited for' });
   });
+
+  it('is Degraded, naming the key, when Argo CD runs it without the standard libraries (argocd-cm patched without useOpenLibs)', () => {
+    const sandboxed = (app: unknown) => lua.run(CHECK.script, app, { openLibs: false }) as { status: string; message: string };
+    expect(sandboxed(withStatus(single))).toEqual({
+      status: 'Degraded',
+      message: 'resource.customizations.useOpenLibs.argoproj.io_Application is not "true" in argocd-cm: this check needs the string library (apply argocd/argocd-cm-patch.yaml)',
+    });
+    expect(sandboxed(withStatus(byName('dev-karpenter-smoke-tests'))).status).toBe('Healthy');
+  });
 });
 
 describe('the health check script', () => {
   it('is Lua 5.1, as Argo CD (gopher-lua) runs it', () => {
     expect(() => assertLua51(APPLICATION_HEALTH_LUA)).not.toThrow();
+  });
+
+  it('gets the standard libraries from argocd-cm, and the Application check alone', () => {
+    expect(CHECK).toEqual({ script: APPLICATION_HEALTH_LUA, openLibs: true });
+    expect(Object.keys(ARGOCD_CM).filter((k) => k.startsWith('resource.customizations.useOpenLibs.'))).toEqual(['resource.customizations.useOpenLibs.argoproj.io_Application']);
+  });
+
+  // With the standard libraries the script could reach the controller's files and process (io, os, debug):
+  // it must name nothing but these, and read messages only with plain string.find (no pattern from data).
+  it('uses of the standard libraries only string.find (plain) and string.sub, and no other global', () => {
+    const globals = new Set<string>();
+    const stringFunctions = new Set<string>();
+    const problems: string[] = [];
+    type LuaNode = { type: string; [key: string]: unknown };
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (node === null || typeof node !== 'object' || typeof (node as LuaNode).type !== 'string') return;
+      const n = node as LuaNode;
+      if (n.type === 'Identifier' && n.isLocal !== true) globals.add(n.name as string);
+      if (n.type === 'MemberExpression') {
+        const base = n.base as LuaNode;
+        if (n.indexer !== '.') problems.push(`a method call :${(n.identifier as LuaNode).name as string}`);
+        if (base.type === 'Identifier' && base.name === 'string') stringFunctions.add((n.identifier as LuaNode).name as string);
+        return visit(base);
+      }
+      if (n.type === 'CallExpression') {
+        const base = n.base as LuaNode;
+        const args = n.arguments as LuaNode[];
+        const isFind = base.type === 'MemberExpression' && (base.base as LuaNode).name === 'string' && (base.identifier as LuaNode).name === 'find';
+        if (isFind && !(args.length === 4 && args[3].type === 'BooleanLiteral' && args[3].value === true)) problems.push('string.find without plain = true');
+      }
+      if (n.type === 'TableKeyString') return visit(n.value);
+      for (const [key, value] of Object.entries(n)) if (key !== 'type' && key !== 'loc' && key !== 'range') visit(value);
+    };
+    visit(parse(APPLICATION_HEALTH_LUA, { luaVersion: '5.1', scope: true }).body);
+    expect(problems).toEqual([]);
+    expect([...globals].sort()).toEqual(['ipairs', 'obj', 'pairs', 'string', 'table', 'type']);
+    expect([...stringFunctions].sort()).toEqual(['find', 'sub']);
   });
 });

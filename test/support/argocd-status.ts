@@ -34,7 +34,7 @@ export type GoType =
 type StructName =
   | 'ApplicationSource' | 'ApplicationSourceHelm' | 'HelmParameter' | 'HelmFileParameter' | 'ApplicationSourceDirectory'
   | 'ApplicationSourceJsonnet' | 'ApplicationDestination' | 'ResourceIgnoreDifferences' | 'ComparedTo' | 'SyncStatus'
-  | 'AppHealthStatus' | 'OperationState' | 'ApplicationStatus' | 'ApplicationSummary' | 'SourceHydratorStatus';
+  | 'AppHealthStatus' | 'OperationState' | 'ApplicationStatus' | 'ApplicationSummary' | 'SourceHydratorStatus' | 'ApplicationCondition';
 
 /** One field: its JSON name, type and tag options. */
 interface GoField {
@@ -92,10 +92,12 @@ const STRUCTS: Record<StructName, readonly GoField[]> = {
     raw('operation', false), s('phase', false), s('message'), pointer('syncResult', 'raw'),
     { json: 'startedAt', type: 'time' }, pointer('finishedAt', 'time'), { json: 'retryCount', type: 'int', omitempty: true },
   ],
+  // l. 1920: type and message have no omitempty
+  ApplicationCondition: [s('type', false), s('message', false), pointer('lastTransitionTime', 'time')],
   // l. 1213
   ApplicationStatus: [
     slice('resources', 'raw'), struct('sync', 'SyncStatus', { omitempty: true }), struct('health', 'AppHealthStatus', { omitempty: true }),
-    slice('history', 'raw'), slice('conditions', 'raw'), pointer('reconciledAt', 'time'),
+    slice('history', 'raw'), slice('conditions', { struct: 'ApplicationCondition' }), pointer('reconciledAt', 'time'),
     pointer('operationState', { struct: 'OperationState' }), pointer('observedAt', 'time'), s('sourceType'),
     struct('summary', 'ApplicationSummary', { omitempty: true }), s('resourceHealthSource'), strings('sourceTypes'),
     s('controllerNamespace'), struct('sourceHydrator', 'SourceHydratorStatus', { omitempty: true }),
@@ -182,8 +184,64 @@ export interface StatusOptions {
    * chart's version, a git source's commit). @default - `revision` for every source
    */
   readonly revisions?: readonly string[];
-  /** `status.conditions`. @default - none */
-  readonly conditions?: readonly { readonly type: string; readonly message: string }[];
+  /**
+   * `status.conditions` (see {@link CONDITIONS}), each stamped with the reconcile's time when it
+   * has none, as `SetConditions` does (types.go l. 3712-3730). @default - none
+   */
+  readonly conditions?: readonly Condition[];
+}
+
+/** An ApplicationCondition (types.go l. 1920-1927). */
+export interface Condition {
+  readonly type: string;
+  readonly message: string;
+  readonly lastTransitionTime?: string;
+}
+
+/**
+ * Conditions as Argo CD 3.5.1 writes them, each message formatted as its code formats it.
+ * A repository error reaches the controller from the repo server over gRPC: a plain error is
+ * sent with code Unknown (grpc-go v1.81.1, Argo CD's: server.go l. 1432-1436, status/status.go
+ * l. 161) and reads "rpc error: code = Unknown desc = <error>" (internal/status/status.go l. 202);
+ * `GetRepoObjs` adds the source (controller/state.go l. 377), `CompareAppState` the rest (l. 698).
+ */
+export const CONDITIONS = {
+  /** A git ref that `ls-remote` does not list (util/git/client.go l. 1007; repository.go l. 363). */
+  unresolvedRef: (ref: string, source = 1, of = 1): Condition => ({
+    type: 'ComparisonError',
+    message: `Failed to load target state: failed to generate manifest for source ${source} of ${of}: rpc error: code = Unknown desc = unable to resolve '${ref}' to a commit SHA`,
+  }),
+  /** A directory source whose folder is not in the commit (util/app/path/path.go l. 15 and l. 25-27; repository.go l. 540-543). */
+  missingPath: (path: string, source = 1, of = 1): Condition => ({
+    type: 'ComparisonError',
+    message: `Failed to load target state: failed to generate manifest for source ${source} of ${of}: rpc error: code = Unknown desc = ${path}: app path does not exist`,
+  }),
+  /** An Application whose project does not exist (controller/appcontroller.go l. 2744); written before any comparison (l. 1866-1870). */
+  missingProject: (project: string): Condition => ({ type: 'InvalidSpecError', message: `Application referencing project ${project} which does not exist` }),
+  /**
+   * Auto-sync declining to retry a revision whose sync failed (appcontroller.go l. 2398, the
+   * revisions a Go `[]string` printed with %s), here a sync refused by the project's permission
+   * validator (controller/sync.go l. 658; gitops-engine pkg/sync/sync_context.go l. 1090-1092 and
+   * l. 489-499).
+   */
+  notPermitted: (revision: string, group: string, kind: string, project: string): Condition => ({
+    type: 'SyncError',
+    message: `Failed last sync attempt to [${revision}]: one or more synchronization tasks are not valid: resource ${group}:${kind} is not permitted in project ${project}`,
+  }),
+  /** Auto-sync refusing a revision that would prune everything (appcontroller.go l. 2439). */
+  wouldWipeOut: (revision: string): Condition => ({ type: 'SyncError', message: `Skipping sync attempt to [${revision}]: auto-sync will wipe out all resources` }),
+} as const;
+
+/**
+ * The operation of a sync held for a person's prune confirmation: Running, with the message of
+ * gitops-engine's `setRunningPhase` for the prunes of objects with `Prune=confirm`, the first
+ * named as group/kind/name (pkg/sync/sync_context.go l. 458-474, called at l. 716-719 while a
+ * prune waits, l. 1618-1624).
+ */
+export function pruningConfirmation(objects: readonly { readonly group: string; readonly kind: string; readonly name: string }[]): NonNullable<StatusOptions['operation']> {
+  const [first] = objects;
+  const more = objects.length > 1 ? ` and ${objects.length - 1} more resources` : '';
+  return { phase: 'Running', message: `waiting for pruning confirmation of ${first.group}/${first.kind}/${first.name}${more}` };
 }
 
 const STARTED = '2026-11-20T10:00:00Z';
@@ -207,7 +265,7 @@ export function anApplicationStatus(app: LiveApplication, options: StatusOptions
       ...(multi ? { revisions } : { revision: synced }),
     },
     health: { status: options.health ?? 'Healthy', lastTransitionTime: FINISHED },
-    conditions: options.conditions,
+    conditions: options.conditions?.map((c) => ({ lastTransitionTime: FINISHED, ...c })),
     reconciledAt: FINISHED,
     operationState: operation && {
       operation: { sync: { revision: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', syncStrategy: { hook: {} } }, initiatedBy: { automated: true } },

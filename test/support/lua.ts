@@ -26,6 +26,32 @@ import { parse } from 'luaparse';
 process.env.FENGARICONF = JSON.stringify({ LUA_COMPAT_FLOATSTRING: true });
 const fengari = require('fengari') as typeof import('fengari');
 
+/** How a health script is run. */
+export interface LuaRunOptions {
+  /**
+   * Argo CD's `resource.customizations.useOpenLibs.<group_kind>` for the script's kind (see
+   * {@link useOpenLibs}): gopher-lua's OpenLibs, every standard library with string methods
+   * (util/lua/lua.go v3.5.1 l. 76-78; yuin/gopher-lua v1.1.2 linit.go l. 31-54), as Argo CD
+   * also runs its built-in scripts (lua.go l. 203-204). Under fengari `io` is missing (opening it
+   * holds process.stdin); under lua5.1 it is there.
+   * @default false - the sandbox Argo CD gives a custom health check (see {@link program51})
+   */
+  readonly openLibs?: boolean;
+}
+
+/**
+ * Whether an argocd-cm `useOpenLibs` value opens the standard libraries, read as Argo CD reads
+ * it: Go's `strconv.ParseBool` (util/settings/settings.go v3.5.1 l. 1170-1175), which takes 1, t,
+ * T, TRUE, true, True and 0, f, F, FALSE, false, False; anything else fails Argo CD's settings,
+ * and fails here. Absent: false.
+ */
+export function useOpenLibs(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  throw new Error(`useOpenLibs: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+}
+
 /** A Lua interpreter that runs a health script against `obj` and returns its result as JSON data. */
 export interface LuaRuntime {
   /** Its name in test titles. */
@@ -40,7 +66,7 @@ export interface LuaRuntime {
    * an object; nil is `null`. Functions, cycles, NaN and infinities cannot come back and fail.
    * @see https://www.lua.org/manual/5.1/manual.html#2.5.7 (table constructors)
    */
-  run(script: string, obj: unknown): unknown;
+  run(script: string, obj: unknown, options?: LuaRunOptions): unknown;
 }
 
 /** What Lua 5.1 has and 5.3 does not, and what 5.3 added: run before every script under fengari. */
@@ -57,10 +83,10 @@ string.pack, string.unpack, string.packsize, coroutine.isyieldable = nil, nil, n
 /** fengari (npm), narrowed to Lua 5.1: the runner `npm test` always has. */
 export const FENGARI: LuaRuntime = {
   name: 'fengari (Lua 5.3 narrowed to 5.1)',
-  run(script, obj) {
+  run(script, obj, options = {}) {
     const { lua, lauxlib, to_luastring, to_jsstring } = fengari;
     const L = openState();
-    const program = [AS_LUA_51, PRELUDE, 'print = function() end', program51(script, obj), 'return encode(result)'].join('\n');
+    const program = [AS_LUA_51, PRELUDE, 'print = function() end', program51(script, obj, options.openLibs === true), 'return encode(result)'].join('\n');
     if (lauxlib.luaL_loadstring(L, to_luastring(program)) !== lua.LUA_OK || lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
       throw new Error(`lua script failed: ${to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('(no message)'))}`);
     }
@@ -74,25 +100,26 @@ export const FENGARI: LuaRuntime = {
  * literal) on every call, some 20 ms; this one keeps one Lua state per script, compiles the
  * script once, and builds `obj` with fengari's C API (every number a float, as in
  * {@link FENGARI}). Each call still runs the script in a fresh environment with only what Argo
- * CD gives a health check, and without string methods; what the libraries themselves hold
- * (`table`, `os`) is shared between calls, which no health check writes to. It runs every test
- * that {@link FENGARI} runs (it is in {@link LUA_RUNTIMES}).
+ * CD gives a health check, without string methods (with `openLibs`: every library, and string
+ * methods); what the libraries themselves hold (`table`, `os`) is shared between calls, which no
+ * health check writes to. It runs every test that {@link FENGARI} runs (it is in
+ * {@link LUA_RUNTIMES}).
  */
 export const FENGARI_COMPILED: LuaRuntime = {
   name: 'fengari (each script compiled once)',
-  run(script, obj) {
+  run(script, obj, options = {}) {
     let compiled = compiledScripts.get(script);
     if (!compiled) {
       compiled = compileFengari(script);
       compiledScripts.set(script, compiled);
     }
-    return compiled(obj);
+    return compiled(obj, options.openLibs === true);
   },
 };
 
-const compiledScripts = new Map<string, (obj: unknown) => unknown>();
+const compiledScripts = new Map<string, (obj: unknown, openLibs: boolean) => unknown>();
 
-/** The Lua that {@link FENGARI_COMPILED} loads once per script: `__run(obj)` returns the script's result as JSON text. */
+/** The Lua that {@link FENGARI_COMPILED} loads once per script: `__run(obj, openLibs)` returns the script's result as JSON text. */
 const COMPILED_RUNNER = String.raw`
 __ARRAY = ARRAY
 local names = { "assert", "error", "getmetatable", "ipairs", "load", "loadstring", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawset",
@@ -103,15 +130,20 @@ if setfenv then
 else
   chunk, compileError = load(source, "=script", "t", {})
 end
-function __run(o)
+function __run(o, openLibs)
   obj = o
   if not chunk then error(compileError, 0) end
   local env = { obj = o, table = table, os = { time = os.time, date = os.date }, require = require }
-  for _, name in ipairs(names) do env[name] = _G[name] end
+  if openLibs then
+    for name, value in pairs(_G) do env[name] = value end
+    env.obj = o
+  else
+    for _, name in ipairs(names) do env[name] = _G[name] end
+  end
   env._G = env
   if setfenv then setfenv(chunk, env) else debug.setupvalue(chunk, 1, env) end
   local strings = debug.getmetatable("")
-  debug.setmetatable("", nil)
+  if not openLibs then debug.setmetatable("", nil) end
   local ok, value = pcall(chunk)
   debug.setmetatable("", strings)
   if not ok then error(tostring(value), 0) end
@@ -120,7 +152,7 @@ end
 `;
 
 /** One fengari state holding `script` compiled, and the function that runs it against an `obj`. */
-function compileFengari(script: string): (obj: unknown) => unknown {
+function compileFengari(script: string): (obj: unknown, openLibs: boolean) => unknown {
   const { lua, lauxlib, to_luastring, to_jsstring } = fengari;
   const L = openState();
   const setup = [AS_LUA_51, PRELUDE, 'print = function() end', `local source = ${luaString(script)}`, COMPILED_RUNNER].join('\n');
@@ -154,11 +186,12 @@ function compileFengari(script: string): (obj: unknown) => unknown {
       }
     } else throw new Error(`runLua: a ${typeof value} has no JSON form`);
   };
-  return (obj) => {
+  return (obj, openLibs) => {
     lua.lua_settop(L, 0);
     lua.lua_getglobal(L, to_luastring('__run'));
     push(obj);
-    if (lua.lua_pcall(L, 1, 1, 0) !== lua.LUA_OK) {
+    lua.lua_pushboolean(L, openLibs);
+    if (lua.lua_pcall(L, 2, 1, 0) !== lua.LUA_OK) {
       const message = to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('(no message)'));
       lua.lua_settop(L, 0);
       throw new Error(`lua script failed: ${message}`);
@@ -186,8 +219,8 @@ const LUA51 = 'lua5.1';
 /** Debian's `lua5.1`, the reference interpreter, where it is on PATH. */
 export const LUA_51: LuaRuntime = {
   name: LUA51,
-  run(script, obj) {
-    const program = [PRELUDE, program51(script, obj), 'io.write(encode(result))'].join('\n');
+  run(script, obj, options = {}) {
+    const program = [PRELUDE, program51(script, obj, options.openLibs === true), 'io.write(encode(result))'].join('\n');
     const run = spawnSync(LUA51, ['-'], { input: program, env: process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (run.error) throw new Error(`${LUA51}: ${run.error.message}`);
     if (run.status !== 0) throw new Error(`lua script failed: ${run.stderr.trim().replace(/^lua5\.1: /, '')}`);
@@ -217,14 +250,21 @@ export function assertLua51(script: string): void {
  * with its error. The script runs as Argo CD runs a health check (util/lua/lua.go v3.5.1
  * l. 75-100): with only the base, table and package libraries and a safe os (time, date), so
  * neither the string nor the math library, nor string methods (their metatable comes with the
- * string library: it is taken away while the script runs).
+ * string library: it is taken away while the script runs); with `openLibs`, with every
+ * library the runner has and string methods (see {@link LuaRunOptions}).
  */
-function program51(script: string, obj: unknown): string {
+function program51(script: string, obj: unknown, openLibs: boolean): string {
   return [
     `obj = ${toLua(obj)}`,
     'local env = { obj = obj, table = table, os = { time = os.time, date = os.date }, require = require }',
-    'for _, name in ipairs({ "assert", "error", "getmetatable", "ipairs", "load", "loadstring", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawset",',
-    '  "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall", "_VERSION" }) do env[name] = _G[name] end',
+    `local openLibs = ${openLibs}`,
+    'if openLibs then',
+    '  for name, value in pairs(_G) do env[name] = value end',
+    '  env.obj = obj',
+    'else',
+    '  for _, name in ipairs({ "assert", "error", "getmetatable", "ipairs", "load", "loadstring", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawset",',
+    '    "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall", "_VERSION" }) do env[name] = _G[name] end',
+    'end',
     'env._G = env',
     `local source = ${luaString(script)}`,
     'local chunk, err',
@@ -236,7 +276,7 @@ function program51(script: string, obj: unknown): string {
     'end',
     'if not chunk then error(err, 0) end',
     'local strings = debug.getmetatable("")',
-    'debug.setmetatable("", nil)',
+    'if not openLibs then debug.setmetatable("", nil) end',
     'local ok, value = pcall(chunk)',
     'debug.setmetatable("", strings)',
     'if not ok then error(tostring(value), 0) end',
