@@ -150,7 +150,7 @@ function driftFreezes(source: SourceFile, file: PlatformFile, clusters: readonly
  * On a cluster a later stage waits for, a pool without `terminationGracePeriod` can be held for
  * ever by any pod that blocks eviction (`karpenter.sh/do-not-disrupt`, a PodDisruptionBudget
  * that allows none): a warning at the pool, naming the clusters.
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/disruption/types.go (NewCandidate: a pod blocking eviction makes a node no candidate unless its NodeClaim has a terminationGracePeriod)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/disruption/types.go#L188-L197 (NewCandidate: a pod blocking eviction makes a node no candidate unless its NodeClaim has a terminationGracePeriod and the class is eventual, as drift's is: disruption/drift.go#L114-L116)
  */
 function noGracePeriod(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): Problem[] {
   const waited = waitedForStages(clusters);

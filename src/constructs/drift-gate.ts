@@ -17,7 +17,9 @@ export interface DriftGateProps {
  * Karpenter has finished with the revision). No `activeDeadlineSeconds`: it never fails
  * because a window closed, it waits for the next one; no `ttlSecondsAfterFinished`, which would
  * make Argo CD see it missing and create it again. An eviction (the node it runs on drained)
- * does not count as a failure (`podFailurePolicy`). Pod Security: restricted.
+ * does not count as a failure (`podFailurePolicy`). Its memory request is its limit
+ * (`gitops.driftGateMemory`) and `NODE_OPTIONS` sizes V8's heap to it: the gate uses what it is
+ * given, so the node must not lend it to others. Pod Security: restricted.
  * @see https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
  * @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#pod-failure-policy
  */
@@ -79,8 +81,8 @@ export class DriftGate extends Construct {
               name: 'gate',
               image: g.image,
               command: ['node', '-e', g.program],
-              env: [{ name: GATE_ENV, value: JSON.stringify(g.spec) }],
-              resources: { requests: { cpu: '10m', memory: '48Mi' }, limits: { memory: '96Mi' } },
+              env: [{ name: GATE_ENV, value: JSON.stringify(g.spec) }, { name: 'NODE_OPTIONS', value: g.nodeOptions }],
+              resources: { requests: { cpu: '10m', memory: g.memory }, limits: { memory: g.memory } },
               securityContext: {
                 allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
                 capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },

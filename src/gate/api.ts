@@ -51,6 +51,8 @@ export type Answer =
   | { readonly kind: 'missing' }
   /** 401 or 403: the ServiceAccount may not read it. */
   | { readonly kind: 'denied'; readonly status: string; readonly message: string }
+  /** 410 Gone: what was asked for is no longer kept (a list's expired `continue` token). */
+  | { readonly kind: 'expired'; readonly message: string }
   /** A network error, 409, 429, 5xx or anything unexpected: ask again later. */
   | { readonly kind: 'retry'; readonly reason: string; readonly retryAfterSeconds?: number };
 
@@ -130,8 +132,10 @@ export class KubeApi implements Api {
 
 /**
  * What an HTTP answer means to the gate: 404 is "not there yet", 401 and 403 a permission
- * problem, and everything else that is not 200 worth asking again (409, 429 and 5xx are
- * transient by the API server's own conventions; anything else is logged and retried too).
+ * problem, 410 an expired `continue` token (the caller starts its list again), and everything
+ * else that is not 200 worth asking again (409, 429 and 5xx are transient by the API server's
+ * own conventions; anything else is logged and retried too).
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.34.9/pkg/api/errors/errors.go#L273-L280 (NewResourceExpired: 410, reason Expired)
  */
 function answer(code: number, body: string, retryAfter: string | undefined): Answer {
   if (code === 200) {
@@ -144,6 +148,7 @@ function answer(code: number, body: string, retryAfter: string | undefined): Ans
     return { kind: 'retry', reason: `200 OK with a body that is not a JSON object: ${body.slice(0, 80)}` };
   }
   if (code === 404) return { kind: 'missing' };
+  if (code === 410) return { kind: 'expired', message: messageOf(body) };
   if (code === 401 || code === 403) return { kind: 'denied', status: statusText(code), message: messageOf(body) };
   const seconds = Number(retryAfter);
   const transient = code === 409 || code === 429 || code >= 500;

@@ -1,4 +1,4 @@
-import type { Condition, Deployment, EC2NodeClass, KarpenterObject, NodeClaim, NodeOverlay, NodePool } from './objects';
+import type { Condition, Deployment, EC2NodeClass, KarpenterObject, NodeClaim, NodeClaimFacts, NodeOverlay, NodePool } from './objects';
 import { DIGEST_ANNOTATION, GateObject, GateSpec, VALUES_DIGEST_ANNOTATION } from './spec';
 
 /**
@@ -30,8 +30,8 @@ export interface Snapshot {
   readonly nodePools: Readonly<Record<string, NodePool | undefined>>;
   readonly nodeClasses: Readonly<Record<string, EC2NodeClass | undefined>>;
   readonly nodeOverlays: Readonly<Record<string, NodeOverlay | undefined>>;
-  /** The NodeClaims labelled with one of the spec's NodePools; undefined when the API serves no NodeClaims (404). */
-  readonly nodeClaims: readonly NodeClaim[] | undefined;
+  /** What the gate keeps of each NodeClaim labelled with one of the spec's NodePools ({@link nodeClaimFacts}); undefined when the API serves no NodeClaims (404). */
+  readonly nodeClaims: readonly NodeClaimFacts[] | undefined;
 }
 
 /** The gate's verdict on one look. */
@@ -45,7 +45,7 @@ export interface Assessment {
 /**
  * Whether Karpenter is done with this revision, at one look: the controller runs the
  * revision's chart and values, rolled out; every NodePool, EC2NodeClass and NodeOverlay of
- * the revision is applied and observed by Karpenter; and no NodeClaim of the pools is
+ * the revision is applied and Ready at its generation; and no NodeClaim of the pools is
  * drifted or built from an older NodePool or EC2NodeClass. Pure: the same snapshot, the same answer.
  */
 export function assess(snapshot: Snapshot, spec: GateSpec): Assessment {
@@ -78,19 +78,45 @@ const shown = (v: string | undefined) => (v === undefined ? '(none)' : v.length 
 const why = (c: Condition) => [c.reason, c.message && (c.message.length > 120 ? `${c.message.slice(0, 120)}…` : c.message)].filter(Boolean).join(': ');
 
 /**
+ * The conditions the root `Ready` of each kind depends on, as Karpenter names them: each kind's
+ * `StatusConditions()` is `status.NewReadyConditions(<these>)`. The same in every release the
+ * project vendors ({@link READY_DEPENDENTS_RELEASES}). An EC2NodeClass also counts
+ * `CapacityReservationsReady` while the `ReservedCapacity` feature gate is on; the gate does
+ * not know the gate's value, and `Ready` at the current generation already covers it then.
+ * `NodeRegistrationHealthy` of a NodePool is not one of them.
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1/nodepool_status.go#L58-L63
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/ec2nodeclass_status.go#L169-L182
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/v1alpha1/nodeoverlay_status.go#L39-L43
+ */
+export const READY_DEPENDENTS: Readonly<Record<'nodepool' | 'ec2nodeclass' | 'nodeoverlay', readonly string[]>> = {
+  nodepool: ['ValidationSucceeded', 'NodeClassReady'],
+  ec2nodeclass: ['AMIsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded', 'PlacementGroupReady'],
+  nodeoverlay: ['ValidationSucceeded'],
+};
+/** The Karpenter releases {@link READY_DEPENDENTS} was read from (kubernetes-sigs/karpenter v1.13.0 and v1.14.1, aws/karpenter-provider-aws v1.13.1 and v1.14.1: the same lists). */
+export const READY_DEPENDENTS_RELEASES: readonly string[] = ['1.13.1', '1.14.1'];
+
+/**
  * An object of the revision: there, not being deleted, at this revision's digest (Argo CD
- * applied it), and observed by Karpenter at its current generation and Ready.
+ * applied it), and Ready as Karpenter itself decides it for this generation: `Ready` True at
+ * the object's generation, and each condition {@link READY_DEPENDENTS} names for its kind True
+ * at that generation too.
  *
  * Karpenter's status conditions are operatorpkg's: setting any condition stamps it with the
- * object's generation, and the root `Ready` counts a dependent condition of an older
- * generation as unhealthy. A condition at an older generation means Karpenter has not
- * reconciled the current spec yet.
+ * object's generation and recomputes the root `Ready`, which counts a dependent that is not
+ * True, or is of an older generation, as unhealthy; so `Ready` True at the current generation
+ * means every dependent was True at it (the dependents are checked too, to say which one
+ * waits). Other conditions are not waited on: Karpenter does not promise to restamp them. A
+ * condition of a feature gate turned off stays at the generation it was last set at: with
+ * `ReservedCapacity` off the EC2NodeClass controller skips its capacity-reservation reconciler,
+ * so `CapacityReservationsReady` is never set again, and `StatusConditions()` no longer names it.
  * @see https://github.com/awslabs/operatorpkg/blob/7a138650b2d161ffd4147a2af28203f6f35cda71/status/condition_set.go#L113 (Set: ObservedGeneration = object generation)
- * @see https://github.com/awslabs/operatorpkg/blob/7a138650b2d161ffd4147a2af28203f6f35cda71/status/condition_set.go#L263-L274 (Ready: a stale dependent is unhealthy)
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeclaim/lifecycle/suite_test.go#L168-L175 (conditions at the object's generation)
- * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodepool/registrationhealth/controller.go#L91-L97 (NodeRegistrationHealthy reset on a new generation)
+ * @see https://github.com/awslabs/operatorpkg/blob/7a138650b2d161ffd4147a2af28203f6f35cda71/status/condition_set.go#L153-L154 (Set recomputes the root)
+ * @see https://github.com/awslabs/operatorpkg/blob/7a138650b2d161ffd4147a2af28203f6f35cda71/status/condition_set.go#L231-L281 (recomputeRootCondition, findUnhealthyDependents: False, Unknown or of an older generation)
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/controller.go#L149-L152 (the CapacityReservation reconciler skipped with ReservedCapacity off)
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/ec2nodeclass_status.go#L178-L180 (CapacityReservationsReady a dependent only with it on)
  */
-function objectWaits(kind: string, want: GateObject, obj: KarpenterObject | undefined): string[] {
+function objectWaits(kind: keyof typeof READY_DEPENDENTS, want: GateObject, obj: KarpenterObject | undefined): string[] {
   const name = `${kind} ${want.name}`;
   if (!obj) return [`${name}: not found: Argo CD has not applied this revision yet`];
   if (obj.metadata?.deletionTimestamp) return [`${name}: being deleted`];
@@ -99,13 +125,16 @@ function objectWaits(kind: string, want: GateObject, obj: KarpenterObject | unde
   const conditions = conditionsOf(obj);
   if (!conditions.length) return [`${name}: no status conditions: Karpenter has not looked at it yet`];
   const generation = obj.metadata?.generation;
-  const behind = conditions.filter((c) => c.observedGeneration !== generation);
+  const named = ['Ready', ...READY_DEPENDENTS[kind]].map((type) => ({ type, condition: conditions.find((c) => c.type === type) }));
+  const behind = named.filter((n) => n.condition?.observedGeneration !== generation);
   if (behind.length) {
-    const at = behind.map((c) => `${c.type} at ${c.observedGeneration ?? 'none'}`).join(', ');
+    const at = behind.map((n) => `${n.type} ${n.condition ? `at ${n.condition.observedGeneration ?? 'none'}` : 'not set'}`).join(', ');
     return [`${name}: Karpenter has not observed generation ${generation ?? '(none)'} yet (${at})`];
   }
-  const ready = conditions.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') return [`${name}: not Ready (${ready ? [ready.status, why(ready)].filter(Boolean).join(', ') : 'no Ready condition'})`];
+  const ready = named[0].condition!;
+  if (ready.status !== 'True') return [`${name}: not Ready (${[ready.status, why(ready)].filter(Boolean).join(', ')})`];
+  const unhealthy = named.filter((n) => n.condition!.status !== 'True');
+  if (unhealthy.length) return [`${name}: Ready, but ${unhealthy.map((n) => `${n.type} ${[n.condition!.status, why(n.condition!)].filter(Boolean).join(', ')}`).join('; ')}`];
   return [];
 }
 
@@ -146,12 +175,31 @@ function missingHashes(name: string, obj: KarpenterObject, keys: readonly string
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeclaim/disruption/drift.go#L154-L168
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/cloudprovider/drift.go#L181-L195
  */
-function staleHash(owner: KarpenterObject, claim: NodeClaim, hashKey: string, versionKey: string): { claim: string; owner: string } | undefined {
+function staleHash(owner: KarpenterObject, claim: NodeClaimFacts, hashKey: string, versionKey: string): { claim: string; owner: string } | undefined {
   const o = annotations(owner);
-  const c = annotations(claim);
+  const c = claim.hashes;
   if (o[hashKey] === undefined || o[versionKey] === undefined || c[hashKey] === undefined || c[versionKey] === undefined) return undefined;
   if (o[versionKey] !== c[versionKey]) return undefined;
   return o[hashKey] === c[hashKey] ? undefined : { claim: c[hashKey], owner: o[hashKey] };
+}
+
+/**
+ * What the gate keeps of a NodeClaim as the API server served it: the one place it reads a
+ * NodeClaim (its label {@link NODEPOOL_LABEL}, the four hash annotations, `Drifted`).
+ */
+export function nodeClaimFacts(claim: NodeClaim): NodeClaimFacts {
+  const meta = claim.metadata ?? {};
+  const all = meta.annotations ?? {};
+  const hashes = Object.fromEntries([NODEPOOL_HASH, NODEPOOL_HASH_VERSION, EC2NODECLASS_HASH, EC2NODECLASS_HASH_VERSION].filter((k) => all[k] !== undefined).map((k) => [k, all[k]]));
+  const drifted = conditionsOf(claim).find((c) => c.type === 'Drifted' && c.status === 'True');
+  const pool = meta.labels?.[NODEPOOL_LABEL];
+  return {
+    name: meta.name ?? '(unnamed)',
+    deleting: meta.deletionTimestamp !== undefined,
+    ...(pool !== undefined ? { pool } : {}),
+    hashes,
+    ...(drifted ? { drifted: drifted.reason !== undefined ? { reason: drifted.reason } : {} } : {}),
+  };
 }
 
 /**
@@ -168,15 +216,13 @@ function staleHash(owner: KarpenterObject, claim: NodeClaim, hashKey: string, ve
 function nodeClaimsWaits(snapshot: Snapshot): string[] {
   if (snapshot.nodeClaims === undefined) return ['nodeclaims: the API server serves no karpenter.sh/v1 NodeClaims (404): are Karpenter\'s CRDs installed?'];
   return snapshot.nodeClaims.flatMap((claim) => {
-    const name = `nodeclaim ${claim.metadata?.name ?? '(unnamed)'}${claim.metadata?.deletionTimestamp ? ' (being deleted)' : ''}`;
-    const poolName = claim.metadata?.labels?.[NODEPOOL_LABEL];
-    const pool = poolName === undefined ? undefined : snapshot.nodePools[poolName];
+    const name = `nodeclaim ${claim.name}${claim.deleting ? ' (being deleted)' : ''}`;
+    const pool = claim.pool === undefined ? undefined : snapshot.nodePools[claim.pool];
     const waits: string[] = [];
-    const drifted = conditionsOf(claim).find((c) => c.type === 'Drifted' && c.status === 'True');
-    if (drifted) waits.push(`${name}: Drifted (${drifted.reason ?? 'no reason'})`);
+    if (claim.drifted) waits.push(`${name}: Drifted (${claim.drifted.reason ?? 'no reason'})`);
     if (pool) {
       const stale = staleHash(pool, claim, NODEPOOL_HASH, NODEPOOL_HASH_VERSION);
-      if (stale) waits.push(`${name}: built from an older NodePool ${poolName} (${NODEPOOL_HASH} ${shown(stale.claim)}, the NodePool's ${shown(stale.owner)}): Karpenter will drift it`);
+      if (stale) waits.push(`${name}: built from an older NodePool ${claim.pool} (${NODEPOOL_HASH} ${shown(stale.claim)}, the NodePool's ${shown(stale.owner)}): Karpenter will drift it`);
       const className = pool.spec?.template?.spec?.nodeClassRef?.name;
       const nodeClass = className === undefined ? undefined : snapshot.nodeClasses[className];
       const staleClass = nodeClass && staleHash(nodeClass, claim, EC2NODECLASS_HASH, EC2NODECLASS_HASH_VERSION);

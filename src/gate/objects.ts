@@ -63,8 +63,31 @@ export type NodeOverlay = KarpenterObject;
  */
 export type NodeClaim = KarpenterObject;
 
-/** A list answer of the API server (`NodeClaimList`). */
+/**
+ * What the gate keeps of one NodeClaim, and all it reads of it: its name, whether it is being
+ * deleted, its NodePool, its four hash annotations and its `Drifted` condition when True. A
+ * NodeClaim as the API server serves it is some 10 to 15 KB of JSON (labels, up to 600 instance types
+ * in its requirements, managed fields, status); these facts are a few hundred bytes, so the
+ * gate's memory grows with one page of the list, not with the cluster.
+ */
+export interface NodeClaimFacts {
+  readonly name: string;
+  readonly deleting: boolean;
+  /** Its `karpenter.sh/nodepool` label. @default - none */
+  readonly pool?: string;
+  /** Its annotations among `karpenter.sh/nodepool-hash(-version)` and `karpenter.k8s.aws/ec2nodeclass-hash(-version)`. */
+  readonly hashes: Readonly<Record<string, string>>;
+  /** The reason of its `Drifted` condition when that is True. @default - not drifted */
+  readonly drifted?: { readonly reason?: string };
+}
+
+/**
+ * A page of a list answer of the API server (`NodeClaimList`): its items and, when more
+ * remain, the `continue` token of the next page.
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.34.9/pkg/apis/meta/v1/types.go#L75-L82 (ListMeta.continue)
+ */
 export interface ObjectList<T> {
+  readonly metadata?: { readonly continue?: string; readonly resourceVersion?: string };
   readonly items?: readonly T[];
 }
 

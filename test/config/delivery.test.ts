@@ -99,6 +99,13 @@ describe('gitops.stages', () => {
   });
 });
 
+describe('gitops.driftGateMemory', () => {
+  it('fails below what node and a page of NodeClaims need', () => {
+    expect(problemsOf({ config: aConfig({ gitops: { driftGateMemory: '64Mi' } }) })).toEqual(aProblem(/gitops\.driftGateMemory: .*must be at least 96Mi: node itself takes about 50 MiB/));
+    expect(load({ config: aConfig({ gitops: { driftGateMemory: '128Mi' } }) }).platform.gitops.driftGateMemory).toBe('128Mi');
+  });
+});
+
 describe('what would hold a stage for ever', () => {
   const fleet = (web: Plain, demoStage = 1) => ({
     config: aConfig({ clusters: { demo: { terraformOutputs: 'terraform/demo.json', stage: demoStage }, prod: { terraformOutputs: 'terraform/prod.json', stage: 2 } }, teams: { web } }),

@@ -1,7 +1,7 @@
 import type { Api } from '../../src/gate/api';
-import { DENIED_LOOKS, reads, runGate } from '../../src/gate/run';
+import { DENIED_LOOKS, NODECLAIM_PAGE_SIZE, reads, runGate } from '../../src/gate/run';
 import { GATE_RBAC_RULES } from '../../src/gate/spec';
-import { aLaunchedNodeClaim, argoApplies, karpenterMarksDrift } from '../support/karpenter';
+import { aLaunchedNodeClaim, aNodePool, argoApplies, karpenterMarksDrift } from '../support/karpenter';
 import { KubeApiStandIn } from '../support/kube-api';
 import { simulate } from './simulation';
 import { aGateSpec, aWorld, karpenterLooks, serve, snapshotOf, World } from './world';
@@ -18,7 +18,7 @@ describe('runGate: the gate over time, against the API server stand-in', () => {
   });
   afterEach(() => api.close());
 
-  it('passes after the settle time when Karpenter is done, saying so, reading with GET only and the set-based selector', async () => {
+  it('passes after the settle time when Karpenter is done, saying so, reading with GET only and the set-based selector, a page at a time', async () => {
     serve(api, aWorld());
     const run = await simulate(api, aGateSpec(), { horizonSeconds: 3600 });
     expect(run.result).toBe(0);
@@ -28,7 +28,55 @@ describe('runGate: the gate over time, against the API server stand-in', () => {
     expect(lines(run.out)).toContain('waiting (settled 570/600s): every condition holds');
     expect(lines(run.out).at(-1)).toBe('done: karpenter karpenter-1.14.1 rolled out (2/2 available); 2 nodepools, 2 ec2nodeclasses, 1 nodeoverlay applied and observed; 2 nodeclaims, none drifted or built from an older spec; held 600s');
     expect(new Set(api.requests.map((r) => r.method))).toEqual(new Set(['GET']));
-    expect(api.requests.map((r) => r.url)).toContain('/apis/karpenter.sh/v1/nodeclaims?labelSelector=karpenter.sh%2Fnodepool%20in%20(web%2Cbatch)');
+    expect(api.requests.map((r) => r.url)).toContain(`/apis/karpenter.sh/v1/nodeclaims?labelSelector=karpenter.sh%2Fnodepool%20in%20(web%2Cbatch)&limit=${NODECLAIM_PAGE_SIZE}`);
+  });
+
+  describe('the NodeClaims, a page at a time', () => {
+    /** `n` more launched NodeClaims of pool web, `web-0002` on, the last one Drifted. */
+    const moreClaims = (world: World, n: number) => {
+      for (let i = 2; i < n + 2; i++) world.claims[`web-${String(i).padStart(4, '0')}`] = aLaunchedNodeClaim(`web-${String(i).padStart(4, '0')}`, world.pools.web, world.classes.web);
+      karpenterMarksDrift(world.claims[`web-${String(n + 1).padStart(4, '0')}`], 'AMIDrift');
+    };
+    const lists = () => api.requests.filter((r) => r.url.startsWith('/apis/karpenter.sh/v1/nodeclaims?'));
+
+    it('asks for NODECLAIM_PAGE_SIZE at a time and follows continue until a page has none, counting each NodeClaim once', async () => {
+      const world = aWorld();
+      moreClaims(world, 2 * NODECLAIM_PAGE_SIZE + 10);
+      serve(api, world);
+      const run = await simulate(api, aGateSpec({ settleSeconds: 60 }), { horizonSeconds: 600, events: [[90, () => api.remove('NodeClaim', `web-${String(2 * NODECLAIM_PAGE_SIZE + 11).padStart(4, '0')}`)]] });
+      expect(run.result).toBe(0);
+      // A look: three pages (100, 100 and 12 of the 212), the second and third by the token of the page before.
+      expect(lists().slice(0, 3).map((r) => new URL(r.url, 'https://x').searchParams.get('continue') === null ? 'first' : 'continue')).toEqual(['first', 'continue', 'continue']);
+      expect(lists().every((r) => r.url.includes(`&limit=${NODECLAIM_PAGE_SIZE}`))).toBe(true);
+      expect(lines(run.out).find((l) => l.startsWith('waiting'))).toBe(`waiting (settled 0/60s): nodeclaim web-${String(2 * NODECLAIM_PAGE_SIZE + 11).padStart(4, '0')}: Drifted (AMIDrift)`);
+      expect(lines(run.out).at(-1)).toMatch(new RegExp(`; ${2 * NODECLAIM_PAGE_SIZE + 11} nodeclaims, none drifted or built from an older spec; held 60s$`));
+    });
+
+    it('asks for the page after a full one even when it selects nothing (an empty last page): only continue says whether more remain', async () => {
+      const world = aWorld();
+      // web-1, batch-1 and 98 more: a full first page.
+      moreClaims(world, NODECLAIM_PAGE_SIZE - 2);
+      // NodeClaims of a pool the gate does not watch, after the web ones in key order: the last page selects none of them.
+      for (let i = 0; i < 5; i++) world.claims[`zz-other-${i}`] = aLaunchedNodeClaim(`zz-other-${i}`, aNodePool('zz-other'), world.classes.web);
+      serve(api, world);
+      const run = await simulate(api, aGateSpec({ settleSeconds: 60 }), { horizonSeconds: 300 });
+      expect(run.result).toBe('still waiting');
+      expect(lists().slice(0, 2).map((r) => r.url.includes('&continue='))).toEqual([false, true]);
+      expect(lines(run.out).at(-1)).toBe(`waiting (settled 0/60s): nodeclaim web-${String(NODECLAIM_PAGE_SIZE - 1).padStart(4, '0')}: Drifted (AMIDrift)`);
+    });
+
+    it('lists again from the first page when a continue token has expired (410 Gone), as the API server asks, and counts each NodeClaim once', async () => {
+      const world = aWorld();
+      moreClaims(world, NODECLAIM_PAGE_SIZE + 5);
+      serve(api, world);
+      api.expireContinueTokensAfter(1);
+      const run = await simulate(api, aGateSpec({ settleSeconds: 60 }), { horizonSeconds: 600, events: [[30, () => api.remove('NodeClaim', `web-${String(NODECLAIM_PAGE_SIZE + 6).padStart(4, '0')}`)]] });
+      expect(run.result).toBe(0);
+      expect(lists().slice(0, 4).map((r) => `${r.url.includes('&continue=') ? 'continue' : 'first'} ${r.status}`)).toEqual(['first 200', 'continue 410', 'first 200', 'continue 200']);
+      expect(lines(run.out)[1]).toMatch(/^GET \/apis\/karpenter\.sh\/v1\/nodeclaims\?\S+&continue=\S+: 410 Gone: The provided continue parameter is too old to display a consistent list result\. .*; listing again from the first page$/);
+      expect(lines(run.out)[2]).toBe(`waiting (settled 0/60s): nodeclaim web-${String(NODECLAIM_PAGE_SIZE + 6).padStart(4, '0')}: Drifted (AMIDrift)`);
+      expect(lines(run.out).at(-1)).toMatch(new RegExp(`; ${NODECLAIM_PAGE_SIZE + 6} nodeclaims, none drifted`));
+    });
   });
 
   it('never passes while Karpenter never looks at the applied revision, however long', async () => {
@@ -157,7 +205,7 @@ describe('runGate: answers the API server would not give', () => {
       get: (path) => {
         if (path.startsWith('/apis/karpenter.sh/v1/nodeclaims?')) {
           lists += 1;
-          return Promise.resolve({ kind: 'ok', body: lists === 1 ? { kind: 'NodeClaimList' } : { kind: 'NodeClaimList', items: seen.nodeClaims } });
+          return Promise.resolve({ kind: 'ok', body: lists === 1 ? { kind: 'NodeClaimList' } : { kind: 'NodeClaimList', items: Object.values(world.claims) } });
         }
         return Promise.resolve({ kind: 'ok', body: objects[path] });
       },

@@ -4,7 +4,7 @@
  * NodeOverlay applied by Argo CD and reconciled by Karpenter, its NodeClaims launched, the
  * controller rolled out. Tests change it as Argo CD and Karpenter would.
  */
-import type { Snapshot } from '../../src/gate/assess';
+import { nodeClaimFacts, Snapshot } from '../../src/gate/assess';
 import type { GateSpec } from '../../src/gate/spec';
 import type { KubeApiStandIn } from '../support/kube-api';
 import {
@@ -63,7 +63,7 @@ export function aGateSpec(overrides: Partial<GateSpec> = {}): GateSpec {
   };
 }
 
-/** What the gate would read from the world: a copy (JSON, as the API server sends it). */
+/** What the gate would read from the world: a copy (JSON, as the API server sends it), each NodeClaim reduced as the gate keeps it. */
 export function snapshotOf(world: World, spec: GateSpec = aGateSpec()): Snapshot {
   const copy = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
   const pick = (all: Record<string, SimObject>, wanted: readonly { name: string }[]) => Object.fromEntries(wanted.map((w) => [w.name, all[w.name] && copy(all[w.name])]));
@@ -73,7 +73,7 @@ export function snapshotOf(world: World, spec: GateSpec = aGateSpec()): Snapshot
     nodePools: pick(world.pools, spec.nodePools),
     nodeClasses: pick(world.classes, spec.nodeClasses),
     nodeOverlays: pick(world.overlays, spec.nodeOverlays),
-    nodeClaims: Object.values(world.claims).filter((c) => pools.has(c.metadata.labels?.['karpenter.sh/nodepool'] ?? '')).map(copy),
+    nodeClaims: Object.values(world.claims).filter((c) => pools.has(c.metadata.labels?.['karpenter.sh/nodepool'] ?? '')).map((c) => nodeClaimFacts(copy(c))),
   };
 }
 

@@ -20,7 +20,8 @@
  *   l. 595 at v1.14.1 and v1.13.1);
  * - **status**: every condition it sets carries `observedGeneration` = the object's generation
  *   (awslabs/operatorpkg status/condition_set.go l. 113-118 at 7a13865): NodePool `Ready`, EC2NodeClass
- *   `Ready` and `status.amis` (the alias resolved, pkg/controllers/nodeclass/ami.go l. 61-97),
+ *   `Ready` with every dependent (PlacementGroupReady too, provider pkg/controllers/nodeclass/placementgroup.go
+ *   l. 63, 72) and `status.amis` (the alias resolved, pkg/controllers/nodeclass/ami.go l. 61-97),
  *   NodeOverlay `ValidationSucceeded` and `Ready` (pkg/controllers/nodeoverlay/controller.go
  *   l. 275), CapacityBuffer `ReadyForProvisioning` and `Provisioning`;
  * - **drift** (pkg/controllers/nodeclaim/disruption/drift.go): each launched NodeClaim is looked
@@ -38,7 +39,31 @@
  *   disrupted (helpers.go l. 262-313), numNodes counting initialized NodeClaims only. A command
  *   launches a replacement (with the current hashes and image: nodeclaimtemplate.go l. 76,
  *   provider cloudprovider.go l. 158), waits until it is initialized (2 minutes here), then
- *   deletes the candidate (drained in a minute here).
+ *   deletes the candidate (drained in a minute here);
+ * - **pods that block disruption**: a NodeClaim is a candidate only if no pod on its node blocks
+ *   eviction (`NewCandidate`, pkg/controllers/disruption/types.go l. 188-197, through
+ *   `StateNode.ValidatePodsDisruptable`, pkg/controllers/state/statenode.go l. 244-264): an active
+ *   pod (not terminal, not terminating) whose `karpenter.sh/do-not-disrupt` is `"true"` or a
+ *   duration not yet elapsed since the pod started (pkg/utils/pod/scheduling.go `IsDisruptable`
+ *   l. 115-117, `IsDoNotDisruptActive` l. 205-252), or an evictable pod matched by more than one
+ *   PodDisruptionBudget or by one whose `status.disruptionsAllowed` is 0 (pkg/utils/pdb/pdb.go
+ *   `CanEvictPods` l. 63-130). Drift is of the eventual class (disruption/drift.go l. 114-116), so a
+ *   NodeClaim with `spec.terminationGracePeriod` stays a candidate despite such a pod (types.go
+ *   l. 189-193); it carries the NodePool's value from its launch (pkg/apis/v1/nodepool.go l. 272-287:
+ *   a NodeClaim launched before the NodePool had one has none);
+ * - **termination** of a deleted NodeClaim: its termination time is its deletion plus its
+ *   `terminationGracePeriod` (pkg/controllers/nodeclaim/lifecycle/controller.go l. 289-304); the
+ *   drain (pkg/controllers/node/termination/terminator/terminator.go `Drain` l. 96-117) evicts every
+ *   evictable pod at once (`IsEvictable`: not do-not-disrupt; a PodDisruptionBudget that allows no
+ *   eviction refuses it) and waits for every pod not terminal, do-not-disrupt ones included
+ *   (`IsWaitingEviction`, scheduling.go l. 65-85), except that from `termination time − the pod's
+ *   terminationGracePeriodSeconds` a pod is deleted whatever blocks it (`DeleteExpiringPods`,
+ *   terminator.go l. 140-178); once no pod waits, the instance is terminated (a minute here). A
+ *   deleted pod is gone at once, and nothing schedules it again.
+ *
+ * NodeClaims are written full size, as Karpenter writes them (karpenter-nodeclaim.ts): the drift
+ * gate lists them, and their size is what its memory is for. Pods are made by the tests
+ * (`spec.nodeName` the NodeClaim's `status.nodeName`).
  *
  * Not simulated: provisioning for pods (each NodePool starts with a given number of
  * NodeClaims, the workload), consolidation, expiration, interruption, instance-type drift
@@ -48,7 +73,9 @@
  * candidates stay Drifted and are taken again.
  */
 import { createHash } from 'node:crypto';
+import type { NodeSelectorRequirement } from '../../src/catalog/requirements';
 import { BudgetSimulator, SimBudget } from './karpenter-budgets';
+import { karpenterNodeClaimParts } from './karpenter-nodeclaim';
 import { KubeApi, KubeControllers, KubeObject, Live } from './kube-sim';
 
 /** Hash versions of the releases simulated (see the file comment). */
@@ -139,6 +166,14 @@ interface ClaimState {
   driftedSince?: number;
   /** What its status last said: initialized, drifted since. */
   written?: string;
+  /** Its node's name (its status' `nodeName`): the pods on it name it in `spec.nodeName`. */
+  readonly node: string;
+  /** Its `spec.terminationGracePeriod` in ms, from its NodePool at launch. @default - none */
+  readonly terminationGracePeriodMs?: number;
+  /** What its status says beside its image and conditions (capacity, allocatable, node name, provider ID). */
+  readonly statusBase: Record<string, unknown>;
+  /** When its drain ended: no pod left waiting. */
+  drainedAt?: number;
 }
 
 /** One drift command: when Karpenter started it. */
@@ -175,7 +210,7 @@ export class KarpenterSim {
 
   public constructor(public readonly cluster: string, private readonly api: KubeApi, private readonly kube: KubeControllers, private readonly options: KarpenterSimOptions) {
     api.watch((live) => {
-      if (['NodePool', 'EC2NodeClass', 'NodeOverlay', 'CapacityBuffer', 'NodeClaim', 'Deployment'].includes(live.kind)) this.dirty = true;
+      if (['NodePool', 'EC2NodeClass', 'NodeOverlay', 'CapacityBuffer', 'NodeClaim', 'Deployment', 'Pod', 'PodDisruptionBudget'].includes(live.kind)) this.dirty = true;
     });
   }
 
@@ -267,7 +302,8 @@ export class KarpenterSim {
     }
     this.api.annotate(live, { [NODECLASS_HASH]: hash, [NODECLASS_HASH_VERSION]: hashVersion });
     const amis = this.memo('amis', live, (obj) => JSON.stringify(resolveAmis(obj).map((a) => ({ id: a.id, name: a.id, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: [a.arch] }] }))));
-    this.setConditions(live, ['AMIsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded', 'Ready'].map((type) => ({ type, status: 'True', reason: type })),
+    // Every dependent of Ready (ec2nodeclass_status.go l. 169-182); PlacementGroupReady is True without a placement group (nodeclass/placementgroup.go l. 63, 72).
+    this.setConditions(live, ['AMIsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded', 'PlacementGroupReady', 'Ready'].map((type) => ({ type, status: 'True', reason: type })),
       { amis: JSON.parse(amis) as unknown }, amis);
   }
 
@@ -296,29 +332,43 @@ export class KarpenterSim {
     }
   }
 
-  /** Creates a NodeClaim of `pool` with the pool's and its class's current hashes and image. */
+  /** Creates a NodeClaim of `pool` with the pool's and its class's current hashes and image, as Karpenter writes it (karpenter-nodeclaim.ts). */
   private launch(pool: string, now: number, initializedAt: number): string {
-    const np = this.api.render(this.api.get('NodePool', pool)!);
-    const template = (np.spec as { template: { spec: { nodeClassRef: { group: string; kind: string; name: string }; requirements?: Requirement[] } } }).template;
+    const poolLive = this.api.get('NodePool', pool)!;
+    const np = this.api.render(poolLive);
+    const template = (np.spec as { template: { spec: { nodeClassRef: { group: string; kind: string; name: string }; requirements?: Requirement[]; terminationGracePeriod?: string; expireAfter?: string } } }).template;
     const nodeClass = this.api.get('EC2NodeClass', template.spec.nodeClassRef.name)!;
-    const labels: Record<string, string> = { [NODEPOOL_LABEL]: pool };
-    for (const r of template.spec.requirements ?? []) if (r.operator === 'In' && r.values?.length) labels[r.key] = r.values[0];
+    const name = `${pool}-${(++this.serial).toString(36).padStart(5, '0')}`;
+    // The hashes computed now, not read from the annotations (nodeclaimtemplate.go l. 76, provider cloudprovider.go l. 158).
+    const versions = HASH_VERSIONS[this.runningVersion()!];
+    const hashes = {
+      [NODEPOOL_HASH]: this.memo('NodePool', poolLive, nodePoolHash), [NODEPOOL_HASH_VERSION]: versions.nodePool,
+      [NODECLASS_HASH]: this.memo('EC2NodeClass', nodeClass, ec2NodeClassHash), [NODECLASS_HASH_VERSION]: versions.ec2NodeClass,
+    };
+    const requirements = template.spec.requirements ?? [];
+    const parts = karpenterNodeClaimParts({
+      name,
+      nodePool: { name: pool, uid: poolLive.uid, requirements: requirements as NodeSelectorRequirement[], nodeClassRef: template.spec.nodeClassRef, terminationGracePeriod: template.spec.terminationGracePeriod, expireAfter: template.spec.expireAfter },
+      hashes, imageID: '', createdAt: new Date(now),
+    });
+    const labels = { ...parts.metadata.labels };
+    // The labels meet the NodePool's In and NotIn requirements, as a launched NodeClaim's do (the sim's drift compares them).
+    for (const r of requirements) {
+      if (r.operator === 'In' && r.values?.length && !r.values.includes(labels[r.key] ?? '')) labels[r.key] = r.values[0];
+      if (r.operator === 'NotIn' && (r.values ?? []).includes(labels[r.key] ?? '')) delete labels[r.key];
+    }
     const arch = labels['kubernetes.io/arch'] ?? 'amd64';
     const amis = ((nodeClass.status ?? {}) as { amis?: { id: string; requirements: Requirement[] }[] }).amis ?? [];
     const image = amis.find((a) => a.requirements[0].values?.includes(arch))?.id;
-    const name = `${pool}-${(++this.serial).toString(36).padStart(5, '0')}`;
-    const live = this.api.apply({
-      apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
-      metadata: { name, labels },
-      spec: { nodeClassRef: template.spec.nodeClassRef, requirements: template.spec.requirements ?? [] },
+    const { annotations: _hashes, ...metadata } = parts.metadata;
+    const live = this.api.apply({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { ...metadata, labels }, spec: parts.spec });
+    this.api.annotate(live, parts.metadata.annotations);
+    const { imageID: _image, conditions: _conditions, ...statusBase } = parts.status;
+    const grace = template.spec.terminationGracePeriod;
+    this.claims.set(name, {
+      pool, createdAt: now, initializedAt, nextDriftCheck: now + DRIFT_REQUEUE_MS, node: String(parts.status.nodeName), statusBase,
+      ...(grace !== undefined ? { terminationGracePeriodMs: durationMs(grace) } : {}),
     });
-    // The hashes computed now, not read from the annotations (nodeclaimtemplate.go l. 76, provider cloudprovider.go l. 158).
-    const versions = HASH_VERSIONS[this.runningVersion()!];
-    this.api.annotate(live, {
-      [NODEPOOL_HASH]: this.memo('NodePool', this.api.get('NodePool', pool)!, nodePoolHash), [NODEPOOL_HASH_VERSION]: versions.nodePool,
-      [NODECLASS_HASH]: this.memo('EC2NodeClass', nodeClass, ec2NodeClassHash), [NODECLASS_HASH_VERSION]: versions.ec2NodeClass,
-    });
-    this.claims.set(name, { pool, createdAt: now, initializedAt, nextDriftCheck: now + DRIFT_REQUEUE_MS });
     this.writeClaimStatus(live, now, image);
     return name;
   }
@@ -332,6 +382,7 @@ export class KarpenterSim {
     const at = (t: number) => new Date(t).toISOString();
     const imageID = image ?? ((live.status ?? {}) as { imageID?: string }).imageID;
     this.api.setStatus(live, {
+      ...state.statusBase,
       imageID,
       conditions: [
         { type: 'Launched', status: 'True', lastTransitionTime: at(state.createdAt) },
@@ -348,7 +399,8 @@ export class KarpenterSim {
       const state = this.claims.get(live.name);
       if (!state) continue;
       if (live.deletionAt !== undefined) {
-        if (now - live.deletionAt >= DRAIN_MS) {
+        state.drainedAt ??= this.drain(live, state, now);
+        if (state.drainedAt !== undefined && now - state.drainedAt >= DRAIN_MS) {
           this.claims.delete(live.name);
           this.api.removeFinalizer(live);
         }
@@ -360,6 +412,57 @@ export class KarpenterSim {
         if (replacement && now >= replacement.initializedAt) this.api.delete(live);
       }
     }
+  }
+
+  /**
+   * One pass of the drain of a deleted NodeClaim's node (terminator.go `Drain`, `DeleteExpiringPods`):
+   * evicts what may be evicted, deletes what its termination time says must go, and answers
+   * when the node was drained once no pod is left waiting, or undefined while one is.
+   */
+  private drain(live: Live, state: ClaimState, now: number): number | undefined {
+    const terminationAt = state.terminationGracePeriodMs === undefined ? undefined : live.deletionAt! + state.terminationGracePeriodMs;
+    if (terminationAt !== undefined) this.api.annotate(live, { [TERMINATION_TIMESTAMP]: new Date(terminationAt).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    let waiting = 0;
+    for (const pod of this.podsOn(state.node)) {
+      if (isTerminal(pod)) continue;
+      const grace = (((pod.applied.spec ?? {}) as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30) * 1000;
+      const expiring = terminationAt !== undefined && now >= terminationAt - grace;
+      if (expiring || (!doNotDisruptActive(pod, now) && this.pdbAllowsEviction(pod))) this.api.delete(pod);
+      else waiting++;
+    }
+    if (waiting > 0) return undefined;
+    // Pods evicted at once leave within the minute of the deletion; a pod that waited, when it went.
+    return now - live.deletionAt! <= MINUTE ? live.deletionAt! : now;
+  }
+
+  /** The pods bound to a node. */
+  private podsOn(node: string): Live[] {
+    return this.api.list('Pod').filter((p) => ((p.applied.spec ?? {}) as { nodeName?: string }).nodeName === node);
+  }
+
+  /**
+   * Whether the PodDisruptionBudgets let an evictable pod be evicted: none or one matches it,
+   * and that one's `status.disruptionsAllowed` is not 0 (pdb.go `isEvictable` l. 88-130).
+   */
+  private pdbAllowsEviction(pod: Live): boolean {
+    const labels = pod.applied.metadata.labels ?? {};
+    const matching = this.api.list('PodDisruptionBudget').filter((b) => b.namespace === pod.namespace
+      && Object.entries(((b.applied.spec ?? {}) as { selector?: { matchLabels?: Record<string, string> } }).selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v));
+    if (matching.length > 1) return false;
+    return matching.every((b) => ((b.status ?? {}) as { disruptionsAllowed?: number }).disruptionsAllowed !== 0);
+  }
+
+  /**
+   * Why a node's pods make it no disruption candidate (`ValidatePodsDisruptable`), if they do:
+   * an active pod with do-not-disrupt, or an evictable one a PodDisruptionBudget keeps.
+   */
+  private blockingPod(node: string, now: number): string | undefined {
+    for (const pod of this.podsOn(node)) {
+      if (isTerminal(pod) || pod.deletionAt !== undefined) continue;
+      if (doNotDisruptActive(pod, now)) return `pod ${pod.namespace}/${pod.name} has "karpenter.sh/do-not-disrupt" annotation`;
+      if (!this.pdbAllowsEviction(pod)) return `pdb prevents pod evictions (pod ${pod.namespace}/${pod.name})`;
+    }
+    return undefined;
   }
 
   /** The inputs of the NodeClaims' drift, by NodePool and EC2NodeClass name: hashes, requirements, AMIs (a change is a watch event). */
@@ -431,6 +534,8 @@ export class KarpenterSim {
     for (const { live, state } of candidates) {
       const pool = this.api.get('NodePool', state.pool);
       if (!pool) continue;
+      // NewCandidate: a pod that blocks eviction makes it no candidate, unless it has a terminationGracePeriod (drift is eventual).
+      if (state.terminationGracePeriodMs === undefined && this.blockingPod(state.node, now) !== undefined) continue;
       const allowed = this.budgetOf(pool).allowed(now, 'Drifted', numNodes.get(state.pool) ?? 0) - (disrupting.get(state.pool) ?? 0);
       if (allowed <= 0) continue;
       const replacement = this.launch(state.pool, now, now + INITIALIZE_MS);
@@ -451,6 +556,37 @@ export class KarpenterSim {
     }
     return sim;
   }
+}
+
+/** The annotation of a deleted NodeClaim's termination time (pkg/apis/v1/labels.go l. 54). */
+const TERMINATION_TIMESTAMP = 'karpenter.sh/nodeclaim-termination-timestamp';
+
+/** A Go duration of hours, minutes and seconds (`1h30m`, `90s`) in ms; undefined for anything else. */
+function durationMs(text: string): number | undefined {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!m || text === '') return undefined;
+  return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000;
+}
+
+/** A pod that has finished (`IsTerminal`, scheduling.go l. 146-148). */
+function isTerminal(pod: Live): boolean {
+  const phase = ((pod.status ?? {}) as { phase?: string }).phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/**
+ * `IsDoNotDisruptActive` (scheduling.go l. 205-252): `karpenter.sh/do-not-disrupt` is `"true"`, or a
+ * positive duration not yet elapsed since the pod started (no start time: active); anything else
+ * is as if absent.
+ */
+function doNotDisruptActive(pod: Live, now: number): boolean {
+  const value = pod.applied.metadata.annotations?.['karpenter.sh/do-not-disrupt'];
+  if (value === undefined) return false;
+  if (value === 'true') return true;
+  const ms = durationMs(value);
+  if (ms === undefined || ms <= 0) return false;
+  const started = ((pod.status ?? {}) as { startTime?: string }).startTime;
+  return started === undefined || now - Date.parse(started) < ms;
 }
 
 /** The status conditions of an object. */

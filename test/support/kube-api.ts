@@ -11,7 +11,17 @@
  *   and the authentication filter's 401 (`Unauthorized`, k8s.io/apiserver pkg/endpoints/handlers/responsewriters);
  * - the set-based label selector `key in (a,b)` and `key=value` (k8s.io/apimachinery pkg/labels/selector.go);
  *   any other form is answered 400 here, so a test fails if the gate sends one;
- * - lists: `{apiVersion, kind: <Kind>List, metadata: {resourceVersion}, items: [...]}`, items `[]` when none.
+ * - lists: `{apiVersion, kind: <Kind>List, metadata: {resourceVersion}, items: [...]}`, items `[]` when none;
+ * - chunked lists (`limit`, `continue`) as the etcd3 store serves them (k8s.io/apiserver v0.34.9
+ *   pkg/storage/etcd3/store.go `GetList` l. 753-902): objects in key order (by name), the selector
+ *   applied while a page fills up to `limit`, `metadata.continue` set when a further key remains
+ *   (so a page may be short, even empty, and still have a next one); every page of one list at the
+ *   resource version of its first page (types.go l. 384-390: "a consistent snapshot"); a `continue`
+ *   token that has expired answered `410` with reason `Expired` and the message of
+ *   `handleCompactedErrorForPaging` (errors.go l. 52-89). {@link expireContinueTokensAfter} expires every
+ *   token issued so far (as an etcd compaction does); {@link ignoreLimit} makes the stand-in answer
+ *   every list whole, as k8s.io/apimachinery v0.34.9 pkg/apis/meta/v1/types.go l. 380-381 allows
+ *   ("Servers may choose not to support the limit argument").
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:https';
@@ -64,6 +74,14 @@ export class KubeApiStandIn {
   private readonly objects = new Map<string, SimObject>();
   private readonly scripted: { match: RegExp; statuses: number[] }[] = [];
   private token = 'token-1';
+  /** The objects of each list begun, as JSON by name, at its first page: what its continue tokens read. */
+  private readonly snapshots = new Map<number, readonly { readonly labels: Record<string, string>; readonly json: string }[]>();
+  private lists = 0;
+  private wholeLists = false;
+  /** Pages to serve before every continue token issued so far expires. @default - none expires */
+  private expireAfter?: number;
+  /** The JSON of the objects stored with {@link putFixed}. */
+  private readonly fixed = new WeakMap<SimObject, string>();
 
   private constructor(private readonly server: Server, caPem: string) {
     this.serviceAccountDir = mkdtempSync(join(tmpdir(), 'kg-gate-sa-'));
@@ -106,9 +124,25 @@ export class KubeApiStandIn {
     for (const o of objects) this.objects.set(this.key(o.kind, o.metadata.name, o.metadata.namespace), o);
   }
 
+  /** Stores objects that do not change after: each is serialized once, not on every list (thousands of NodeClaims). */
+  public putFixed(...objects: SimObject[]): void {
+    for (const o of objects) this.fixed.set(o, JSON.stringify(o));
+    this.put(...objects);
+  }
+
   /** Removes an object: it is gone (404). */
   public remove(kind: keyof typeof RESOURCES | 'NodeClaim', name: string, namespace?: string): void {
     this.objects.delete(this.key(kind, name, namespace));
+  }
+
+  /** After the next `pages` pages, every continue token issued so far expires, once: its page is answered 410 (an etcd compaction). */
+  public expireContinueTokensAfter(pages: number): void {
+    this.expireAfter = pages;
+  }
+
+  /** Lists are answered whole from now on, whatever their `limit` (a server that does not support it). */
+  public ignoreLimit(): void {
+    this.wholeLists = true;
   }
 
   /** The next requests whose path and query match answer these codes, in order, instead of their answer (200: their answer). */
@@ -159,11 +193,53 @@ export class KubeApiStandIn {
     if (NODECLAIMS.test(url.pathname)) {
       const selected = selector(url.searchParams.get('labelSelector') ?? '');
       if (!selected) return fail(400, `unable to parse requirement: ${url.searchParams.get('labelSelector')}`);
-      const items = [...this.objects.values()].filter((o) => o.kind === 'NodeClaim' && selected(o.metadata.labels ?? {}));
-      return send(200, { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaimList', metadata: { resourceVersion: String(this.requests.length + 1) }, items });
+      const page = this.page(url.searchParams.get('continue') ?? undefined, Number(url.searchParams.get('limit') ?? 0), selected);
+      if ('expired' in page) return fail(410, page.expired);
+      return sendJson(res, this.requests, req, `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":${JSON.stringify(page.metadata)},"items":[${page.items.join(',')}]}`);
     }
     return fail(404, 'the server could not find the requested resource');
   }
+
+  /**
+   * One page of the NodeClaims: from the continue token's key (or the first) at its list's
+   * snapshot, the selected ones up to `limit` (0: all), and the token of the next key if one remains.
+   */
+  private page(token: string | undefined, limit: number, selected: (labels: Record<string, string>) => boolean): { metadata: Record<string, string>; items: string[] } | { expired: string } {
+    let list: number;
+    let start = 0;
+    if (token === undefined) {
+      list = ++this.lists;
+      this.snapshots.set(list, [...this.objects.values()].filter((o) => o.kind === 'NodeClaim').sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+        .map((o) => ({ labels: { ...o.metadata.labels }, json: this.fixed.get(o) ?? JSON.stringify(o) })));
+    } else {
+      const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { list: number; start: number };
+      if (!this.snapshots.has(decoded.list)) {
+        return { expired: 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.' };
+      }
+      ({ list, start } = decoded);
+    }
+    const all = this.snapshots.get(list)!;
+    const whole = this.wholeLists || limit <= 0;
+    const items: string[] = [];
+    let next = start;
+    for (; next < all.length; next++) {
+      if (!whole && items.length >= limit) break;
+      if (selected(all[next].labels)) items.push(all[next].json);
+    }
+    const more = next < all.length;
+    if (this.expireAfter !== undefined && --this.expireAfter === 0) {
+      this.expireAfter = undefined;
+      this.snapshots.clear();
+    }
+    return { metadata: { resourceVersion: String(list), ...(more ? { continue: Buffer.from(JSON.stringify({ list, start: next })).toString('base64') } : {}) }, items };
+  }
+}
+
+/** Sends a JSON text already serialized (a list of thousands of objects is joined, not stringified again). */
+function sendJson(res: ServerResponse, requests: SeenRequest[], req: IncomingMessage, text: string): void {
+  requests.push({ method: req.method ?? '', url: req.url ?? '', status: 200 });
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(text);
 }
 
 /** A label selector of one requirement, `key in (a,b)` or `key=value`; undefined for any other form. */

@@ -21,8 +21,16 @@
  * - a Job deleted with foreground propagation (how Argo CD prunes) is gone once its pods
  *   are, the next minute; other objects without finalizers go at once;
  * - RBAC: a request is allowed when a (Cluster)RoleBinding binds the ServiceAccount to a rule
- *   naming the verb, API group and resource (and the object's name when `resourceNames` is set).
+ *   naming the verb, API group and resource (and the object's name when `resourceNames` is set);
  *   @see https://kubernetes.io/docs/reference/access-authn-authz/rbac/
+ * - a list with `limit` is answered a page at a time as the etcd3 store serves it: objects in key
+ *   order (by name), the selector applied while the page fills up to `limit`, `continue` set
+ *   when a further key remains, so a page may be short or empty and still have a next one
+ *   ({@link KubeApi.listPage}). A list is read within one simulated minute, in which nothing
+ *   changes, so every page is of one resource version and no token expires (an expired token's
+ *   410 and the restart are tested on the gate program itself, test/gate/run.test.ts).
+ *   @see https://github.com/kubernetes/apiserver/blob/v0.34.9/pkg/storage/etcd3/store.go#L753-L902 (GetList)
+ *   @see https://github.com/kubernetes/apimachinery/blob/v0.34.9/pkg/apis/meta/v1/types.go#L375-L406 (limit, continue)
  */
 
 /** A Kubernetes object as JSON. */
@@ -45,6 +53,7 @@ const KINDS: Readonly<Record<string, { readonly group: string; readonly namespac
   ServiceAccount: { group: '', namespaced: true },
   Secret: { group: '', namespaced: true },
   Service: { group: '', namespaced: true },
+  Pod: { group: '', namespaced: true },
   PodTemplate: { group: '', namespaced: true },
   Deployment: { group: 'apps', namespaced: true },
   Job: { group: 'batch', namespaced: true },
@@ -258,6 +267,38 @@ export class KubeApi {
 
   /** Grows with every change to any object. */
   public changes = 0;
+
+  /** The objects of a kind by name, as of {@link changes} (the key order of a list). */
+  private sorted?: { readonly kind: string; readonly at: number; readonly lives: readonly Live[] };
+  /** Each object's JSON size, as of its version. */
+  private readonly sizes = new WeakMap<Live, { readonly version: number; readonly bytes: number }>();
+
+  /** Bytes of the object's JSON as `kubectl get -o json` serves it ({@link render}). */
+  public jsonBytes(live: Live): number {
+    const known = this.sizes.get(live);
+    if (known?.version === live.version) return known.bytes;
+    const bytes = Buffer.byteLength(JSON.stringify(this.render(live)));
+    this.sizes.set(live, { version: live.version, bytes });
+    return bytes;
+  }
+
+  /**
+   * One page of a list of `kind`: from `continue` (or the first key), the objects `selected`
+   * up to `limit` (0: all), and the token of the next page when a further key remains.
+   */
+  public listPage(kind: string, options: { readonly selected: (labels: Readonly<Record<string, string>>) => boolean; readonly limit: number; readonly continue?: string }): { readonly items: Live[]; readonly continue?: string } {
+    if (this.sorted?.kind !== kind || this.sorted.at !== this.changes) {
+      this.sorted = { kind, at: this.changes, lives: this.list(kind).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+    }
+    const all = this.sorted.lives;
+    const items: Live[] = [];
+    let next = options.continue === undefined ? 0 : Number(options.continue);
+    for (; next < all.length; next++) {
+      if (options.limit > 0 && items.length >= options.limit) break;
+      if (options.selected(all[next].applied.metadata.labels ?? {})) items.push(all[next]);
+    }
+    return next < all.length ? { items, continue: String(next) } : { items };
+  }
 
   private emit(live: Live, change: Change): void {
     this.changes++;

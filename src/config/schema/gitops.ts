@@ -1,5 +1,14 @@
 import { z } from 'zod';
+import { Quantity, UNITS } from '../../quantity/quantity';
 import { dnsLabel, map, quantityString } from './fields';
+
+/**
+ * The least memory the drift gate Job may have, and its default: node itself takes about 50 MiB
+ * resident, and a page of NodeClaims with V8's heap the rest (measured in test/gate/memory.test.ts;
+ * model/stages.ts sizes the heap from the limit).
+ */
+export const DRIFT_GATE_MIN_MEMORY = '96Mi';
+const mebibytes = (q: string) => Number(Quantity.of(q).to(UNITS.MiB, 'down'));
 
 /**
  * How a stage is promoted (docs/windows.md, Promotion): a soak after the stage before finished,
@@ -30,7 +39,8 @@ export const gitops = z.strictObject({
   stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
     .optional().describe('the branch everything of a stage-N cluster tracks is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
   driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: runs `node -e`, no shell; default the official Node.js image pinned by digest (see docs/windows.md)'),
-  driftGateMemory: quantityString('expected a memory quantity such as "128Mi"').optional()
+  driftGateMemory: quantityString('expected a memory quantity such as "128Mi"')
+    .refine((q) => mebibytes(q) >= mebibytes(DRIFT_GATE_MIN_MEMORY), { error: `must be at least ${DRIFT_GATE_MIN_MEMORY}: node itself takes about 50 MiB, and the gate reads a page of NodeClaims besides` }).optional()
     .describe('memory limit of the drift gate Job (it reads NodeClaims a page at a time, so its use does not grow with the cluster); default 96Mi'),
   argocd: map(dnsLabel, argocdInstance).optional()
     .describe('the Argo CD instances of the fleet, by name (clusters.<id>.argocd names one): each gets its own bootstrap, and the promote workflow reads each; default one instance, read with the ARGOCD_KUBECONFIG secret'),
