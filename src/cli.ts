@@ -15,7 +15,7 @@ import { diff } from './commands/diff';
 import { explain } from './commands/explain';
 import { fit } from './commands/fit';
 import { init } from './commands/init';
-import { promote } from './commands/promote';
+import { promote, promotePlan } from './commands/promote';
 import { EXIT, Io, Reporter, usage } from './commands/reporter';
 import { synth } from './commands/synth';
 import type { Risk } from './review/risk';
@@ -64,7 +64,10 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     say.out(versionText());
     return EXIT.ok;
   }
-  const problems = [...commandProblems(spec, tokens, positionals), ...(name === 'diff' ? diffProblems(tokens.given) : [])];
+  const problems = [
+    ...commandProblems(spec, tokens, positionals), ...(name === 'diff' ? diffProblems(tokens.given) : []),
+    ...(name === 'promote' ? promoteProblems(positionals[0], tokens.given) : []),
+  ];
   if (problems.length) return usage(say, spec, problems);
   const { values, argument } = commandArgs(tokens, positionals);
   const text = (key: string) => (typeof values[key] === 'string' ? values[key] as string : undefined);
@@ -92,7 +95,15 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         namespace: text('namespace'), team: text('team'),
       });
       case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
-      case 'promote': return promote(say, options, Number(argument), { revision: text('revision') ?? '', file: text('applications') ?? '-', main: text('main') });
+      case 'promote': {
+        const as = format === 'json' ? 'json' : 'terminal';
+        if (argument === 'plan') return promotePlan(say, options, as);
+        const now = text('now');
+        return promote(say, options, Number(argument), {
+          revision: text('revision') ?? '', files: (text('applications') ?? '-').split(','), main: text('main'), format: as,
+          ...(now !== undefined ? { now: Date.parse(now) } : {}),
+        });
+      }
       case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
@@ -134,6 +145,24 @@ function diffProblems(given: ReadonlyMap<string, unknown>): string[] {
   if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
   if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
   return [];
+}
+
+/** What `promote` needs of its options beyond each one alone: a stage needs the revision and the Applications; `plan` reads only the config. */
+function promoteProblems(target: string | undefined, given: ReadonlyMap<string, unknown>): string[] {
+  if (target === undefined) return [];
+  const now = given.get('now');
+  // RFC 3339 with its offset, the form Argo CD writes its times in: a time without one would be read in the runner's zone.
+  const problems = typeof now === 'string' && (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$/.test(now) || Number.isNaN(Date.parse(now)))
+    ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : [];
+  if (target === 'plan') {
+    const stageOnly = ['revision', 'applications', 'main', 'now'].filter((o) => given.has(o));
+    return stageOnly.length ? [`promote plan reads only the config: ${stageOnly.map((o) => `--${o}`).join(', ')} go with a STAGE`] : [];
+  }
+  return [
+    ...(given.has('revision') ? [] : ['promote needs --revision SHA: the commit to promote']),
+    ...(given.has('applications') ? [] : ['promote needs --applications FILE: kubectl -n argocd get applications.argoproj.io -o json (one file per Argo CD instance, comma-separated), or - for stdin']),
+    ...problems,
+  ];
 }
 
 /** The config read when `--config` is not given, in the repository root (where npm runs scripts). */

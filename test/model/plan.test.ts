@@ -21,7 +21,7 @@ function paths(plan: FleetPlan): string[] {
       ...c.pools.flatMap((p) => [p.path, ...(p.smokeTest ? [p.smokeTest.path] : [])]),
       ...(c.smokeTestNamespace ? [c.smokeTestNamespace.path] : []),
     ]),
-    plan.summary.path, plan.summaryData.path, plan.bootstrap.path, ...(plan.project ? [plan.project.path] : []), plan.helmRepository.path, plan.healthPatch.path,
+    plan.summary.path, plan.summaryData.path, ...plan.bootstraps.map((b) => b.path), ...plan.projects.map((p) => p.path), plan.helmRepository.path, plan.healthPatch.path,
   ];
 }
 
@@ -65,8 +65,8 @@ describe('fleetPlan', () => {
   });
 
   it('plans the AppProject only for a project other than default', () => {
-    expect(plan.project?.path).toBe('argocd/project.yaml');
-    expect(fleetPlan(aPlatform()).project).toBeUndefined();
+    expect(plan.projects.map((p) => p.path)).toEqual(['argocd/project.yaml']);
+    expect(fleetPlan(aPlatform()).projects).toEqual([]);
   });
 
   it('holds how many nodes a static pool keeps: its replicas, at most limits.nodes, the ceiling\'s count too', () => {

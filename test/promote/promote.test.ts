@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { aFleetConfig, cli, Fleet, removeFleets } from '../review/fleet';
-import { promotion } from '../../src/promote/promote';
+import { mergeApplications, promotion, promotionPlan } from '../../src/promote/promote';
 import { synthesize } from '../../src/synth';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 import { anApplicationStatus, StatusOptions } from '../support/argocd-status';
@@ -30,12 +30,17 @@ function cluster(id: string, overrides: Record<string, StatusOptions> = {}): Rec
   return ['root', ...children].map((file) => live(id, file, overrides[file]));
 }
 const list = (...items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', items });
+/** When argocd-status.ts says every operation finished and every health last changed. */
+const FINISHED = '2026-11-20T10:00:42Z';
 const DEV_APPS = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-pools-ml', 'dev-drift-gate'];
 
 describe('promote', () => {
   it('is ready when every automated Application of the stage before, its root and drift gate included, is Synced at the revision and Healthy', () => {
-    const decision = promotion(platform, 2, SHA, list(...cluster('dev'), live('staging', 'pools-web', { health: 'Progressing' })));
-    expect(decision).toEqual({ ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS, noSuchStage: false });
+    const decision = promotion(platform, 2, SHA, list(...cluster('dev'), live('staging', 'pools-web', { health: 'Progressing' })), { now: Date.parse(FINISHED) });
+    expect(decision).toEqual({
+      ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS, noSuchStage: false,
+      ref: 'karpenter-gitops/stage-2', soakMinutes: 0, finishedAt: Date.parse(FINISHED), soakRemainingMinutes: 0,
+    });
   });
 
   it('holds back while the drift gate waits for Karpenter (Progressing), naming the Application and why', () => {
@@ -113,10 +118,145 @@ describe('npm run promote', () => {
     expect(held.err).toMatch(new RegExp(`cluster prod \\(stage 2\\): the main branch has changed its files since ${change} \\(a revert, or a newer change\\): stage 2 waits for stage 1 to finish the main branch's version`));
   });
 
+  it('prints the decision as one JSON object with --format json: the soak left by --now, the environment, the push', async () => {
+    const fleet = await Fleet.create({ ...staged(), gitops: { repoURL: 'https://github.com/acme/platform-gitops.git', stages: { 2: { soak: '1h', environment: 'production' } } } });
+    const sha = fleet.git('rev-parse', 'HEAD').trim();
+    writeFileSync(`${fleet.dir}/apps.json`, apps(sha));
+    const json = async (now: string) => {
+      const r = await cli(['promote', '2', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--main', 'HEAD', '--config', fleet.configPath, '--outdir', fleet.dir, '--now', now, '--format', 'json']);
+      return { code: r.code, decision: JSON.parse(r.out) as Record<string, unknown> };
+    };
+    expect(await json('2026-11-20T11:00:00Z')).toEqual({
+      code: 1,
+      decision: {
+        version: 1, stage: 2, revision: sha, ready: false, push: null, ref: 'karpenter-gitops/stage-2', environment: 'production', soakMinutes: 60,
+        finishedAt: FINISHED, soakRemainingMinutes: 1, checked: names, noSuchStage: false,
+        blockers: ['stage 2 soaks 1h after stage 1 finished at 2026-11-20T10:00:42Z (dev-karpenter-root Synced and Healthy, as Argo CD recorded it): 1m left'],
+      },
+    });
+    expect(await json('2026-11-20T11:01:00+00:00')).toMatchObject({ code: 0, decision: { ready: true, push: `git push origin ${sha}:refs/heads/karpenter-gitops/stage-2`, environment: 'production', soakRemainingMinutes: 0 } });
+    expect(await cli(['promote', '2', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--config', fleet.configPath, '--now', 'tomorrow']))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/--now takes a time with its offset, e\.g\. 2027-01-12T09:00:00Z \(given "tomorrow"\)/) });
+  });
+
+  it('reads one Applications file per Argo CD instance (comma-separated), and fails on an Application found in two', async () => {
+    const fleet = await Fleet.create(staged());
+    const sha = fleet.git('rev-parse', 'HEAD').trim();
+    const all = JSON.parse(apps(sha)) as { items: unknown[] };
+    writeFileSync(`${fleet.dir}/eu.json`, JSON.stringify(list(...all.items.slice(0, 2))));
+    writeFileSync(`${fleet.dir}/us.json`, JSON.stringify(list(...all.items.slice(2))));
+    const given = (files: string) => cli(['promote', '2', '--revision', sha, '--applications', files, '--main', 'HEAD', '--config', fleet.configPath, '--outdir', fleet.dir]);
+    expect(await given(`${fleet.dir}/eu.json,${fleet.dir}/us.json`)).toMatchObject({ code: 0, out: expect.stringContaining(`git push origin ${sha}:refs/heads/karpenter-gitops/stage-2`) });
+    expect(await given(`${fleet.dir}/eu.json`)).toMatchObject({ code: 1, err: expect.stringMatching(/dev-pools-web \(cluster dev, stage 1\): not in the Applications given/) });
+    expect(await given(`${fleet.dir}/eu.json,${fleet.dir}/eu.json`)).toMatchObject({
+      code: 1, err: expect.stringMatching(new RegExp(`error: Application dev-karpenter-root is in ${fleet.dir}/eu.json and in ${fleet.dir}/eu.json`)),
+    });
+  });
+
+  it('prints the plan of the promote workflow: npm run promote -- plan', async () => {
+    const fleet = await Fleet.create(staged());
+    const plan = await cli(['promote', 'plan', '--format', 'json', '--config', fleet.configPath]);
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.out)).toEqual({ version: 1, argocdNamespace: 'argocd', instances: [], stages: [{ stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['prod'] }] });
+    expect(await cli(['promote', 'plan', '--config', fleet.configPath])).toMatchObject({ code: 0, out: expect.stringContaining('  2 (karpenter-gitops/stage-2; follows the main branch): prod') });
+    expect(await cli(['promote', 'plan', '--revision', 'abc', '--config', fleet.configPath])).toMatchObject({ code: 2, err: expect.stringMatching(/promote plan reads only the config: --revision go with a STAGE/) });
+  });
+
   it('exits 2 for a stage no cluster is at (the workflow\'s loop ends there)', async () => {
     const fleet = await Fleet.create(staged());
     const sha = fleet.git('rev-parse', 'HEAD').trim();
     writeFileSync(`${fleet.dir}/apps.json`, apps(sha));
     expect(await cli(['promote', '3', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--main', 'HEAD', '--config', fleet.configPath])).toMatchObject({ code: 2, err: expect.stringMatching(/no cluster is at stage 3/) });
+  });
+});
+
+/**
+ * `app` as Argo CD recorded it: its last operation's `finishedAt` (or none, and its phase) and
+ * the time its health last changed (controller/appcontroller.go v3.5.1 l. 1668-1677 and
+ * l. 2245-2256); `null` leaves the field out, as Argo CD does when it has none.
+ */
+function recorded(app: Record<string, unknown>, times: { finishedAt?: string | null; healthSince?: string | null; phase?: string }): Record<string, unknown> {
+  const status = structuredClone(app.status) as { operationState?: Record<string, unknown>; health: Record<string, unknown> };
+  if (times.finishedAt === null) delete status.operationState!.finishedAt;
+  else if (times.finishedAt !== undefined) status.operationState!.finishedAt = times.finishedAt;
+  if (times.phase !== undefined) status.operationState!.phase = times.phase;
+  if (times.healthSince === null) delete status.health.lastTransitionTime;
+  else if (times.healthSince !== undefined) status.health.lastTransitionTime = times.healthSince;
+  return { ...app, status };
+}
+const named = (name: string) => (a: Record<string, unknown>) => (a.metadata as { name: string }).name === name;
+/** Stage 3 soaks 1h after stage 2 and pushes in the GitHub environment production. */
+const soaked = { ...platform, gitops: { ...platform.gitops, stages: [{ stage: 3, soakMinutes: 60, environment: 'production' }] } };
+const MINUTE = 60_000;
+
+describe('promote: soak and approval (gitops.stages)', () => {
+  // Staging's gate Job completed last: its Application turned Healthy at 12:00, its sync had ended at 10:00:42.
+  const staging = () => cluster('staging').map((a) => (named('staging-drift-gate')(a) ? recorded(a, { healthSince: '2026-11-20T12:00:00Z' }) : a));
+  const GATE_HEALTHY = Date.parse('2026-11-20T12:00:00Z');
+
+  it('holds stage 3 until the soak has passed since the last Application of stage 2 became Synced and Healthy, as Argo CD recorded it', () => {
+    const early = promotion(soaked, 3, SHA, list(...staging()), { now: GATE_HEALTHY + 59 * MINUTE });
+    expect(early).toMatchObject({ ready: false, finishedAt: GATE_HEALTHY, soakMinutes: 60, soakRemainingMinutes: 1 });
+    expect(early.blockers).toEqual(['stage 3 soaks 1h after stage 2 finished at 2026-11-20T12:00:00Z (staging-drift-gate Synced and Healthy, as Argo CD recorded it): 1m left']);
+    expect(promotion(soaked, 3, SHA, list(...staging()), { now: GATE_HEALTHY + 60 * MINUTE })).toMatchObject({ ready: true, soakRemainingMinutes: 0, blockers: [] });
+  });
+
+  it('counts from a sync that ended after the health last changed (an Application Healthy all along)', () => {
+    const apps = staging().map((a) => (named('staging-pools-web')(a) ? recorded(a, { finishedAt: '2026-11-20T12:30:00Z' }) : a));
+    expect(promotion(soaked, 3, SHA, list(...apps), { now: GATE_HEALTHY + 60 * MINUTE })).toMatchObject({ ready: false, finishedAt: Date.parse('2026-11-20T12:30:00Z'), soakRemainingMinutes: 30 });
+  });
+
+  it('does not start the soak while a sync operation runs (a retry carries a finishedAt while Running), nor without any recorded time', () => {
+    const running = staging().map((a) => (named('staging-karpenter')(a) ? recorded(a, { phase: 'Running' }) : a));
+    expect(promotion(soaked, 3, SHA, list(...running), { now: GATE_HEALTHY + 600 * MINUTE }).blockers).toEqual([
+      'stage 3 soaks 1h after stage 2 finished: a sync operation is running on staging-karpenter, so it has not finished',
+    ]);
+    const untimed = staging().map((a) => (named('staging-karpenter')(a) ? recorded(a, { finishedAt: null, healthSince: null }) : a));
+    expect(promotion(soaked, 3, SHA, list(...untimed), { now: GATE_HEALTHY + 600 * MINUTE }).blockers).toEqual([
+      expect.stringMatching(/^stage 3 soaks 1h after stage 2 finished, but Argo CD recorded no status\.operationState\.finishedAt or status\.health\.lastTransitionTime on staging-karpenter/),
+    ]);
+  });
+
+  it('names the GitHub environment the push runs in, ready or not; none for a stage without one', () => {
+    expect(promotion(soaked, 3, SHA, list(...staging()), { now: GATE_HEALTHY })).toMatchObject({ ready: false, environment: 'production' });
+    expect(promotion(soaked, 3, SHA, list(...staging()), { now: GATE_HEALTHY + 2 * 60 * MINUTE })).toMatchObject({ ready: true, environment: 'production' });
+    expect(promotion(soaked, 2, SHA, list(...cluster('dev'))).environment).toBeUndefined();
+  });
+
+  it('says how a busy main branch starves the stage', () => {
+    expect(promotion(platform, 2, SHA, list(...cluster('dev')), { stillWanted: () => false }).blockers).toEqual([
+      expect.stringMatching(/the main branch has changed its files since .* \(a main branch that changes them faster than stage 1 finishes starves stage 2: batch the changes, or hold merges until it is promoted\)$/),
+    ]);
+  });
+});
+
+describe('promote: several Argo CD instances', () => {
+  it('reads every instance\'s Applications as one, and fails on a name found in two files', () => {
+    const { applications, problems } = mergeApplications([{ from: 'eu.json', json: list(...cluster('dev')) }, { from: 'us.json', json: list(...cluster('staging')) }]);
+    expect(problems).toEqual([]);
+    expect(promotion(platform, 3, SHA, applications)).toMatchObject({ ready: true });
+    const twice = mergeApplications([{ from: 'eu.json', json: list(...cluster('dev')) }, { from: 'us.json', json: list(live('dev', 'drift-gate')) }]);
+    expect(twice.problems).toEqual(['Application dev-drift-gate is in eu.json and in us.json: give each Argo CD instance\'s Applications once (the same file twice, or a cluster two instances deploy?)']);
+  });
+
+  it('says which instance an Application missing from the files is read from', () => {
+    const own = { ...platform, clusters: platform.clusters.map((c) => ({ ...c, argocd: c.id === 'dev' ? 'eu' : 'us' })) };
+    expect(promotion(own, 2, SHA, list()).blockers[0]).toBe('dev-karpenter-root (cluster dev, stage 1): not in the Applications given (read from Argo CD eu)');
+  });
+});
+
+describe('promote plan', () => {
+  it('lists the Argo CD instances with their clusters, and each promoted stage with its ref, the ref it follows, its soak and environment', () => {
+    const instances = [{ name: 'eu', eksCluster: 'argocd-eu', region: 'eu-west-1', roleArn: 'arn:aws:iam::111122223333:role/promote' }];
+    const own = { ...soaked, gitops: { ...soaked.gitops, argocdInstances: instances }, clusters: soaked.clusters.map((c) => ({ ...c, argocd: 'eu' })) };
+    expect(promotionPlan(own)).toEqual({
+      version: 1, argocdNamespace: 'argocd',
+      instances: [{ ...instances[0], clusters: ['dev', 'staging', 'prod'] }],
+      stages: [
+        { stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['staging'] },
+        { stage: 3, ref: 'karpenter-gitops/stage-3', follows: 'karpenter-gitops/stage-2', soakMinutes: 60, environment: 'production', clusters: ['prod'] },
+      ],
+    });
+    expect(promotionPlan(platform).instances).toEqual([]);
   });
 });

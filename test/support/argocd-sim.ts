@@ -60,6 +60,11 @@
  *   retried `retry.limit` times after `duration * factor^n`, at most `maxDuration`
  *   (l. 1546-1575, 1619-1635; `NextRetryAt` types.go l. 1567-1596), then Failed.
  * A completed operation requests a refresh (l. 1641-1660).
+ *
+ * **Times** it records, which `npm run promote` measures a soak from: the operation's `startedAt`
+ * and `finishedAt` (set when it completes, `setOperationState` l. 1668-1677, and while a failed
+ * attempt waits for its retry, l. 1619-1630) and the health's `lastTransitionTime` (moved when,
+ * and only when, the health status changes, `persistAppStatus` l. 2245-2256).
  */
 import { parseAllDocuments } from 'yaml';
 import { anApplicationStatus } from './argocd-status';
@@ -67,7 +72,7 @@ import { SyncWindowSimulator } from './argocd-sync-window';
 import type { GitSim } from './git-sim';
 import { renderChart } from './karpenter-chart';
 import { ApiError, kindInfo, KubeApi, KubeObject, Live, objectKey } from './kube-sim';
-import { FENGARI_COMPILED } from './lua';
+import { FENGARI_COMPILED, useOpenLibs } from './lua';
 
 /** The in-cluster API server's URL, and Argo CD's name for it. */
 const IN_CLUSTER = 'https://kubernetes.default.svc';
@@ -179,6 +184,9 @@ interface AppState {
   /** The last operation, completed (status.operationState). */
   lastOp?: Operation;
   repoErrorSince?: number;
+  /** The health status last written, and since when (status.health.lastTransitionTime). */
+  healthWritten?: HealthCode;
+  healthSince?: number;
 }
 
 /** Something the controller did, for the simulation's invariants and reports. */
@@ -498,6 +506,11 @@ export class ArgoSim {
         objects.push(...renderChart(s.chart, revisions[i], s.helm?.releaseName ?? s.chart, spec.destination.namespace ?? 'default', values.join('\n')));
       } else if (s.path !== undefined) {
         const files = this.options.git.directory(revisions[i], s.path, s.directory?.include);
+        // A folder missing from the commit: the repo server's `apppathutil.Path` fails with "<path>: app
+        // path does not exist" (reposerver/repository/repository.go v3.5.1 l. 540-543, util/app/path/path.go
+        // l. 15 and l. 25-27), a plain error, which gRPC sends with code Unknown (grpc-go v1.81.1, Argo CD's:
+        // server.go l. 1432-1436, status/status.go l. 161) and the controller reads as "rpc error: code =
+        // Unknown desc = …" (internal/status/status.go l. 202), then wraps (state.go l. 377 and l. 698).
         if (!files) return { error: `Failed to load target state: failed to generate manifest for source ${i + 1} of ${sources.length}: rpc error: code = Unknown desc = ${s.path}: app path does not exist` };
         for (const f of files) objects.push(...documents(f.text));
       }
@@ -525,7 +538,11 @@ export class ArgoSim {
     if (obj.metadata.deletionTimestamp !== undefined) return { status: 'Progressing', message: 'Pending deletion' };
     const { group } = kindInfo(obj.kind);
     const groupKind = `${group}/${obj.kind}`;
-    const script = this.options.argocdCm[`resource.customizations.health.${group}_${obj.kind}`] ?? this.options.builtinHealth.get(groupKind);
+    const override = this.options.argocdCm[`resource.customizations.health.${group}_${obj.kind}`];
+    const script = override ?? this.options.builtinHealth.get(groupKind);
+    // An override runs in Argo CD's sandbox unless its useOpenLibs key says otherwise; a built-in
+    // script always with the standard libraries (util/lua/lua.go v3.5.1 l. 44-57, 169-174, 203-204).
+    const openLibs = override === undefined || useOpenLibs(this.options.argocdCm[`resource.customizations.useOpenLibs.${group}_${obj.kind}`]);
     if (script !== undefined) {
       let verdicts = healthMemo.get(script);
       if (!verdicts) {
@@ -535,7 +552,7 @@ export class ArgoSim {
       const key = JSON.stringify(obj);
       let health = verdicts.get(key);
       if (health === undefined) {
-        health = FENGARI_COMPILED.run(script, obj) as { status: HealthCode; message?: string };
+        health = FENGARI_COMPILED.run(script, obj, { openLibs }) as { status: HealthCode; message?: string };
         verdicts.set(key, health);
       }
       return health;
@@ -787,7 +804,13 @@ export class ArgoSim {
     const compared = state.compared;
     if (!compared) return;
     const opNow = state.op ?? state.lastOp;
-    const inputs = JSON.stringify([compared.specJson, compared.sync, compared.health, compared.revisions, compared.conditions, opNow?.phase, opNow?.message]);
+    // The health's lastTransitionTime moves when, and only when, the health status changes
+    // (persistAppStatus, controller/appcontroller.go l. 2245-2256).
+    if (state.healthWritten !== compared.health) {
+      state.healthWritten = compared.health;
+      state.healthSince = this.now;
+    }
+    const inputs = JSON.stringify([compared.specJson, compared.sync, compared.health, compared.revisions, compared.conditions, opNow?.phase, opNow?.message, opNow?.startedAt, opNow?.finishedAt, state.healthSince]);
     if (this.statusMemo.get(live.uid) === inputs) return;
     this.statusMemo.set(live.uid, inputs);
     const comparedSpec = JSON.parse(compared.specJson) as { source?: Source; sources?: Source[]; destination: unknown; ignoreDifferences?: unknown };
@@ -799,8 +822,29 @@ export class ArgoSim {
       revision: compared.revisions[0], ...(multi ? { revisions: compared.revisions } : {}),
       conditions: compared.conditions,
     });
-    this.options.inCluster.setStatus(live, status);
+    this.options.inCluster.setStatus(live, withTimes(status, state.healthSince, op));
   }
+}
+
+/** A time as Argo CD writes one: `metav1.Time`, RFC 3339 to the second (k8s.io/apimachinery pkg/apis/meta/v1/time.go MarshalJSON). */
+const rfc3339 = (t: number) => new Date(t).toISOString().replace(/\.[0-9]{3}Z$/, 'Z');
+
+/**
+ * A status with the times this controller recorded: `health.lastTransitionTime` (see
+ * writeStatus), the operation's `startedAt` and its `finishedAt`, which `setOperationState`
+ * writes when the operation completes (appcontroller.go l. 1668-1677) and which a failed attempt
+ * waiting for its retry carries while Running (l. 1619-1630).
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (l. 1451-1465 OperationState; l. 1954-1963 AppHealthStatus)
+ */
+function withTimes(status: ReturnType<typeof anApplicationStatus>, healthSince: number | undefined, op: Operation | undefined): ReturnType<typeof anApplicationStatus> {
+  const timed = status as { health?: { lastTransitionTime?: string }; operationState?: { startedAt?: string; finishedAt?: string } | null };
+  if (timed.health && healthSince !== undefined) timed.health.lastTransitionTime = rfc3339(healthSince);
+  if (timed.operationState && op) {
+    timed.operationState.startedAt = rfc3339(op.startedAt);
+    if (op.finishedAt !== undefined) timed.operationState.finishedAt = rfc3339(op.finishedAt);
+    else delete timed.operationState.finishedAt;
+  }
+  return status;
 }
 
 /** gitops-engine pkg/health/health_deployment.go l. 28-70. */

@@ -2,7 +2,9 @@
  * A fleet in simulated time: a git repository of synthesized trees (git-sim.ts), Argo CD
  * (argocd-sim.ts) in its own cluster, and per cluster an API server with its Deployment and Job
  * controllers (kube-sim.ts), Karpenter (karpenter-sim.ts) and the drift gate's pod (gate-sim.ts),
- * and the promotion CI job of docs/windows.md. Everything is driven by the files of the commits:
+ * and the promotion CI job of docs/windows.md, run as GitHub runs the promote workflow the commits
+ * carry (github-sim.ts: its push jobs' environments, concurrency and credential; GitHub refuses a
+ * push as git-sim.ts says). Everything is driven by the files of the commits:
  * a person applies `argocd/argocd-cm-patch.yaml` and `argocd/bootstrap.yaml` by hand once, as
  * the docs say; the rest comes from git through Argo CD.
  *
@@ -29,6 +31,7 @@ import { promotion } from '../../src/promote/promote';
 import { ArgoEvent, ArgoSim } from './argocd-sim';
 import { Assess, assess as simAssess, gateProgram, GateLook, isGateJob } from './gate-sim';
 import { GitSim } from './git-sim';
+import { PromoteWorkflow, promoteWorkflow, PushJob } from './github-sim';
 import { renderChart } from './karpenter-chart';
 import { ec2NodeClassHash, KarpenterSim, nodePoolHash } from './karpenter-sim';
 import { KubeApi, KubeControllers, KubeObject } from './kube-sim';
@@ -71,6 +74,48 @@ export interface FleetSimOptions {
   readonly refsAtStart?: readonly string[];
   /** Seed of the jitter. @default 1 */
   readonly seed?: number;
+  /**
+   * The text of `.github/workflows/promote.yaml` every commit carries, unless its tree has its own:
+   * the CI runs the workflow of main's commit, as GitHub runs a scheduled workflow.
+   * @default - the repository's own file
+   */
+  readonly workflow?: string;
+}
+
+/** Where the promote workflow is, in the repository and in every commit of the simulation. */
+export const PROMOTE_WORKFLOW = '.github/workflows/promote.yaml';
+const REPOSITORY_WORKFLOW = readFileSync(join(__dirname, '../..', PROMOTE_WORKFLOW), 'utf8');
+
+/** What happened to one push job of the promote workflow (see {@link FleetSim.ciJobs}). */
+export interface CiJobEvent {
+  readonly at: number;
+  readonly stage: number;
+  readonly revision: string;
+  /**
+   * `pending`: queued behind another job of its concurrency group; `cancelled`: a newer job took
+   * its place; `waiting`: for its environment's reviewers; `approved`; `pushed`; `refused` by
+   * GitHub; `not-wanted`: its re-check held it; `up-to-date`: the ref had the commit already.
+   */
+  readonly event: 'pending' | 'cancelled' | 'waiting' | 'approved' | 'pushed' | 'refused' | 'not-wanted' | 'up-to-date';
+  /** The job (its id in the workflow), and why, for a refusal or a re-check. */
+  readonly job: string;
+  readonly message?: string;
+}
+
+/** A push job of a run of the promote workflow. */
+interface CiPush {
+  readonly stage: number;
+  readonly revision: string;
+  readonly ref: string;
+  readonly job: PushJob;
+  readonly group?: string;
+  /** The Applications its run read (the artifact it downloads). */
+  readonly applications: unknown;
+  /** The config of its run's commit (what it checks out). */
+  readonly platform: Platform;
+  /** The workflow-wide concurrency group of its run. @default - none */
+  readonly runGroup?: string;
+  state: 'pending' | 'waiting' | 'done';
 }
 
 /** One decision of the CI job. */
@@ -124,6 +169,14 @@ export class FleetSim {
   /** The platform of each commit (the CI job reads main's). */
   private readonly platforms = new Map<string, Platform>();
   public readonly ciRuns: CiRun[] = [];
+  /** Every push job's events, in order. */
+  public readonly ciJobs: CiJobEvent[] = [];
+  /** Push jobs not done: pending in their group, or waiting for their reviewers. */
+  private readonly openPushes: CiPush[] = [];
+  /** A scheduled run pending behind its workflow's concurrency group. */
+  private pendingRun = false;
+  private readonly workflowText: string;
+  private readonly workflows = new Map<string, PromoteWorkflow>();
   public readonly gateLooks: GateLook[] = [];
   /** Broken invariants, one line each, with the minute. */
   public readonly violations: string[] = [];
@@ -143,6 +196,7 @@ export class FleetSim {
   public constructor(first: Synthesized, options: FleetSimOptions) {
     this.now = options.start.getTime();
     this.inCluster = new KubeApi('in-cluster', () => this.now);
+    this.workflowText = options.workflow ?? REPOSITORY_WORKFLOW;
     const sha = this.commit(first, 'C0: the fleet');
     for (const ref of options.refsAtStart ?? []) this.git.push(ref, sha, this.now);
     for (const c of first.platform.clusters) {
@@ -169,9 +223,10 @@ export class FleetSim {
     this.inCluster.apply(parse(files.get('argocd/bootstrap.yaml')!) as KubeObject);
   }
 
-  /** Commits a synthesized tree on main; returns the sha. */
+  /** Commits a synthesized tree on main, with the promote workflow unless the tree has its own; returns the sha. */
   public commit(tree: Synthesized, message: string): string {
-    const sha = this.git.commit(tree.files, message, this.now);
+    const files = tree.files.has(PROMOTE_WORKFLOW) ? tree.files : new Map([...tree.files, [PROMOTE_WORKFLOW, this.workflowText]]);
+    const sha = this.git.commit(files, message, this.now);
     this.platforms.set(sha, tree.platform);
     return sha;
   }
@@ -265,30 +320,133 @@ export class FleetSim {
     return JSON.parse(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: this.inCluster.list('Application').map((l) => this.inCluster.render(l)) })) as unknown;
   }
 
+  /** The promote workflow of a commit, as GitHub runs it. */
+  private workflowOf(sha: string): PromoteWorkflow {
+    const text = this.git.get(sha).files.get(PROMOTE_WORKFLOW) ?? this.workflowText;
+    let workflow = this.workflows.get(text);
+    if (!workflow) {
+      workflow = promoteWorkflow(text);
+      this.workflows.set(text, workflow);
+    }
+    return workflow;
+  }
+
+  /** As `npm run promote -- … --main origin/main` asks git when called: are a cluster's files at `revision` main's? */
+  private stillWanted(revision: string): (cluster: { id: string }) => boolean | undefined {
+    const files = (sha: string, id: string) => [...this.git.get(sha).files].filter(([p]) => p.startsWith(`dist/${id}/`) || p === `argocd/${id}.yaml`).sort(([a], [b]) => (a < b ? -1 : 1));
+    return (cluster) => {
+      const main = this.git.resolve('main');
+      return main === undefined ? undefined : JSON.stringify(files(revision, cluster.id)) === JSON.stringify(files(main, cluster.id));
+    };
+  }
+
   /**
-   * The CI job of docs/windows.md, every 15 minutes: for stage 2 then 3, the revision of the
-   * stage before (its ref; stage 1: main), `npm run promote`, and the push when ready. It checks
-   * out main, so `promote` reads main's config.
+   * A scheduled run of the promote workflow (docs/windows.md), every 15 minutes, of main's commit:
+   * it reads the Applications, then decides each stage as the decide job does (stage 2 from main,
+   * stage N from stage N-1's ref; a stage whose stage before has no ref ends the loop; a stage
+   * already at that commit is skipped) with `npm run promote`'s own `promotion` at this minute,
+   * and queues a push job for each ready stage. A run of a workflow with a concurrency group of
+   * its own waits while another of the group is in progress.
    */
   private ci(now: number): void {
+    const workflow = this.workflowOf(this.git.resolve('main')!);
+    if (workflow.runGroup !== undefined && this.openPushes.some((p) => p.runGroup === workflow.runGroup)) {
+      this.pendingRun = true;
+      return;
+    }
+    this.pendingRun = false;
     const platform = this.mainPlatform();
+    const applications = this.applicationsJson();
+    const ready: { stage: number; revision: string; ref: string; environment?: string }[] = [];
     for (const stage of this.stages(platform)) {
       if (this.ciDisabled.has(stage)) continue;
       const prev = stage - 1 === 1 ? 'main' : this.stageRef(platform, stage - 1);
       const revision = this.git.resolve(prev);
       if (revision === undefined) {
-        // `git rev-parse` fails: the step fails, and so the job.
         this.ciRuns.push({ at: now, stage, ready: false, blockers: [`${prev} does not exist`] });
         break;
       }
-      // As `npm run promote -- … --main origin/main` asks git: are the stage's clusters' files at the revision main's?
-      const main = this.git.resolve('main');
-      const files = (sha: string, id: string) => [...this.git.get(sha).files].filter(([p]) => p.startsWith(`dist/${id}/`) || p === `argocd/${id}.yaml`).sort(([a], [b]) => (a < b ? -1 : 1));
-      const stillWanted = (cluster: { id: string }) => (main === undefined ? undefined : JSON.stringify(files(revision, cluster.id)) === JSON.stringify(files(main, cluster.id)));
-      const decision = promotion(platform, stage, revision, this.applicationsJson(), stillWanted);
+      if (this.git.resolve(this.stageRef(platform, stage)) === revision) continue;
+      const decision = promotion(platform, stage, revision, applications, { stillWanted: this.stillWanted(revision), now });
       this.ciRuns.push({ at: now, stage, revision, ready: decision.ready, blockers: decision.blockers });
-      if (decision.ready) this.git.push(this.stageRef(platform, stage), revision, now);
+      if (decision.ready) ready.push({ stage, revision, ref: decision.ref, ...(decision.environment !== undefined ? { environment: decision.environment } : {}) });
     }
+    for (const r of ready) {
+      // A stage with a GitHub environment goes to the push job that names one (push-approved).
+      const job = workflow.pushJobs.find((j) => j.environment === (r.environment !== undefined)) ?? workflow.pushJobs[0];
+      const group = job.group?.(r.stage);
+      this.queuePush({
+        ...r, job, applications, platform, state: 'pending',
+        ...(group !== undefined ? { group } : {}), ...(workflow.runGroup !== undefined ? { runGroup: workflow.runGroup } : {}),
+      });
+    }
+  }
+
+  private jobEvent(p: CiPush, event: CiJobEvent['event'], message?: string): void {
+    this.ciJobs.push({ at: this.now, stage: p.stage, revision: p.revision, event, job: p.job.id, ...(message !== undefined ? { message } : {}) });
+  }
+
+  /** A push job queued: behind a job of its group in progress (replacing the one pending there), else started. */
+  private queuePush(push: CiPush): void {
+    const group = push.group;
+    if (group !== undefined && this.openPushes.some((p) => p.group === group && p.state === 'waiting')) {
+      for (const old of this.openPushes.filter((p) => p.group === group && p.state === 'pending')) {
+        old.state = 'done';
+        this.jobEvent(old, 'cancelled');
+      }
+      this.openPushes.splice(0, this.openPushes.length, ...this.openPushes.filter((p) => p.state !== 'done'));
+      this.openPushes.push(push);
+      this.jobEvent(push, 'pending');
+      return;
+    }
+    this.startPush(push);
+  }
+
+  /** A job with an environment waits for its reviewers; one without runs at once. */
+  private startPush(push: CiPush): void {
+    if (push.job.environment) {
+      push.state = 'waiting';
+      if (!this.openPushes.includes(push)) this.openPushes.push(push);
+      this.jobEvent(push, 'waiting');
+      return;
+    }
+    this.runPush(push);
+  }
+
+  /**
+   * A reviewer of the stage's GitHub environment approves its waiting push job, which runs now;
+   * false when no job of the stage waits.
+   */
+  public approve(stage: number): boolean {
+    const push = this.openPushes.find((p) => p.stage === stage && p.state === 'waiting');
+    if (!push) return false;
+    this.jobEvent(push, 'approved');
+    this.runPush(push);
+    return true;
+  }
+
+  /**
+   * A push job's push step: the ref may already have the commit; else it asks `npm run promote`
+   * again, with the Applications its run read and main as it is now, and pushes with the
+   * workflow's credential, which GitHub may refuse (git-sim.ts pushAs). Then the next job of its
+   * group starts, and a run pending behind the workflow's own group.
+   */
+  private runPush(push: CiPush): void {
+    const now = this.now;
+    if (this.git.resolve(push.ref) === push.revision) this.jobEvent(push, 'up-to-date');
+    else {
+      const decision = promotion(push.platform, push.stage, push.revision, push.applications, { stillWanted: this.stillWanted(push.revision), now });
+      if (!decision.ready) this.jobEvent(push, 'not-wanted', decision.blockers.join('; '));
+      else {
+        const refusal = this.git.pushAs(push.job.credential, push.ref, push.revision, now);
+        this.jobEvent(push, refusal ? 'refused' : 'pushed', refusal?.message);
+      }
+    }
+    push.state = 'done';
+    this.openPushes.splice(0, this.openPushes.length, ...this.openPushes.filter((p) => p.state !== 'done'));
+    const next = push.group === undefined ? undefined : this.openPushes.find((p) => p.group === push.group && p.state === 'pending');
+    if (next) this.startPush(next);
+    if (this.pendingRun && push.runGroup !== undefined && !this.openPushes.some((p) => p.runGroup === push.runGroup)) this.ci(now);
   }
 
   /** The ref a cluster's root tracks. */

@@ -16,6 +16,32 @@ export interface Push {
   readonly at: number;
 }
 
+/**
+ * Who pushes. A person, or a deploy key with write access, may move any ref to any commit of the
+ * repository. A GitHub App installation token may create or update a workflow file only with the
+ * App's `workflows` permission; the GITHUB_TOKEN of a workflow run is such a token, of the GitHub
+ * Actions App, and no workflow can give it that permission (its `permissions` key has no
+ * `workflows` scope).
+ * @see https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication (the GITHUB_TOKEN is a GitHub App installation access token)
+ * @see https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions (the scopes the GITHUB_TOKEN may be given: no workflows)
+ * @see https://github.blog/changelog/2020-04-06-github-apps-workflow-permission (the Workflows permission lets a GitHub App edit workflow files)
+ */
+export type PushCredential =
+  | { readonly kind: 'person' }
+  | { readonly kind: 'app'; readonly name: string; readonly workflows: boolean };
+
+/** A push GitHub refused. */
+export interface RefusedPush {
+  readonly ref: string;
+  readonly to: string;
+  readonly at: number;
+  /** What `git push` prints after `! [remote rejected]`. */
+  readonly message: string;
+}
+
+/** Where GitHub Actions workflow files live: a push that creates, changes or deletes one needs the workflows permission. */
+const WORKFLOWS_DIR = '.github/workflows/';
+
 /** A commit: the files of the tree, by path. */
 export interface Commit {
   readonly sha: string;
@@ -49,6 +75,55 @@ export class GitSim {
     if (from === sha) return;
     this.refs.set(ref, sha);
     this.pushes.push({ ref, from, to: sha, at });
+  }
+
+  /** Every push GitHub refused, in order. */
+  public readonly refused: RefusedPush[] = [];
+
+  /**
+   * `git push origin SHA:refs/heads/REF` authenticated as `credential`, as GitHub answers it: a
+   * GitHub App token without the workflows permission is refused when a commit the push brings to
+   * the ref creates, changes or deletes a file under `.github/workflows/` ("refusing to allow a
+   * GitHub App to create or update workflow `<file>` without `workflows` permission", GitHub's
+   * words, as reported verbatim for a branch moved across upstream commits that changed one:
+   * https://github.com/repo-sync/github-sync/issues/23). The commits a push brings are those
+   * reachable from SHA and not from the ref's old commit; for a new ref, not from any ref
+   * (GitHub asks for the workflows permission to point a new ref at a commit that changes a
+   * workflow file only when no ref has it already:
+   * https://github.blog/changelog/2023-11-02-github-actions-enforcing-workflow-scope-when-creating-a-release).
+   * Returns the refusal, or undefined once pushed.
+   */
+  public pushAs(credential: PushCredential, ref: string, sha: string, at: number): RefusedPush | undefined {
+    if (credential.kind === 'app' && !credential.workflows) {
+      const file = this.workflowChangeIn(ref, sha);
+      if (file !== undefined) {
+        const refusal = { ref, to: sha, at, message: `refusing to allow a GitHub App to create or update workflow \`${file}\` without \`workflows\` permission` };
+        this.refused.push(refusal);
+        return refusal;
+      }
+    }
+    this.push(ref, sha, at);
+    return undefined;
+  }
+
+  /** The commits from `sha` back to the first, newest first. */
+  private ancestry(sha: string): Commit[] {
+    const out: Commit[] = [];
+    for (let c: Commit | undefined = this.get(sha); c; c = c.parent === undefined ? undefined : this.get(c.parent)) out.push(c);
+    return out;
+  }
+
+  /** The first workflow file a commit that pushing `sha` to `ref` brings creates, changes or deletes (see {@link pushAs}). */
+  private workflowChangeIn(ref: string, sha: string): string | undefined {
+    const old = this.refs.get(ref);
+    const known = new Set((old !== undefined ? [old] : [...this.refs.values()]).flatMap((tip) => this.ancestry(tip).map((c) => c.sha)));
+    for (const commit of this.ancestry(sha).filter((c) => !known.has(c.sha)).reverse()) {
+      const before = commit.parent === undefined ? new Map<string, string>() : this.get(commit.parent).files;
+      const paths = new Set([...before.keys(), ...commit.files.keys()].filter((p) => p.startsWith(WORKFLOWS_DIR)));
+      const changed = [...paths].sort().find((p) => before.get(p) !== commit.files.get(p));
+      if (changed !== undefined) return changed;
+    }
+    return undefined;
   }
 
   /** What `git ls-remote` lists: every branch and its commit. */

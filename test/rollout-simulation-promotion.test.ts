@@ -1,0 +1,102 @@
+/**
+ * Promotion as an organisation runs it (contract 8.4), in the simulated staged fleet of
+ * test/rollout-simulation.test.ts (test/support/rollout-fleet.ts): every commit carries
+ * `.github/workflows/promote.yaml`, and the CI runs the workflow of main's commit as GitHub runs
+ * it (test/support/github-sim.ts: its push jobs' environments, concurrency groups and credential),
+ * deciding with `npm run promote`'s own `promotion` at the minute it runs; GitHub refuses a push as
+ * test/support/git-sim.ts says; Argo CD records when each Application's sync ended and its health
+ * last changed as argo-cd v3.5.1 does (test/support/argocd-sim.ts).
+ *
+ * The invariants of the simulation hold in each scenario (FleetSim `violations`, expected empty).
+ * `ROLLOUT_REPORT=1` prints each scenario's timeline.
+ */
+import { readFileSync } from 'node:fs';
+import { removeProjects } from './builders';
+import { PROMOTE_WORKFLOW } from './support/fleet-sim';
+import type { FleetSim } from './support/fleet-sim';
+import { after, Config, convergedFleet, fleetConfig, HOUR, iso, synth, TUESDAY } from './support/rollout-fleet';
+
+afterAll(removeProjects);
+
+const REPORT: string[] = [];
+afterAll(() => {
+  if (process.env.ROLLOUT_REPORT) console.log(REPORT.join('\n'));
+});
+
+const MINUTE = 60_000;
+/** A change every cluster finishes quickly: the controller logs at debug (its Deployment rolls out; no node drifts). */
+const DEBUG_LOGS = (c: Config) => { c.karpenter.controller = { ...c.karpenter.controller, logLevel: 'debug' }; };
+const pushOf = (fleet: FleetSim, stage: number, sha: string) => fleet.git.pushes.find((p) => p.ref === `karpenter-gitops/stage-${stage}` && p.to === sha)?.at;
+
+/**
+ * When the Applications of `cluster` last became what they are, as Argo CD recorded it: the latest
+ * `status.operationState.finishedAt` or `status.health.lastTransitionTime` of its automated
+ * Applications (what docs/windows.md calls the stage finishing), read from their statuses.
+ */
+function recordedFinish(fleet: FleetSim, cluster: string): number {
+  const items = (fleet.applicationsJson() as { items: { metadata: { name: string }; spec: { syncPolicy?: { automated?: unknown } }; status: { operationState?: { finishedAt?: string }; health?: { lastTransitionTime?: string } } }[] }).items;
+  const times = items.filter((a) => a.metadata.name.startsWith(`${cluster}-`) && a.spec.syncPolicy?.automated)
+    .flatMap((a) => [a.status.operationState?.finishedAt, a.status.health?.lastTransitionTime]).filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  return Math.max(...times);
+}
+
+describe('promotion an organisation can run (gitops.stages, the GitHub App, environments), in simulated time', () => {
+  it('a. promotes a commit that changes a workflow file: the push runs with a credential GitHub lets move refs across it', () => {
+    const fleet = convergedFleet();
+    fleet.runUntil(TUESDAY);
+    const tree = synth(fleetConfig());
+    const workflow = readFileSync(PROMOTE_WORKFLOW, 'utf8');
+    const c1 = fleet.commit({ ...tree, files: new Map([...tree.files, [PROMOTE_WORKFLOW, `${workflow}# promote every 15 minutes\n`]]) }, 'C1: a comment in promote.yaml');
+    const ok = fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-3') === c1, TUESDAY + 2 * HOUR);
+    REPORT.push(`a. C1 changes .github/workflows/promote.yaml at ${iso(TUESDAY)}: stage-2 ${after(TUESDAY, pushOf(fleet, 2, c1))}, stage-3 ${after(TUESDAY, pushOf(fleet, 3, c1))}; refused: ${fleet.git.refused.map((r) => `${r.ref}: ${r.message}`).join('; ') || 'none'}`);
+    expect(fleet.git.refused).toEqual([]);
+    expect(ok).toBe(true);
+    expect(fleet.violations).toEqual([]);
+  });
+
+  it('b. holds stage 3 for its soak after staging finished, as Argo CD recorded it, then promotes at the next run', () => {
+    const soaked = (edit: (c: Config) => void = () => undefined) => fleetConfig((c) => { c.gitops.stages = { 3: { soak: '1h' } }; edit(c); });
+    const fleet = convergedFleet(soaked());
+    fleet.runUntil(TUESDAY);
+    const c1 = fleet.commit(synth(soaked(DEBUG_LOGS)), 'C1: the controller logs at debug');
+    const ok = fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-3') === c1, TUESDAY + 4 * HOUR);
+    const [pushed, finished, oracle] = [pushOf(fleet, 3, c1)!, recordedFinish(fleet, 'staging'), fleet.finishedAt('staging', c1)];
+    const soaking = fleet.ciRuns.filter((r) => r.stage === 3 && r.revision === c1 && r.blockers.some((b) => /^stage 3 soaks 1h after stage 2 finished at /.test(b)));
+    REPORT.push(`b. C1 at ${iso(TUESDAY)}: stage-2 ${after(TUESDAY, pushOf(fleet, 2, c1))}, staging finished ${after(TUESDAY, finished)} (Argo CD's record; the oracle's ${after(TUESDAY, oracle)}), stage-3 ${after(TUESDAY, pushed)}; runs held by the soak: ${soaking.length}`);
+    expect(ok).toBe(true);
+    expect(pushed).toBeGreaterThanOrEqual(finished + 60 * MINUTE);
+    // The first run after the soak pushes (runs are every 15 minutes).
+    expect(pushed).toBeLessThan(finished + 75 * MINUTE);
+    expect(soaking.length).toBeGreaterThanOrEqual(3);
+    expect(Math.abs(finished - oracle!)).toBeLessThan(5 * MINUTE);
+    expect(fleet.violations).toEqual([]);
+  });
+
+  it('c. pushes stage 3 only once a reviewer of its GitHub environment approves, while stage 2 goes on being promoted', () => {
+    const approved = (edit: (c: Config) => void = () => undefined) => fleetConfig((c) => { c.gitops.stages = { 3: { environment: 'production' } }; edit(c); });
+    const fleet = convergedFleet(approved());
+    fleet.runUntil(TUESDAY);
+    const c1 = fleet.commit(synth(approved(DEBUG_LOGS)), 'C1: the controller logs at debug');
+    const waiting = () => fleet.ciJobs.some((j) => j.stage === 3 && j.revision === c1 && j.event === 'waiting');
+    expect(fleet.runUntilTrue(waiting, TUESDAY + 3 * HOUR)).toBe(true);
+    const asked = fleet.now;
+    // Meanwhile a change of dev and staging only: prod's files stay C1's, so main still wants C1 for stage 3.
+    const quieter = (c: Config) => { DEBUG_LOGS(c); for (const id of ['dev', 'staging']) c.clusters[id].karpenter = { controller: { logLevel: 'error' } }; };
+    const c2 = fleet.commit(synth(approved(quieter)), 'C2: dev and staging log errors only');
+    expect(fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-2') === c2, asked + 3 * HOUR)).toBe(true);
+    const stage2 = fleet.now;
+    expect(fleet.git.resolve('karpenter-gitops/stage-3')).not.toBe(c1);
+    const approval = fleet.now + 10 * MINUTE;
+    fleet.at(approval, () => expect(fleet.approve(3)).toBe(true));
+    expect(fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-3') === c1, approval + HOUR)).toBe(true);
+    const pushed = pushOf(fleet, 3, c1)!;
+    REPORT.push(`c. C1 at ${iso(TUESDAY)}: stage-2 ${after(TUESDAY, pushOf(fleet, 2, c1))}, stage-3 job waits for production's reviewers from ${after(TUESDAY, asked)}; `
+      + `C2 reaches stage 2 ${after(TUESDAY, stage2)}; approved ${after(TUESDAY, approval)}, stage-3 gets C1 ${after(TUESDAY, pushed)}; `
+      + `jobs: ${fleet.ciJobs.filter((j) => j.stage === 3).map((j) => `${j.event}@${after(TUESDAY, j.at)}`).join(' ')}`);
+    expect(pushed).toBeGreaterThanOrEqual(approval);
+    expect(pushed).toBeLessThanOrEqual(approval + MINUTE);
+    expect(stage2).toBeLessThan(approval);
+    expect(fleet.ciJobs.filter((j) => j.event === 'approved').map((j) => j.stage)).toEqual([3]);
+    expect(fleet.violations).toEqual([]);
+  });
+});
