@@ -1,5 +1,6 @@
 import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
+import { DRIFT_GATE_MIN_MEMORY } from '../config/schema/gitops';
 import { GATE_CLUSTER_ROLE, GateSpec } from '../gate/spec';
 import type { ApplicationModel, ProjectModel } from './applications';
 import { clusterApplications, clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS, rootApplication } from './applications';
@@ -8,6 +9,7 @@ export { DIGEST_ANNOTATION, GATE_ENV, GATE_RBAC_RULES } from '../gate/spec';
 export type { GateRbacRule } from '../gate/spec';
 import { digestOf } from './digest';
 import { describeRuns, syncWindowModels, SyncWindowModel, windowPlan } from '../schedule/windows';
+import { Quantity, UNITS } from '../quantity/quantity';
 
 /** Branch prefix of the stage refs: everything of a stage-N cluster tracks `<prefix>N` (N ≥ 2). */
 export const STAGE_REF_PREFIX = 'karpenter-gitops/stage-';
@@ -27,8 +29,34 @@ export const DRIFT_GATE_IMAGE = 'docker.io/library/node:22.21.0-alpine@sha256:bd
 export const DRIFT_GATE_SETTLE_SECONDS = 600;
 /** Seconds between two looks of the gate at the API server. */
 export const DRIFT_GATE_POLL_SECONDS = 30;
+/**
+ * Memory limit of the drift gate's container, the default of `gitops.driftGateMemory`. The gate
+ * reads NodeClaims a page at a time (src/gate/run.ts NODECLAIM_PAGE_SIZE) and keeps a few hundred
+ * bytes of each, so what it needs does not grow with the cluster: measured with the gate program
+ * under {@link driftGateNodeOptions} of this limit (test/gate/memory.test.ts, Node 20), its peak
+ * resident memory is about 50 MiB with no NodeClaim, 77 MiB with 1,000 or 3,000 and 81 MiB with
+ * 6,000 (NodeClaims of some 14 KB each, as Karpenter writes them); the whole list of 3,000 in one
+ * answer does not fit (the reason for paging).
+ */
+export const DRIFT_GATE_MEMORY = DRIFT_GATE_MIN_MEMORY;
+/**
+ * MiB of the container's limit left outside V8's old space: node itself (about 50 MiB resident
+ * with nothing read, measured as above), its young generation (three semi-spaces of
+ * {@link DRIFT_GATE_SEMI_SPACE_MIB}) and the buffers of the page being read.
+ */
+const DRIFT_GATE_NON_HEAP_MIB = 64;
+/** V8's semi-space, in MiB: the young generation is three of them (16 MiB each by default on 64-bit). */
+const DRIFT_GATE_SEMI_SPACE_MIB = 1;
+/** The least old space the gate is given, in MiB, whatever the limit: a page of NodeClaims needs about 8. */
+const DRIFT_GATE_MIN_HEAP_MIB = 16;
 /** The annotation of an Application that may wait on its window or stage: why, for the health check (model/application-health.ts). */
 export const WAITS_FOR_ANNOTATION = 'karpenter-gitops.io/waits-for';
+/**
+ * How the waits-for annotation of a stage-N cluster's root begins; its stage ref and a space
+ * follow. The health check reads the ref there, to tell its own stage ref not existing yet (a
+ * wait for the first promotion) from any other repository error (model/application-health.ts).
+ */
+export const STAGE_REF_WAIT = 'its stage ref ';
 
 /**
  * The git revision everything of a cluster tracks: its stage ref for stage 2 and later (the
@@ -54,11 +82,31 @@ export function poolProjectName(cluster: Cluster): string {
   return `${cluster.id}-pools`;
 }
 
-/** The Applications a cluster's window holds: one per team's pools, and the tenancy policy. */
+/**
+ * Whether a cluster's controller and CRD Applications sync only in its window
+ * (`karpenter.syncInWindow` on a cluster with a window): the controller then rolls, and the
+ * CRDs change, in the same UTC minutes its pools sync and its drifted nodes are replaced.
+ * @default false - they sync at once, whatever the window
+ */
+export function controllerSyncsInWindow(cluster: Cluster): boolean {
+  return cluster.window !== undefined && cluster.karpenter.syncInWindow === true;
+}
+
+/**
+ * The Applications a cluster's window holds: one per team's pools, the tenancy policy, and with
+ * `karpenter.syncInWindow` the CRDs and the controller. Argo CD picks the sync windows of an
+ * Application by its name, its destination's cluster and its namespace only
+ * (argo-cd v3.5.1 pkg/apis/application/v1alpha1/types.go `SyncWindows.Matches` l. 3101-3178),
+ * both where auto-sync is decided (controller/appcontroller.go l. 1947) and where a sync runs
+ * (controller/sync.go l. 123, `syncWindowPreventsSync` l. 624-641): never by its sources or
+ * sync options, so the controller (a chart and a `$values` git source) and the CRDs
+ * (`ServerSideApply=true`) are held exactly as a pools Application is.
+ */
 function windowedApplicationNames(cluster: Cluster): string[] {
   // The policy Application exists when a team of the cluster lists namespaces (model/applications.ts).
   const policies = cluster.pools.some((p) => p.namespaces !== undefined) ? [APP_NAMES.policies(cluster.id)] : [];
-  return [...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t)), ...policies];
+  const controller = controllerSyncsInWindow(cluster) ? [APP_NAMES.crds(cluster.id), APP_NAMES.controller(cluster.id)] : [];
+  return [...controller, ...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t)), ...policies];
 }
 
 /** Why a windowed Application may stay OutOfSync: its window, in the UTC minutes Argo CD and Karpenter share. */
@@ -84,8 +132,9 @@ export function clusterApplicationModels(platform: Platform, cluster: Cluster): 
  * A cluster Application as its stage and window want it: every git source tracks the
  * cluster's revision (so a stage-N cluster gets pools, overlays, policies, the controller's
  * values and the gate only through its stage ref), and with a window the pool and policy
- * Applications sit in the cluster's own AppProject, which carries the sync window, and say so
- * to the health check (a root never waits on a child held by its window).
+ * Applications (and the CRD and controller ones with `karpenter.syncInWindow`) sit in the
+ * cluster's own AppProject, which carries the sync window, and say so to the health check (a
+ * root never waits on a child held by its window).
  */
 export function staged(platform: Platform, cluster: Cluster, app: ApplicationModel): ApplicationModel {
   const sources = tracking(app, clusterRevision(platform, cluster));
@@ -104,7 +153,7 @@ export function stagedRoot(platform: Platform, cluster: Cluster, root: Applicati
   return {
     ...root,
     sources: tracking(root, ref),
-    waitsFor: `its stage ref ${ref} (moved by npm run promote once stage ${cluster.stage! - 1} is done)`,
+    waitsFor: `${STAGE_REF_WAIT}${ref} (moved by npm run promote once stage ${cluster.stage! - 1} is done)`,
   };
 }
 
@@ -123,12 +172,17 @@ export interface PoolProjectModel extends ProjectModel {
  * before its Applications (sync wave -1): the git repository, the
  * cluster's destination in the controller's namespace (pools and policy) and in its buffers'
  * namespaces, the fleet project's kinds, and the window as `allow` sync windows in exactly the
- * UTC minutes Karpenter may replace drifted nodes (one clock for syncs and drift).
+ * UTC minutes Karpenter may replace drifted nodes (one clock for syncs and drift). With
+ * `karpenter.syncInWindow` it holds the controller too, so it also allows `kube-system`, where
+ * the controller chart puts its DNS Role and RoleBinding (as the fleet project does; chart
+ * karpenter v1.14.1 templates/role.yaml l. 29-33, rolebinding.yaml l. 21-25, vendored in
+ * test/fixtures/karpenter-release/charts/karpenter).
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync_windows/
  */
 export function poolProject(platform: Platform, cluster: Cluster): PoolProjectModel | undefined {
   if (!cluster.window) return undefined;
-  const namespaces = [...new Set([cluster.karpenter.namespace, ...cluster.buffers.map((b) => b.namespace)])];
+  const dns = controllerSyncsInWindow(cluster) ? ['kube-system'] : [];
+  const namespaces = [...new Set([cluster.karpenter.namespace, ...dns, ...cluster.buffers.map((b) => b.namespace)])];
   return {
     name: poolProjectName(cluster),
     namespace: platform.gitops.argocdNamespace,
@@ -146,6 +200,10 @@ export interface DriftGateModel {
   readonly name: string;
   readonly namespace: string;
   readonly image: string;
+  /** The container's memory request and limit (`gitops.driftGateMemory`). @default DRIFT_GATE_MEMORY */
+  readonly memory: string;
+  /** `NODE_OPTIONS` of the container: V8's heap sized to {@link memory} ({@link driftGateNodeOptions}). */
+  readonly nodeOptions: string;
   /** The program `node -e` runs (src/gate/). */
   readonly program: string;
   /** What it waits for, passed as JSON in the `GATE` environment variable. */
@@ -165,12 +223,38 @@ export interface DriftGateModel {
  */
 export function driftGateModel(platform: Platform, cluster: Cluster, spec: GateSpec, program: string): DriftGateModel {
   const image = platform.gitops.driftGateImage ?? DRIFT_GATE_IMAGE;
+  const memory = platform.gitops.driftGateMemory ?? DRIFT_GATE_MEMORY;
+  const nodeOptions = driftGateNodeOptions(memory);
   return {
-    name: `drift-gate-${digestOf([image, program, spec])}`,
+    // The memory is part of the name: a Job's template cannot change, so a new limit is a new Job.
+    name: `drift-gate-${digestOf([image, program, spec, memory])}`,
     namespace: cluster.karpenter.namespace,
     image,
+    memory,
+    nodeOptions,
     program,
     spec,
     rbacName: GATE_CLUSTER_ROLE,
   };
+}
+
+/**
+ * `NODE_OPTIONS` for a gate container of `memory`: `--max-old-space-size` the limit less
+ * {@link DRIFT_GATE_NON_HEAP_MIB} (at least {@link DRIFT_GATE_MIN_HEAP_MIB}) and a 1 MiB
+ * `--max-semi-space-size`, so V8 collects before the kernel's OOM killer would stop the container,
+ * and a read too large for the heap ends with V8's "JavaScript heap out of memory", not a silent
+ * kill. Node does not size its heap to a small limit by itself: it hands V8 the cgroup limit
+ * (libuv's `uv_get_constrained_memory`), and V8 takes a quarter of it for the old space but never
+ * less than its floor of 128 MiB × the pointer-size multiplier (256 MiB in Node's 64-bit build),
+ * plus a young generation of three 16 MiB semi-spaces; the image's Node 22 does the same. Both
+ * flags are among those NODE_OPTIONS allows.
+ * @see https://github.com/nodejs/node/blob/v22.21.0/src/api/environment.cc (SetIsolateCreateParamsForNode: ConfigureDefaults(total_memory))
+ * @see https://chromium.googlesource.com/v8/v8/+/refs/heads/12.4-lkgr/src/heap/heap.cc (Heap::HeapSizeFromPhysicalMemory)
+ * @see https://chromium.googlesource.com/v8/v8/+/refs/heads/12.4-lkgr/src/heap/heap-controller.h (BaseControllerTrait::kMinSize)
+ * @see https://nodejs.org/docs/latest-v22.x/api/cli.html#node_optionsoptions (--max-old-space-size, --max-semi-space-size allowed)
+ */
+export function driftGateNodeOptions(memory: string): string {
+  const limit = Number(Quantity.of(memory).to(UNITS.MiB, 'down'));
+  const heap = Math.max(limit - DRIFT_GATE_NON_HEAP_MIB, DRIFT_GATE_MIN_HEAP_MIB);
+  return `--max-old-space-size=${heap} --max-semi-space-size=${DRIFT_GATE_SEMI_SPACE_MIB}`;
 }

@@ -6,7 +6,7 @@
 import type { Platform } from '../config/platform';
 import type { CeilingBound, TeamCeiling } from './cost';
 import { CEILING_BASIS } from './cost';
-import { clusterRevision, isGated } from './stages';
+import { clusterRevision, controllerSyncsInWindow, isGated } from './stages';
 import type { Budget } from '../schedule/windows';
 import { describeRuns, windowPlan } from '../schedule/windows';
 
@@ -61,7 +61,20 @@ export interface SummaryDataCluster {
     /** The UTC minutes in which Karpenter may replace drifted nodes and the pools sync (`mon 21:00-tue 02:00`). */
     readonly keptUtc: readonly string[];
   };
+  /**
+   * Its controller and CRD Applications sync only in its window (`karpenter.syncInWindow`, with a
+   * window). Added within version 1; written only when true.
+   * @default false - they sync at once, whatever the window
+   */
+  readonly syncInWindow?: boolean;
   readonly pools: readonly SummaryDataPool[];
+}
+
+/** How a stage is promoted, as `dist/summary.json` holds it. */
+export interface SummaryDataStage {
+  readonly stage: number;
+  readonly soakMinutes: number;
+  readonly environment: string | null;
 }
 
 /** `dist/summary.json`. */
@@ -70,6 +83,13 @@ export interface SummaryData {
   /** What every cost figure is: `ceiling at us-east-1 on-demand list price after NodeOverlays`. */
   readonly costBasis: string;
   readonly clusters: readonly SummaryDataCluster[];
+  /**
+   * How each stage N ≥ 2 is promoted (`gitops.stages`): the soak after stage N-1 finished, in
+   * minutes, and the GitHub environment whose reviewers approve it (null: none). Added within
+   * version 1; written only when `gitops.stages` is set.
+   * @default [] - no stage has a soak or an approval
+   */
+  readonly stages?: readonly SummaryDataStage[];
   /** Each team's ceiling per cluster (USD per hour; null: unbounded), in total, and its budget. */
   readonly teams: readonly { readonly team: string; readonly perCluster: Readonly<Record<string, number | null>>; readonly total: number | null; readonly budgetPerHour: number | null }[];
 }
@@ -106,6 +126,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
         name: c.window.name, timeZone: c.window.timeZone, days: [...c.window.days], start: c.window.start, duration: c.window.duration,
         keptUtc: describeRuns(windowPlan(c.window).kept),
       } : null,
+      ...(controllerSyncsInWindow(c) ? { syncInWindow: true } : {}),
       pools: c.pools.map((pool, j) => {
         const { facts, nodePool } = plans[i].pools[j];
         return {
@@ -126,6 +147,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
         };
       }),
     })),
+    ...(platform.gitops.stages ? { stages: platform.gitops.stages.map((s) => ({ stage: s.stage, soakMinutes: s.soakMinutes, environment: s.environment ?? null })) } : {}),
     teams: ceilings.map((t) => ({
       team: t.team,
       perCluster: Object.fromEntries(t.perCluster),

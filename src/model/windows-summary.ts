@@ -1,5 +1,5 @@
 import type { Cluster, Platform } from '../config/platform';
-import { clusterRevision, isGated, poolProjectName } from './stages';
+import { clusterRevision, controllerSyncsInWindow, isGated, poolProjectName } from './stages';
 import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
 
 /**
@@ -15,7 +15,8 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
     lines.push('', `Window \`${w.name}\`: ${w.days.join(', ')} ${w.start} for ${budgetDuration(plan.localMinutes / w.days.length)} (${w.timeZone}), `
       + `${describeRuns(plan.local).join(', ')} local. Drifted nodes are replaced only in ${describeRuns(plan.kept).join(', ')} UTC `
       + `(${plan.keptMinutes} of ${plan.localMinutes} minutes a week): ${plan.note}. `
-      + `The pool Applications sync only in those UTC minutes too (AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
+      + `The pool Applications${controllerSyncsInWindow(cluster) ? ', and the CRD and controller ones (karpenter.syncInWindow),' : ''} sync only in those UTC minutes too `
+      + `(AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
   }
   if (cluster.stage !== undefined) {
     const earlier = platform.clusters.filter((c) => c.stage === cluster.stage! - 1).map((c) => `\`${c.id}\``);

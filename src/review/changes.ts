@@ -8,6 +8,7 @@ import { release } from '../release/release';
 import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { clusterOfPath } from '../output/layout';
 import { Body, describe, FLEET, FolderIndex, GeneratedTree, isSmokeTest, labelsOf, Resource, sourcePaths } from './tree';
+import { WindowChange, windowChanges } from './windows';
 
 /** What a pull request does to one resource, classified. */
 export interface Change {
@@ -29,6 +30,10 @@ export interface ClusterChange {
   readonly action: 'added' | 'removed';
   /** A likely rename, when a removed and an added cluster run on the same EKS cluster. @default - none */
   readonly note?: string;
+  /** Its stage (null: none), as the summary data of the side it is on says (the base's for a removal). @default - unknown: no summary data */
+  readonly stage?: number | null;
+  /** Its window's name (null: none), as that summary data says. @default - unknown: no summary data */
+  readonly window?: string | null;
 }
 
 /** Everything a pull request does to the fleet. */
@@ -40,6 +45,8 @@ export interface Review {
   readonly costs?: readonly CostChange[];
   /** What the review could not compare, and why (a ref without readable summary data). @default - none */
   readonly notes?: readonly string[];
+  /** Clusters whose window changes, as the config says it (dist/summary.json at both refs). @default - none */
+  readonly windows?: readonly WindowChange[];
 }
 
 /** The kinds whose removal drains nodes. */
@@ -70,11 +77,19 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   // The working tree always has summary data; a base generated before it has none.
   const [was, now] = [summaryDataOf(base), summaryDataOf(head)];
   const notes = 'missing' in was && 'data' in now ? [`cost ceilings and Kubernetes versions are not compared: ${was.missing}`] : [];
+  const windows = 'data' in was && 'data' in now ? windowChanges(was.data, now.data) : [];
+  // Where a cluster added or removed sits (stage, window), from the side it is on: when it happens depends on it.
+  const placed = (e: ClusterChange): ClusterChange => {
+    const side = e.action === 'removed' ? was : now;
+    const c = 'data' in side ? side.data.clusters.find((x) => x.id === e.cluster) : undefined;
+    return c ? { ...e, stage: c.stage, window: c.window?.name ?? null } : e;
+  };
   return {
     changes: sortByCluster(withHashVersionBumps(withKubernetesUpgrades(changes.map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c)), context), context)),
-    clusters: clusterChanges(base, head, before, after),
+    clusters: clusterChanges(base, head, before, after).map(placed),
     ...(costs.length ? { costs } : {}),
     ...(notes.length ? { notes } : {}),
+    ...(windows.length ? { windows } : {}),
   };
 }
 

@@ -1,9 +1,11 @@
 import { COST_TITLE, costLines } from './cost';
 import { Change, ClusterChange, Review } from './changes';
 import type { SummaryData } from '../model/summary-data';
-import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, someOf, stepPacing, whenText } from './rollout';
+import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, someOf, stepPacing } from './rollout';
 import { Risk, RISKS } from './risk';
+import { RolloutTimeline, whenText } from './timeline';
 import { describe, FLEET, nameOf } from './tree';
+import { whenLines } from './when';
 
 /** Title and marker of each risk class, loudest first. */
 export const RISK_LABELS: Record<Risk, { readonly title: string; readonly mark: string }> = {
@@ -45,28 +47,48 @@ function groupLine(g: ChangeGroup, mark = true): string {
   return `${mark ? `${RISK_LABELS[g.risk].mark} ` : ''}${g.title} ×${g.members.length.toLocaleString('en-US')} on ${where}: ${g.what}`;
 }
 
+/** The fleet summary of a report: what to approve, the rollout of what replaces nodes, when each change happens; and the timeline they share. */
+interface FleetSummary {
+  readonly approve: string[];
+  readonly rollout: string[];
+  readonly when: string[];
+  readonly groups: ChangeGroup[];
+  /** @default - none: no head plan to time the changes with */
+  readonly timeline?: RolloutTimeline;
+}
+
 /**
- * The fleet summary, first in every report: what to approve (the changes grouped), and for
- * each group that replaces or drains nodes, when it reaches each stage and window and how it is
- * paced. Lines without markup; `bullet` starts each item.
+ * The fleet summary, first in every report: what to approve (the changes grouped); for each
+ * group that replaces or drains nodes, when it reaches each stage and window and how it is
+ * paced; and, cluster by cluster, when the rest happens (removals, additions, windows, the
+ * controller and CRDs, pools). Lines without markup; `bullet` starts each item.
  */
-function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: string): { approve: string[]; rollout: string[]; groups: ChangeGroup[] } {
+function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: string): FleetSummary {
   const order = fleet?.data.clusters.map((c) => c.id) ?? [];
   const groups = groupChanges(review.changes, order);
   const approve = groups.map((g) => `${bullet}${groupLine(g)}${g.why ? ` — ${g.why}` : ''}`);
   const rollout: string[] = [];
-  if (fleet) {
+  // One timeline for the whole pull request: one promotion carries all of it, stage by stage.
+  const timeline = fleet ? new RolloutTimeline(fleet.data, fleet.at, review.changes, review.clusters) : undefined;
+  if (timeline) {
     // The changes that replace nodes: where, when and how fast (a drain is not paced: a person confirms it).
     for (const g of groups.filter((x) => x.risk === 'replaces-nodes')) {
       rollout.push(`${bullet}${groupLine(g, true)}:`);
-      for (const s of rolloutSteps(g, fleet.data, fleet.at)) {
+      for (const s of rolloutSteps(g, timeline)) {
         const stage = s.stage === null ? 'no stage' : `stage ${s.stage}`;
         rollout.push(`${bullet.replace(/\S/g, ' ')}  ${stage}, ${s.window ? `window ${s.window}` : 'no window'}: ${plural(s.clusters.length, 'cluster')} (${someOf(s.clusters)}), ${s.members.toLocaleString('en-US')} of its resources: `
-          + `synced ${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, fleet.data) || 'the pools\' budgets'}`);
+          + `synced ${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, timeline.data) || 'the pools\' budgets'}`);
       }
     }
   }
-  return { approve, rollout, groups };
+  const when = whenLines(review, timeline).map((l) => `${bullet}${l}`);
+  return { approve, rollout, when, groups, ...(timeline ? { timeline } : {}) };
+}
+
+/** The title of the "when" section: in a staged fleet, how a later stage's estimate is made. */
+function whenTitle(timeline: RolloutTimeline | undefined): string {
+  const staged = timeline?.stages().some((s) => s.estimated) === true;
+  return `When each change happens, by cluster${staged ? ' (a later stage starts no earlier than the stage before\'s estimated finish plus its soak)' : ''}:`;
 }
 
 /**
@@ -77,7 +99,7 @@ function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: s
 export function terminalReport(review: Review, base: string, options: TerminalOptions = {}): string {
   const summary = fleetSummary(review, options.fleet, '  ');
   // Times only when the report has a rollout to time (quiet when nothing changes nodes).
-  const lines = [`karpenter-gitops diff: ${base} -> working tree${summary.rollout.length && options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
+  const lines = [`karpenter-gitops diff: ${base} -> working tree${(summary.rollout.length || summary.when.length) && options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
   const cost = [
     ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : []),
     ...(review.notes ?? []).map((n) => `note: ${n}`),
@@ -86,6 +108,7 @@ export function terminalReport(review: Review, base: string, options: TerminalOp
   lines.push(counts(review.changes), '');
   lines.push(`To approve (${plural(summary.groups.length, 'change')}, each on every resource it names below):`, ...summary.approve, '');
   if (summary.rollout.length) lines.push('Rollout, change by change (stage, window, pacing):', ...summary.rollout, '');
+  if (summary.when.length) lines.push(whenTitle(summary.timeline), ...summary.when, '');
   lines.push('Every change, by cluster:', '');
   for (const group of groups(review)) {
     lines.push(`${groupTitle(group)}: ${groupCounts(group.changes, false)}`);
@@ -145,23 +168,28 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
       + `${options.fullReportUrl ? `[the workflow run's \`karpenter-diff\` artifact](${options.fullReportUrl}), or ` : ''}\`npm run diff -- --base ${base} --full\` locally.`,
     '',
   ];
-  const gantt = options.fleet && summary.rollout.length ? ['```mermaid', rolloutGantt(summary.groups, options.fleet.data, options.fleet.at), '```', ''] : [];
+  const gantt = summary.timeline && summary.rollout.length ? ['```mermaid', rolloutGantt(summary.groups, summary.timeline), '```', ''] : [];
   const rolloutTitle = options.fleet ? `**Rollout** (times from the head commit, ${whenText(options.fleet.at)}):` : '';
+  const whenTitleMd = `**${whenTitle(summary.timeline).replace(/:$/, '')}**${options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}:`;
   // What must always be there, cut to fit when a PR has very many distinct changes.
-  const fixed = (approve: string[], rollout: string[]) => [
+  const fixed = (approve: string[], rollout: string[], when: string[]) => [
     ...head,
     `**To approve** (${plural(summary.groups.length, 'change')}, each on every resource it names):`, '', ...approve.map(cell2), '',
     ...(rollout.length ? [rolloutTitle, '', ...rollout.map(cell2), '', ...gantt] : []),
+    ...(when.length ? [whenTitleMd, '', ...when.map(cell2), ''] : []),
     ...cost,
   ];
   let approve = summary.approve;
   let rollout = summary.rollout;
-  const room = () => max - [...fixed(approve, rollout), '<details><summary>Every change, by cluster</summary>', '', '</details>', '', ...note].join('\n').length;
+  let when = summary.when;
+  const room = () => max - [...fixed(approve, rollout, when), '<details><summary>Every change, by cluster</summary>', '', '</details>', '', ...note].join('\n').length;
   // Keep the first items of the longest list until the rest fits: a PR of thousands of distinct changes.
-  while (room() < 0 && (approve.length > 1 || rollout.length > 1)) {
-    if (approve.length >= rollout.length) approve = [...approve.slice(0, Math.floor(approve.length / 2)), `- … ${summary.approve.length - Math.floor(approve.length / 2)} more (see the full report)`];
-    else rollout = [...rollout.slice(0, Math.floor(rollout.length / 2)), `- … more steps (see the full report)`];
-    if (approve.length <= 2 && rollout.length <= 2) break;
+  while (room() < 0 && (approve.length > 1 || rollout.length > 1 || when.length > 1)) {
+    const longest = Math.max(approve.length, rollout.length, when.length);
+    if (approve.length === longest) approve = [...approve.slice(0, Math.floor(approve.length / 2)), `- … ${summary.approve.length - Math.floor(approve.length / 2)} more (see the full report)`];
+    else if (rollout.length === longest) rollout = [...rollout.slice(0, Math.floor(rollout.length / 2)), `- … more steps (see the full report)`];
+    else when = [...when.slice(0, Math.floor(when.length / 2)), `- … more clusters (see the full report)`];
+    if (approve.length <= 2 && rollout.length <= 2 && when.length <= 2) break;
   }
   const all = groups(review);
   let detail: string[] = [];
@@ -191,7 +219,7 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
   }
   // A small change's detail is shown open; a fleet-wide one's folded, under the summary.
   const open = review.changes.length <= 50 ? ' open' : '';
-  const text = [...fixed(approve, rollout), `<details${open}><summary>Every change, by cluster</summary>`, '', ...detail, '</details>', '', ...note].join('\n');
+  const text = [...fixed(approve, rollout, when), `<details${open}><summary>Every change, by cluster</summary>`, '', ...detail, '</details>', '', ...note].join('\n');
   return text.length <= max ? text : `${text.slice(0, max - 200)}\n\n> … cut to fit a GitHub comment: see the full report\n`;
 }
 

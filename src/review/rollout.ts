@@ -6,10 +6,11 @@
  * head commit's time, in UTC and local time) and how it is paced (the pools' budgets, in words).
  * The stages, windows and budgets are read from the head's `dist/summary.json`.
  */
-import { nextOpening, WEEK, windowPlan, type Day, type MaintenanceWindow } from '../schedule/windows';
+import { budgetDuration, nextOpening } from '../schedule/windows';
 import type { SummaryData, SummaryDataCluster } from '../model/summary-data';
 import type { Change } from './changes';
 import { RISKS, type Risk } from './risk';
+import { ASSUMED_DRIFT_MINUTES, keptRunFrom, RolloutTimeline, whenText, windowOf } from './timeline';
 import { FLEET } from './tree';
 
 /** Changes that are the same change, on several resources (clusters, pools). */
@@ -99,39 +100,26 @@ export interface RolloutStep {
   readonly clusters: readonly string[];
   /** How many of the group's members (pools, objects) are on these clusters. */
   readonly members: number;
-  /** When Argo CD syncs the change there. */
+  /** When Argo CD syncs the change there: at merge, or the stage's promotion (an estimate), then in the window if one holds the pools. */
   readonly synced: string;
-  /** When Karpenter may replace drifted nodes there, from the reference time: at once, or the window's next opening. */
+  /** When Karpenter may replace drifted nodes there: at once, or the window's first opening from the stage's start. */
   readonly drift: string;
-  /** The earliest time drifting may start (UTC): the reference time, or the window's next opening. @default - none: no window opens */
+  /** The earliest time drifting may start (UTC): the stage's start, or the window's first opening from then. @default - none: no window opens */
   readonly earliest?: Date;
   /** The window's kept UTC minutes. @default - none */
   readonly keptUtc?: readonly string[];
 }
 
-/** A window of the summary data as the schedule room takes it. */
-function windowOf(w: NonNullable<SummaryDataCluster['window']>): MaintenanceWindow {
-  return { name: w.name, timeZone: w.timeZone, days: w.days as Day[], start: w.start, duration: w.duration };
-}
-
-/** `2026-11-30 01:00 UTC (Sun 20:00 America/New_York)`. */
-export function whenText(at: Date, timeZone?: string): string {
-  const utc = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  if (!timeZone || timeZone === 'UTC') return utc;
-  const local = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at).replace(',', '');
-  return `${utc} (${local} ${timeZone})`;
-}
-
 /**
- * The steps of a group's rollout, stage by stage, from `at` (the head commit's time): stage 1
- * (and clusters without a stage) sync at merge; stage N at the promotion that follows stage
- * N-1's finish (its drift gate); drift starts at once, or at the window's next opening.
+ * The steps of a group's rollout, stage by stage, on the pull request's timeline: stage 1 (and
+ * clusters without a stage) sync at merge; stage N at its promotion, no earlier than stage N-1's
+ * estimated finish plus its soak; a windowed cluster's pools sync, and its drifted nodes are
+ * replaced, from the window's first opening after that.
  */
-export function rolloutSteps(group: ChangeGroup, data: SummaryData, at: Date): RolloutStep[] {
-  const clusters = new Map(data.clusters.map((c) => [c.id, c]));
+export function rolloutSteps(group: ChangeGroup, timeline: RolloutTimeline): RolloutStep[] {
   const keyed = new Map<string, { stage: number | null; window: SummaryDataCluster['window']; clusters: string[]; members: number }>();
   for (const id of group.clusters) {
-    const c = clusters.get(id);
+    const c = timeline.cluster(id);
     if (!c) continue;
     const key = `${c.stage ?? 0}\0${c.window?.name ?? ''}`;
     const step = keyed.get(key) ?? { stage: c.stage, window: c.window, clusters: [], members: 0 };
@@ -142,13 +130,15 @@ export function rolloutSteps(group: ChangeGroup, data: SummaryData, at: Date): R
   return [...keyed.values()]
     .sort((a, b) => (a.stage ?? 1) - (b.stage ?? 1) || (a.window?.name ?? '').localeCompare(b.window?.name ?? ''))
     .map((s): RolloutStep => {
-      const synced = s.stage === null || s.stage < 2 ? 'at merge'
-        : `when stage ${s.stage} is promoted: after every stage-${s.stage - 1} cluster has it and Karpenter has finished with it there (its drift gate)`;
-      if (!s.window) return { stage: s.stage, window: null, clusters: s.clusters, members: s.members, synced, drift: 'at once (no window)', earliest: at };
-      const opening = nextOpening(windowOf(s.window), at);
+      const start = timeline.startOf(s.stage);
+      const promoted = s.stage !== null && s.stage >= 2;
+      if (!s.window) return { stage: s.stage, window: null, clusters: s.clusters, members: s.members, synced: timeline.startText(s.stage), drift: 'at once (no window)', earliest: start };
+      const synced = `${timeline.startText(s.stage)}, then only in window ${s.window.name}`;
+      const opening = nextOpening(windowOf(s.window), start);
       const kept = s.window.keptUtc;
       const drift = opening === undefined ? `never: window ${s.window.name} keeps no minute`
-        : `${s.stage !== null && s.stage >= 2 ? 'at the earliest ' : ''}${whenText(opening, s.window.timeZone)}, the next opening of window ${s.window.name}; only in ${kept.join(', ')} UTC`;
+        : promoted ? `at the earliest ${whenText(opening, s.window.timeZone)}, the first opening of window ${s.window.name} after stage ${s.stage}'s estimated start (estimate); only in ${kept.join(', ')} UTC`
+          : `${whenText(opening, s.window.timeZone)}, the next opening of window ${s.window.name}; only in ${kept.join(', ')} UTC`;
       return { stage: s.stage, window: s.window.name, clusters: s.clusters, members: s.members, synced, drift, keptUtc: kept, ...(opening ? { earliest: opening } : {}) };
     });
 }
@@ -189,17 +179,24 @@ export function stepPacing(group: ChangeGroup, step: RolloutStep, data: SummaryD
   return [...counts].map(([words, n]) => (counts.size > 1 ? `${words} (${n} pools)` : words)).join('; ');
 }
 
-/** The Gantt bars of a rollout: per stage, the first two openings of each window group from its earliest time. */
-export function rolloutGantt(groups: readonly ChangeGroup[], data: SummaryData, at: Date): string {
+/**
+ * The Gantt chart of a rollout, on a UTC axis: a section per stage, each stage after the one
+ * before: its promotion no earlier than stage N-1's estimated finish plus its soak (a bar), an
+ * approval it waits for (a milestone), a bar per window group at its first two openings from
+ * the stage's start (a group without a window: {@link ASSUMED_DRIFT_MINUTES} from it), and the
+ * stage's estimated finish. Every time after the merge that rests on an estimate says so. A
+ * task's name never holds a colon: mermaid splits a task line at it.
+ */
+export function rolloutGantt(groups: readonly ChangeGroup[], timeline: RolloutTimeline): string {
   const lines = [
     'gantt',
-    `  title When this change can replace nodes, stage by stage (UTC, from the head commit ${whenText(at)})`,
+    `  title When this change reaches each stage and can replace nodes (UTC, from the head commit ${whenText(timeline.at)}; later stages are estimates)`,
     '  dateFormat YYYY-MM-DD HH:mm',
     '  axisFormat %a %d %H:%M',
   ];
   const steps = new Map<string, RolloutStep>();
   for (const g of groups.filter((x) => x.risk === 'replaces-nodes' || x.risk === 'destructive')) {
-    for (const s of rolloutSteps(g, data, at)) {
+    for (const s of rolloutSteps(g, timeline)) {
       const key = `${s.stage ?? 1}\0${s.window ?? ''}`;
       const was = steps.get(key);
       steps.set(key, was ? { ...was, clusters: [...new Set([...was.clusters, ...s.clusters])] } : s);
@@ -208,34 +205,40 @@ export function rolloutGantt(groups: readonly ChangeGroup[], data: SummaryData, 
   const stamp = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
   const byStage = new Map<number, RolloutStep[]>();
   for (const s of steps.values()) byStage.set(s.stage ?? 1, [...(byStage.get(s.stage ?? 1) ?? []), s]);
+  // Every stage up to the last one drawn: a later stage waits for each one before it, touched or not.
+  // Clusters without a stage are drawn with stage 1 (at merge), which then may have no estimate of its own.
+  const last = Math.max(0, ...byStage.keys());
+  const drawn = [...new Set([...byStage.keys(), ...timeline.stages().map((e) => e.stage).filter((n) => n <= last)])].sort((a, b) => a - b);
   let id = 0;
-  for (const [stage, list] of [...byStage].sort(([a], [b]) => a - b)) {
+  for (const stage of drawn) {
+    const estimate = timeline.stage(stage);
+    const start = estimate?.start ?? timeline.at;
     lines.push(`  section Stage ${stage}`);
-    lines.push(`  ${stage < 2 ? 'merged and synced' : `promoted after stage ${stage - 1} finishes`} :milestone, m${stage}, ${stamp(at)}, 0m`);
-    for (const s of list) {
+    if (stage < 2 || !estimate) lines.push(`  merged and synced :milestone, m${stage}, ${stamp(start)}, 0m`);
+    else {
+      if (estimate.soakMinutes > 0) lines.push(`  soak ${budgetDuration(estimate.soakMinutes)} after stage ${stage - 1} finishes, estimate :k${stage}, ${stamp(estimate.previousFinish)}, ${estimate.soakMinutes}m`);
+      if (estimate.environment !== null) lines.push(`  waits for approval in GitHub environment ${estimate.environment} :milestone, a${stage}, ${stamp(start)}, 0m`);
+      lines.push(`  promoted after stage ${stage - 1} finishes, estimate :milestone, m${stage}, ${stamp(start)}, 0m`);
+    }
+    const guess = stage >= 2 ? ', estimate' : '';
+    for (const s of byStage.get(stage) ?? []) {
       const label = `${s.window ? `window ${s.window}` : 'no window'} (${s.clusters.length} cluster${s.clusters.length === 1 ? '' : 's'})`;
       if (!s.window) {
-        lines.push(`  ${label}, at once :s${id++}, ${stamp(at)}, 2h`);
+        lines.push(`  ${label}, at once, estimate ${budgetDuration(ASSUMED_DRIFT_MINUTES)} :s${id++}, ${stamp(start)}, ${ASSUMED_DRIFT_MINUTES}m`);
         continue;
       }
-      const cluster = data.clusters.find((c) => c.id === s.clusters[0]);
+      const cluster = timeline.cluster(s.clusters[0]);
       if (!cluster?.window) continue;
-      let from = at;
+      let from = start;
       for (let n = 0; n < 2; n++) {
         const open = nextOpening(windowOf(cluster.window), from);
         if (!open) break;
-        const minutes = keptLengthAt(cluster.window, open);
-        lines.push(`  ${label}${n ? ', next' : ''} :s${id++}, ${stamp(open)}, ${minutes}m`);
+        const minutes = keptRunFrom(cluster.window, open);
+        lines.push(`  ${label}${n ? ', next' : ''}${guess} :s${id++}, ${stamp(open)}, ${minutes}m`);
         from = new Date(open.getTime() + (minutes + 1) * 60_000);
       }
     }
+    if (estimate) lines.push(`  stage ${stage} finished, estimate :milestone, f${stage}, ${stamp(estimate.finish)}, 0m`);
   }
   return lines.join('\n');
-}
-
-/** How long the kept run that opens at `open` lasts, in minutes (the window's kept UTC runs). */
-function keptLengthAt(window: NonNullable<SummaryDataCluster['window']>, open: Date): number {
-  // Minute of the week in UTC, Sunday 00:00 = 0 (1970-01-04 was a Sunday: 3 days after the epoch).
-  const minute = ((Math.floor(open.getTime() / 60_000) - 3 * 24 * 60) % WEEK + WEEK) % WEEK;
-  return windowPlan(windowOf(window)).kept.find((r) => r.start === minute)?.length ?? 60;
 }

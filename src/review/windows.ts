@@ -1,4 +1,6 @@
+import type { SummaryData, SummaryDataCluster } from '../model/summary-data';
 import { clusterLayout } from '../output/layout';
+import { DAYS, type Day } from '../schedule/windows';
 import type { GeneratedTree } from './tree';
 
 /** A cluster whose root starts tracking a stage ref in this change (`stage` set, or changed). */
@@ -39,4 +41,68 @@ export function stageAdoptionLine(a: StageAdoption, refCommit: string | undefine
   if (refCommit === baseCommit) return `cluster ${a.cluster}: its root now tracks ${a.ref} (was ${a.was}), at the base commit ${baseCommit.slice(0, 12)}: nothing rolls back`;
   return `WARNING: cluster ${a.cluster}: its root now tracks ${a.ref} (was ${a.was}), which is at ${refCommit.slice(0, 12)}, not the base ${baseCommit.slice(0, 12)}: `
     + `at merge the cluster syncs that commit's files, rolling back what it runs; first move the ref: git push origin ${baseCommit}:refs/heads/${a.ref}`;
+}
+
+/** A window as `dist/summary.json` holds it. */
+type DataWindow = NonNullable<SummaryDataCluster['window']>;
+
+/** A cluster's window before and after the change, as the summary data at both refs says it. */
+export interface WindowChange {
+  readonly cluster: string;
+  /** null: the cluster had no window. */
+  readonly before: DataWindow | null;
+  /** null: it has none now. */
+  readonly after: DataWindow | null;
+}
+
+/**
+ * The clusters (on both sides) whose window changes: its name, zone, days, start or duration.
+ * A window's compiled form (the Drifted budgets of every NodePool, the AppProject's sync
+ * windows) is in the review as the resources it changes, in UTC cron; this says it as the
+ * config does.
+ */
+export function windowChanges(base: SummaryData, head: SummaryData): WindowChange[] {
+  const was = new Map(base.clusters.map((c) => [c.id, c.window]));
+  const key = (w: DataWindow | null) => (w === null ? 'none' : JSON.stringify([w.name, w.timeZone, w.days, w.start, w.duration]));
+  return head.clusters.flatMap((c) => {
+    // A cluster added is said as added, with its window.
+    if (!was.has(c.id)) return [];
+    const before = was.get(c.id) ?? null;
+    return key(before) === key(c.window) ? [] : [{ cluster: c.id, before, after: c.window }];
+  });
+}
+
+/** `Mon–Thu 22:00 for 6h`: a window's days (runs of three or more as a range), start and duration, as the config writes them. */
+export function windowText(w: DataWindow): string {
+  const days = new Set(w.days);
+  const on = DAYS.map((d) => days.has(d));
+  // Start after a day off, so a run across Saturday→Sunday reads as one (`Fri–Mon`).
+  const first = on.indexOf(false) < 0 ? 0 : (on.indexOf(false) + 1) % 7;
+  const runs: Day[][] = [];
+  for (let i = 0; i < 7; i++) {
+    const d = DAYS[(first + i) % 7];
+    if (!days.has(d)) continue;
+    const run = runs[runs.length - 1];
+    if (run && DAYS[(DAYS.indexOf(run[run.length - 1]) + 1) % 7] === d) run.push(d);
+    else runs.push([d]);
+  }
+  const title = (d: Day) => `${d[0].toUpperCase()}${d.slice(1)}`;
+  const said = runs.flatMap((r) => (r.length >= 3 ? [`${title(r[0])}–${title(r[r.length - 1])}`] : r.map(title)));
+  return `${said.join(', ')} ${w.start} for ${w.duration}`;
+}
+
+/**
+ * A window change as the config says it, with the UTC minutes kept before and after:
+ * `window eu (Europe/Berlin): Mon–Thu 22:00 for 6h -> Sun–Thu 23:00 for 4h; kept UTC mon 21:00-tue 02:00, … -> …`.
+ */
+export function windowChangeText(c: WindowChange): string {
+  const { before, after } = c;
+  if (before === null && after === null) return 'no window';
+  if (before === null) return `window none -> ${after!.name} (${after!.timeZone}): ${windowText(after!)}; kept UTC ${after!.keptUtc.join(', ')}: its pools sync, and its drifted nodes are replaced, only then`;
+  if (after === null) return `window ${before.name} (${before.timeZone}): ${windowText(before)} -> none: its pools sync, and its drifted nodes are replaced, at any time`;
+  const names = before.name === after.name ? before.name : `${before.name} -> ${after.name}`;
+  const times = before.timeZone === after.timeZone
+    ? ` (${after.timeZone}): ${windowText(before)} -> ${windowText(after)}`
+    : `: ${windowText(before)} (${before.timeZone}) -> ${windowText(after)} (${after.timeZone})`;
+  return `window ${names}${times}; kept UTC ${before.keptUtc.join(', ')} -> ${after.keptUtc.join(', ')}`;
 }
