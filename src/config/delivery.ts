@@ -131,19 +131,24 @@ function freezesDrift(b: { nodes: string; reasons?: readonly string[]; schedule?
  */
 function driftFreezes(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): Problem[] {
   const waited = waitedForStages(clusters);
-  const problems: Problem[] = [];
+  // One problem per budget as written, naming every cluster it holds.
+  const byBudget = new Map<string, { path: FieldPath; pool: string; nodes: string; on: string[] }>();
   for (const c of clusters) {
     const stage = c.stage;
     if (stage === undefined || !waited.has(stage)) continue;
     for (const pool of c.pools) {
       pool.settings.disruption.budgets.forEach((b, i) => {
         if (!freezesDrift(b)) return;
-        problems.push(source.problem([...budgetsAt(file, c.id, pool.team, pool.name), i], `keeps Drifted disruptions of pool ${pool.name} at ${b.nodes} at all times on cluster ${c.id} (stage ${stage}), `
-          + `which stage ${stage + 1} waits for: its drift gate would never pass and no later stage would get a change of these nodes; give the budget a schedule and duration, or reasons without Drifted`));
+        const path = [...budgetsAt(file, c.id, pool.team, pool.name), i];
+        const key = `${pool.name}\0${path.join('.')}`;
+        const entry = byBudget.get(key) ?? { path, pool: pool.name, nodes: b.nodes, on: [] };
+        entry.on.push(`${c.id} (stage ${stage}, which stage ${stage + 1} waits for)`);
+        byBudget.set(key, entry);
       });
     }
   }
-  return problems;
+  return [...byBudget.values()].map(({ path, pool, nodes, on }) => source.problem(path, `keeps Drifted disruptions of pool ${pool} at ${nodes} at all times on cluster ${on.join(', ')}: `
+    + 'its drift gate would never pass and no later stage would get a change of these nodes; give the budget a schedule and duration, or reasons without Drifted'));
 }
 
 /**

@@ -116,7 +116,15 @@ describe('what would hold a stage for ever', () => {
   it('fails on a budget that keeps Drifted at 0 for good on a cluster a later stage waits for, naming the pool and the stage', () => {
     const input = fleet(freeze);
     const { configText } = writeProject(input);
-    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(configText, 'nodes: "0"')}: teams\\.web\\.disruption\\.budgets\\[1\\]: keeps Drifted disruptions of pool web at 0 at all times on cluster demo \\(stage 1\\), which stage 2 waits for`))]);
+    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(configText, 'nodes: "0"')}: teams\\.web\\.disruption\\.budgets\\[1\\]: keeps Drifted disruptions of pool web at 0 at all times on cluster demo \\(stage 1, which stage 2 waits for\\)`))]);
+  });
+
+  it('says it once for every cluster the same budget holds', () => {
+    const input = {
+      config: aConfig({ clusters: { demo: { terraformOutputs: 'terraform/demo.json', stage: 1 }, prod: { terraformOutputs: 'terraform/prod.json', stage: 2 }, stage: { terraformOutputs: 'terraform/stage.json', stage: 3 } }, teams: { web: freeze } }),
+      terraform: TF,
+    };
+    expect(problemsOf(input)).toEqual([expect.stringMatching(/on cluster demo \(stage 1, which stage 2 waits for\), prod \(stage 2, which stage 3 waits for\): its drift gate would never pass/)]);
   });
 
   it('accepts the same budget on the last stage (nothing waits for it), and one with a schedule', () => {
