@@ -46,6 +46,8 @@ export function aCluster(pools: Pool[] = [aPool()], overrides: Partial<Cluster> 
     smokeTests: true,
     karpenter: aKarpenter(),
     legacyNodepoolsApp: false,
+    labels: {},
+    groups: [],
     overlays: [],
     buffers: [],
     pools,

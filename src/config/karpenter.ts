@@ -3,6 +3,7 @@ import { checkControllerValues } from './controller';
 import { compareRelease } from '../release/versions';
 import { release, releaseProblem, vendoredVersions } from '../release/release';
 import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules.generated';
+import type { ClusterGroup } from './groups';
 import { KarpenterConfig } from './platform';
 import { FieldPath, Problem } from '../input/problems';
 import { Layer, mergeLayers } from './resolve';
@@ -15,14 +16,17 @@ export const RELEASE_NAME = 'karpenter';
 
 /**
  * The Karpenter release and controller of one cluster: the top-level `karpenter` with
- * `clusters.<id>.karpenter` deep-merged over it (maps key by key, anything else replaced),
+ * each of its groups' `karpenter` then `clusters.<id>.karpenter` deep-merged over it (maps key by key, anything else replaced),
  * checked as a whole, each problem located at the line that set the value.
  */
 export function resolveKarpenter(
-  source: SourceFile, file: PlatformFile, clusterId: string, cluster: ClusterFile, tf: TerraformOutputs | undefined,
+  source: SourceFile, file: PlatformFile, of: { readonly id: string; readonly cluster: ClusterFile; readonly groups?: readonly ClusterGroup[] }, tf: TerraformOutputs | undefined,
 ): { karpenter: KarpenterConfig; problems: Problem[]; warnings: Problem[] } {
+  const { id: clusterId, cluster, groups = [] } = of;
   const layers: Layer<KarpenterFile>[] = [
     { fields: file.karpenter, at: ['karpenter'] },
+    // Its groups', in file order, under its own.
+    ...groups.filter((g) => g.group.karpenter).map((g) => ({ fields: g.group.karpenter as KarpenterFile, at: [...g.at, 'karpenter'] })),
     ...(cluster.karpenter ? [{ fields: cluster.karpenter as KarpenterFile, at: ['clusters', clusterId, 'karpenter'] }] : []),
   ];
   const merged = mergeLayers(layers);

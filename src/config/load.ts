@@ -1,3 +1,4 @@
+import { fromGroups, groupProblems, groupsOf } from './groups';
 import { argocdInstances, clusterArgocd, deliveryFindings, stagePolicies } from './delivery';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
@@ -100,18 +101,20 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const clusters: Cluster[] = [];
+  problems.push(...groupProblems(source, file));
   for (const [id, cluster] of Object.entries(file.clusters)) {
+    const groups = groupsOf(file, id);
     const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs, options.showPath ?? fromWorkingDirectory);
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
-    const k = resolveKarpenter(source, file, id, cluster, tf.outputs);
+    const k = resolveKarpenter(source, file, { id, cluster, groups }, tf.outputs);
     problems.push(...k.problems);
     warnings.push(...k.warnings);
     const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools({ source, file, clusterId: id, cluster, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates } }, problems, warnings);
+    const pools = resolvePools({ source, file, clusterId: id, cluster, groups, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates } }, problems, warnings);
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);
@@ -130,10 +133,12 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         ...(cluster.manualSync === true ? { manualSync: true } : {}),
-        tenancyAction: cluster.tenancy?.action ?? file.tenancy?.action ?? 'Deny',
-        tenancyExemptNamespaces: cluster.tenancy?.exemptNamespaces ?? file.tenancy?.exemptNamespaces ?? [],
+        tenancyAction: cluster.tenancy?.action ?? fromGroups(groups, (g) => g.tenancy?.action)?.value ?? file.tenancy?.action ?? 'Deny',
+        tenancyExemptNamespaces: cluster.tenancy?.exemptNamespaces ?? fromGroups(groups, (g) => g.tenancy?.exemptNamespaces)?.value ?? file.tenancy?.exemptNamespaces ?? [],
+        labels: cluster.labels ?? {},
+        groups: groups.map((g) => g.name),
         pools,
-        ...(clusterWindow(file, id) ? { window: clusterWindow(file, id) } : {}),
+        ...(clusterWindow(file, id, groups) ? { window: clusterWindow(file, id, groups) } : {}),
         ...(cluster.stage !== undefined ? { stage: cluster.stage } : {}),
         ...(clusterArgocd(file, id) !== undefined ? { argocd: clusterArgocd(file, id) } : {}),
       });
@@ -250,8 +255,10 @@ function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: rea
       problems.push(source.problem(karpenterAt, `is also team ${teamsOf(c, k).join(', ')}'s namespace (teams.<team>.namespaces): the tenancy policy never looks at Karpenter's namespace, `
         + 'so that team\'s pods could use every team\'s pools; run Karpenter in a namespace of its own'));
     }
+    const fromGroup = fromGroups(groupsOf(file, c.id), (g) => g.tenancy?.exemptNamespaces);
     const exempt = own?.tenancy?.exemptNamespaces !== undefined ? { list: own.tenancy.exemptNamespaces, at: ['clusters', c.id, 'tenancy', 'exemptNamespaces'] }
-      : { list: file.tenancy?.exemptNamespaces ?? [], at: ['tenancy', 'exemptNamespaces'] };
+      : fromGroup ? { list: fromGroup.value, at: [...fromGroup.at, 'tenancy', 'exemptNamespaces'] }
+        : { list: file.tenancy?.exemptNamespaces ?? [], at: ['tenancy', 'exemptNamespaces'] };
     exempt.list.forEach((ns, i) => {
       if (ns === 'default') {
         problems.push(source.problem([...exempt.at, i], 'is default, where anyone\'s pods run: exempt it and they could use every team\'s pools; exempt only namespaces where administrators run platform agents'));
@@ -268,11 +275,19 @@ const TENANCY_MIN_MINOR = 30;
 
 /** The teams' budgets, located at `teams.<team>.budget.perHour` (docs/cost.md). */
 function budgetsOf(source: SourceFile, file: PlatformFile): { budgets?: TeamBudget[] } {
-  const budgets = Object.entries(file.teams).flatMap(([team, t]) => {
+  const budgets: TeamBudget[] = Object.entries(file.teams).flatMap(([team, t]) => {
     if (!t?.budget) return [];
     const { file: at, line, col, path } = source.problem(['teams', team, 'budget', 'perHour'], '');
     return [{ team, perHour: t.budget.perHour, at: { file: at, line, col, path } }];
   });
+  for (const [name, g] of Object.entries(file.groups ?? {})) {
+    const clusters = Object.keys(file.clusters).filter((id) => groupsOf(file, id).some((x) => x.name === name));
+    for (const [team, t] of Object.entries(g.teams ?? {})) {
+      if (!t?.budget || !Object.hasOwn(file.teams, team)) continue;
+      const { file: at, line, col, path } = source.problem(['groups', name, 'teams', team, 'budget', 'perHour'], '');
+      budgets.push({ team, perHour: t.budget.perHour, group: { name, clusters }, at: { file: at, line, col, path } });
+    }
+  }
   return budgets.length ? { budgets } : {};
 }
 

@@ -8,7 +8,7 @@ import type { NodeOverlaySpec } from '../catalog/overlays';
 export type { NodeOverlaySpec } from '../catalog/overlays';
 
 /** The level of the inheritance chain that set a pool field (contract section 5.3). */
-export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | 'cluster-team' | 'cluster-pool' | 'overrides';
+export type Level = 'built-in' | 'defaults' | 'team' | 'pool' | `group ${string}` | 'cluster-team' | 'cluster-pool' | 'overrides';
 
 /** One resolved pool field, and where its value comes from. */
 export interface FieldProvenance {
@@ -156,6 +156,10 @@ export interface Cluster {
   readonly stage?: number;
   /** The Argo CD instance that deploys it (`gitops.argocd`). @default - the fleet's only instance */
   readonly argocd?: string;
+  /** Its labels (`clusters.<id>.labels`), which groups match on. @default {} */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The groups it is in (`groups` whose `match` it meets), in file order. @default [] */
+  readonly groups: readonly string[];
   /**
    * The cluster's NodeOverlays: the fleet-wide `overlays` with `clusters.<id>.overlays` over
    * them, by name. @default [] - none (and no NodeOverlay gate)
@@ -254,6 +258,11 @@ export interface StagePolicy {
 /** A team's `budget.perHour` (docs/cost.md): the most its pools may cost per hour at their limits, in every cluster. */
 export interface TeamBudget {
   readonly team: string;
+  /**
+   * A group's budget for the team (`groups.<group>.teams.<team>.budget`): it caps the team's
+   * ceiling summed over the group's clusters only. @default - the team's own: every cluster
+   */
+  readonly group?: { readonly name: string; readonly clusters: readonly string[] };
   /** USD per hour, as written (`"40"`). */
   readonly perHour: string;
   /** Where `teams.<team>.budget.perHour` is, for problems about it. */

@@ -5,6 +5,7 @@ import { COST_CENTER_LABEL, DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL 
 import { Layer, MergedFields, mergeLayers } from './resolve';
 import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
 import { dryRun } from './dry-run';
+import type { ClusterGroup } from './groups';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { Quantity, UNITS } from '../quantity/quantity';
@@ -26,6 +27,8 @@ export interface ClusterPoolsInput {
   readonly file: PlatformFile;
   readonly clusterId: string;
   readonly cluster: ClusterFile;
+  /** The groups the cluster is in, in file order. @default [] - none */
+  readonly groups?: readonly ClusterGroup[];
   /** The cluster's Terraform outputs. @default - none: they could not be read */
   readonly tf?: TerraformOutputs;
   /** The cluster's Kubernetes version. @default - unknown */
@@ -38,12 +41,13 @@ export interface ClusterPoolsInput {
 
 /**
  * The pools of one cluster, each with its fields merged along the inheritance chain:
- * built-in < `defaults` < team < team.pools.<key> < cluster.teams.<team> <
- * cluster.teams.<team>.pools.<key> < cluster `overrides`; problems located at the level
- * that set the value.
+ * built-in < `defaults` < team < team.pools.<key> < each of the cluster's groups (its
+ * teams.<team>, then teams.<team>.pools.<key>) < cluster.teams.<team> <
+ * cluster.teams.<team>.pools.<key> < the groups' `overrides` < the cluster's `overrides`;
+ * problems located at the level that set the value.
  */
 export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warnings: Problem[]): Pool[] {
-  const { source, file, clusterId, cluster, tf, kubernetesVersion, withProvenance = false, karpenter } = input;
+  const { source, file, clusterId, cluster, groups = [], tf, kubernetesVersion, withProvenance = false, karpenter } = input;
   const teamIds = Object.keys(file.teams);
   const pools: Pool[] = [];
   const names = new Map<string, FieldPath>();
@@ -55,19 +59,33 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
     const defaults: Layer[] = file.defaults ? [{ fields: file.defaults, at: ['defaults'] }] : [];
     const teamLayer: Layer = { fields: poolFieldsOf(team), at: teamAt };
     const forCluster: Layer[] = clusterTeam ? [{ fields: poolFieldsOf(clusterTeam), at: selectedAt }] : [];
-    const overrides: Layer[] = cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : [];
+    // The cluster's groups, in file order: each its team's fields, then (for a pool) the pool's.
+    const inGroups = groups.flatMap((g) => {
+      const t = g.group.teams?.[teamId];
+      return t === undefined ? [] : [{ at: [...g.at, 'teams', teamId], fields: t ?? {} }];
+    });
+    const forGroups = (key?: string): Layer[] => inGroups.flatMap(({ at, fields }) => [
+      { fields: poolFieldsOf(fields as NonNullable<ClusterTeamFile>), at },
+      ...(key !== undefined && fields.pools?.[key] ? [{ fields: fields.pools[key] as PoolFields, at: [...at, 'pools', key] }] : []),
+    ]);
+    const overrides: Layer[] = [
+      ...groups.filter((g) => g.group.overrides).map((g) => ({ fields: g.group.overrides as PoolFields, at: [...g.at, 'overrides'] })),
+      ...(cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : []),
+    ];
     // An adopted pool (docs/adopting.md) is verbatim: the fleet's defaults do not apply to it.
     const chain = (own: Layer[]) => (mergeLayers(own).fields.adopted === true ? own : [...defaults, ...own]);
     // A NodePool's own name is set where the pool is defined and never inherited (a team's name is its default pool's).
-    if (team.defaultPool !== false) candidates.push({ name: team.name ?? teamId, at: teamAt, layers: chain([teamLayer, ...forCluster, ...overrides]) });
+    if (team.defaultPool !== false) candidates.push({ name: team.name ?? teamId, at: teamAt, layers: chain([teamLayer, ...forGroups(), ...forCluster, ...overrides]) });
     for (const [key, fields] of Object.entries(team.pools ?? {})) {
       const at = [...teamAt, 'pools', key];
       const clusterPool = clusterTeam?.pools?.[key];
       const forClusterPool: Layer[] = clusterPool ? [{ fields: clusterPool, at: [...selectedAt, 'pools', key] }] : [];
-      candidates.push({ name: fields?.name ?? `${teamId}-${key}`, at, layers: chain([{ fields: { ...teamLayer.fields, name: undefined }, at: teamAt }, { fields, at }, ...forCluster, ...forClusterPool, ...overrides]) });
+      candidates.push({ name: fields?.name ?? `${teamId}-${key}`, at, layers: chain([{ fields: { ...teamLayer.fields, name: undefined }, at: teamAt }, { fields, at }, ...forGroups(key), ...forCluster, ...forClusterPool, ...overrides]) });
     }
     for (const [where, fields] of [[['defaults'], file.defaults], [selectedAt, clusterTeam], [['clusters', clusterId, 'overrides'], cluster.overrides],
-      ...Object.entries(clusterTeam?.pools ?? {}).map(([key, f]) => [[...selectedAt, 'pools', key], f] as const)] as const) {
+      ...Object.entries(clusterTeam?.pools ?? {}).map(([key, f]) => [[...selectedAt, 'pools', key], f] as const),
+      ...inGroups.flatMap(({ at, fields }) => [[at, fields] as const, ...Object.entries(fields.pools ?? {}).map(([key, f]) => [[...at, 'pools', key], f] as const)]),
+      ...groups.map((g) => [[...g.at, 'overrides'], g.group.overrides] as const)] as const) {
       if (fields?.name !== undefined) {
         problems.push(source.problem([...where, 'name'], 'a NodePool\'s name is set where its pool is defined (teams.<team>.name for the team\'s pool, teams.<team>.pools.<key>.name), never inherited or set per cluster', 'key'));
       }

@@ -39,6 +39,7 @@ function valueAt(data: unknown, path: FieldPath): unknown {
 function levelOf(origin: FieldPath): Level {
   if (origin[0] === 'defaults') return 'defaults';
   if (origin[0] === 'teams') return origin[2] === 'pools' ? 'pool' : 'team';
+  if (origin[0] === 'groups') return `group ${String(origin[1])}`;
   if (origin[2] === 'overrides') return 'overrides';
   return origin[4] === 'pools' ? 'cluster-pool' : 'cluster-team';
 }

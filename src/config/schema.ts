@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cluster, clusterId, clusterTeam } from './schema/cluster';
 import { dnsLabel, fileId, map } from './schema/fields';
 import { gitops } from './schema/gitops';
+import { group } from './schema/group';
 import { karpenterFields, version } from './schema/karpenter';
 import { overlay } from './schema/overlay';
 import { poolFields } from './schema/pool';
@@ -22,6 +23,7 @@ export const platformSchema = z.strictObject({
   gitops,
   karpenter: z.strictObject({ version, ...karpenterFields }),
   windows: map(dnsLabel, window).optional().describe('named maintenance windows; clusters.<id>.window picks one (docs/windows.md)'),
+  groups: map(dnsLabel, group).optional().describe('groups of clusters by labels, stage or id, each carrying what a cluster may (window, tenancy, karpenter, overrides, teams); applied in file order (docs/config.md, Groups)'),
   clusters: map(clusterId, cluster).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }).meta({ minProperties: 1 }),
   defaults: poolFields.nullish(),
   overlays: map(dnsLabel, overlay).optional().describe('NodeOverlays on every cluster: prices and extra capacity of instance types (gate NodeOverlay)'),
@@ -50,6 +52,8 @@ export type KarpenterFile = PlatformFile['karpenter'];
 export type TeamFile = z.infer<typeof team>;
 /** One entry of `overlays`. */
 export type OverlayFile = z.infer<typeof overlay>;
+/** One entry of `groups`. */
+export type GroupFile = z.infer<typeof group>;
 /** One entry of `clusters`. */
 export type ClusterFile = z.infer<typeof cluster>;
 /** One entry of `clusters.<id>.teams` written as a map (null: the team with nothing of its own here). */

@@ -4,15 +4,20 @@ import { Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { Day, formatOffset, keptMask, MaintenanceWindow, WEEK, windowPlan, zoneOffsets } from '../schedule/windows';
 import { budgetsAt } from './delivery';
+import { ClusterGroup, fromGroups, groupsOf } from './groups';
 import type { Cluster } from './platform';
 import type { PlatformFile } from './schema';
 
 /** The most budgets a NodePool holds (the CRD's `maxItems`). */
 const MAX_BUDGETS = 50;
 
-/** The window a cluster names, as the model reads it; undefined when it names none or an unknown one (reported by {@link windowFindings}). */
-export function clusterWindow(file: PlatformFile, clusterId: string): MaintenanceWindow | undefined {
-  const name = file.clusters[clusterId]?.window;
+/**
+ * The window of a cluster, as the model reads it: the one it names, else the one its last group
+ * that names one does; undefined when none does or it is unknown (reported by {@link windowFindings}
+ * and the group checks).
+ */
+export function clusterWindow(file: PlatformFile, clusterId: string, groups: readonly ClusterGroup[] = groupsOf(file, clusterId)): MaintenanceWindow | undefined {
+  const name = file.clusters[clusterId]?.window ?? fromGroups(groups, (g) => g.window)?.value;
   const w = name === undefined ? undefined : file.windows?.[name];
   if (name === undefined || !w) return undefined;
   return { name, timeZone: w.timeZone, days: w.days as Day[], start: w.start, duration: w.duration };
@@ -38,10 +43,13 @@ export function windowFindings(source: SourceFile, file: PlatformFile, clusters:
     }
   }
   for (const c of clusters) {
-    const name = file.clusters[c.id]?.window;
+    const own = file.clusters[c.id]?.window;
+    const name = own ?? c.window?.name;
     if (name === undefined) continue;
     const window = file.windows?.[name];
     if (!window) {
+      // A group's unknown window is the group's problem (config/groups.ts).
+      if (own === undefined) continue;
       const best = suggest(name, names);
       problems.push(source.problem(['clusters', c.id, 'window'], `unknown window "${name}"${best ? ` (did you mean "${best}"?)` : ''}`
         + (names.length ? ` (defined: ${names.join(', ')})` : ': define it under windows, e.g. windows: { weeknights: { timeZone: Europe/Berlin, days: [mon, tue, wed, thu], start: "22:00", duration: 6h } }')));
@@ -49,11 +57,12 @@ export function windowFindings(source: SourceFile, file: PlatformFile, clusters:
     }
     const w = clusterWindow(file, c.id);
     if (!w || !keptMask(w).includes(true)) continue;
+    const windowAt = own !== undefined ? ['clusters', c.id, 'window'] : [...(fromGroups(groupsOf(file, c.id), (g) => g.window)?.at ?? ['clusters', c.id]), 'window'];
     const plan = windowPlan(w);
     for (const pool of c.pools) {
       const budgets = pool.settings.disruption.budgets;
       if (budgets.length + plan.budgets.length > MAX_BUDGETS) {
-        problems.push(source.problem(['clusters', c.id, 'window'], `pool ${pool.name} has ${budgets.length} budgets and window ${name} adds ${plan.budgets.length}: a NodePool holds at most ${MAX_BUDGETS}; drop some of the pool's budgets`));
+        problems.push(source.problem(windowAt, `pool ${pool.name} has ${budgets.length} budgets and window ${name} adds ${plan.budgets.length}: a NodePool holds at most ${MAX_BUDGETS}; drop some of the pool's budgets`));
       }
       for (const [i, b] of budgets.entries()) {
         if (!closesDrifted(b) || !activeThroughout(b, plan.kept.length ? keptMask(w) : [])) continue;

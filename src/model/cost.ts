@@ -130,7 +130,7 @@ export function teamCeilings(pools: readonly PoolCost[], clusters: readonly stri
       const here = mine.filter((p) => p.cluster === c);
       if (here.length) perCluster.set(c, sum(here.map((p) => p.perHour)));
     }
-    const budget = budgets.find((b) => b.team === team)?.perHour;
+    const budget = budgets.find((b) => b.team === team && b.group === undefined)?.perHour;
     return { team, pools: mine, perCluster, total: sum(mine.map((p) => p.perHour)), ...(budget !== undefined ? { budget } : {}) };
   });
 }
@@ -158,17 +158,21 @@ export function budgetProblems(ceilings: readonly TeamCeiling[], budgets: readon
   for (const budget of budgets) {
     const team = ceilings.find((t) => t.team === budget.team);
     if (!team) continue;
+    // A group's budget counts the team's pools on the group's clusters only.
+    const pools = budget.group ? team.pools.filter((p) => budget.group!.clusters.includes(p.cluster)) : team.pools;
+    const where = budget.group ? ` on group ${budget.group.name}'s ${budget.group.clusters.length} cluster(s)` : '';
     const at = (message: string) => problems.push({ ...budget.at, message });
-    const unbounded = team.pools.filter((p) => p.perHour === null);
+    const unbounded = pools.filter((p) => p.perHour === null);
     for (const p of unbounded) {
-      at(`pool ${p.pool} of cluster ${p.cluster} has no limit that bounds its cost, so team ${team.team}'s ceiling is unbounded under a budget: set limits.cpu or limits.memory on the pool`);
+      at(`pool ${p.pool} of cluster ${p.cluster} has no limit that bounds its cost, so team ${team.team}'s ceiling${where} is unbounded under a budget: set limits.cpu or limits.memory on the pool`);
     }
-    if (unbounded.length || team.total === null) continue;
+    const total = sum(pools.map((p) => p.perHour));
+    if (unbounded.length || total === null) continue;
     const limit = Number(budget.perHour);
-    if (team.total <= limit) continue;
-    const top = [...team.pools].sort((a, b) => (b.perHour ?? 0) - (a.perHour ?? 0)).slice(0, 3);
-    at(`team ${team.team}'s ceiling is ${usd(team.total)}/hour, over its budget of ${usd(limit)}/hour by ${usd(team.total - limit)} (${CEILING_BASIS}); `
-      + `most from ${top.map((p) => `${p.cluster}/${p.pool} ${usd(p.perHour ?? 0)}`).join(', ')}: lower their limits or raise the budget`);
+    if (total <= limit) continue;
+    const top = [...pools].sort((a, b) => (b.perHour ?? 0) - (a.perHour ?? 0)).slice(0, 3);
+    at(`team ${team.team}'s ceiling${where} is ${usd(total)}/hour, over its budget of ${usd(limit)}/hour by ${usd(total - limit)} (${CEILING_BASIS}); `
+      + `most from ${top.map((p) => `${p.cluster}/${p.pool} ${usd(p.perHour ?? 0)}`).join(', ')}${pools.length > 3 ? ` (of ${pools.length} pools)` : ''}: lower their limits or raise the budget`);
   }
   return problems;
 }

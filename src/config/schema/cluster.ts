@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dnsLabel, fileId, listOrMap, map, WINDOWS_RESERVED } from './fields';
+import { dnsLabel, fileId, labelKey, labelValue, listOrMap, map, WINDOWS_RESERVED } from './fields';
 import { karpenterFields, version } from './karpenter';
 import { overlay } from './overlay';
 import { poolFields } from './pool';
@@ -30,6 +30,7 @@ export const cluster = z.strictObject({
     name: z.string().min(1).optional(),
   }).refine((d) => (d.server === undefined) !== (d.name === undefined), { error: 'set exactly one of server, name' })
     .meta({ oneOf: [{ required: ['server'] }, { required: ['name'] }] }).optional(),
+  labels: map(labelKey, labelValue).optional().describe('labels of the cluster (env: prod, geo: eu), which groups match on'),
   argocd: dnsLabel.optional().describe('the Argo CD instance (a key of gitops.argocd) that deploys this cluster; default the only one'),
   teams: listOrMap(z.array(fileId), map(fileId, clusterTeam))
     .optional().describe('default: every team; a list of team ids, or team id -> pool fields for this cluster'),
