@@ -69,7 +69,7 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   }
   const overlays = new Map(live.overlays.map((o) => [o.name, overlayFields(o, unsayable)]));
   // A class several pools use is read once per pool: each field is said once.
-  const located = unsayable.map((u) => formatProblem(u.object.source.problem([...u.object.at, ...u.path], `${u.object.kind} ${u.object.name}: ${u.message} (the config cannot say it yet)`)));
+  const located = unsayable.map((u) => formatProblem(u.object.source.problem([...u.object.at, ...u.path], `${u.object.kind} ${u.object.name}: ${u.message}${u.refused ? '' : ' (the config cannot say it yet)'}`)));
   problems.push(...new Set(located));
   const unusedClasses = live.nodeClasses.filter((c) => !live.nodePools.some((np) => ((np.spec.template as Fields).spec as Fields).nodeClassRef && (((np.spec.template as Fields).spec as Fields).nodeClassRef as Fields).name === c.name));
   for (const c of unusedClasses) notes.push(`left out EC2NodeClass ${c.name}: no NodePool uses it (Argo CD will not touch it; delete it by hand once no node uses it)`);

@@ -8,6 +8,7 @@
  * has no place for is a problem naming the object and field.
  */
 import type { FieldPath } from '../input/problems';
+import { emptySelectorValueReason, SelectorValue } from '../release/behaviour-changes';
 import { isObject, LiveObject } from './live';
 
 /** Fields written for one pool, or for one overlay: plain data, as the config file takes it. */
@@ -18,7 +19,20 @@ export interface Unsayable {
   readonly object: LiveObject;
   readonly path: FieldPath;
   readonly message: string;
+  /**
+   * The config refuses the value (an empty selector value), rather than having no field for it yet.
+   * @default false - the config has no field for it yet
+   */
+  readonly refused?: boolean;
 }
+
+/** The EC2NodeClass spec's selector terms, and the values of them that may be empty. */
+const SELECTOR_VALUES: Readonly<Record<string, readonly SelectorValue[]>> = {
+  amiSelectorTerms: ['tags', 'name', 'ssmParameter'],
+  subnetSelectorTerms: ['tags'],
+  securityGroupSelectorTerms: ['tags', 'name'],
+  capacityReservationSelectorTerms: ['tags'],
+};
 
 /** What of a cluster adoption reads to leave out what the generator derives itself. */
 export interface ClusterFacts {
@@ -91,6 +105,7 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
   const out: Fields = {};
   const handled = new Set<string>(['amiFamily', 'amiSelectorTerms', 'role', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'metadataOptions', 'tags', ...SAME_NAMED_CLASS_FIELDS]);
   for (const key of Object.keys(spec)) if (!handled.has(key)) unsayable.push({ object: nodeClass, path: ['spec', key], message: 'has no pool field yet' });
+  emptySelectorValues(nodeClass, unsayable);
   const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms.filter(isObject) : [];
   const alias = terms.length === 1 && typeof terms[0].alias === 'string' ? terms[0].alias : undefined;
   if (alias !== undefined) {
@@ -109,6 +124,26 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
   if (isObject(spec.tags) && Object.keys(spec.tags).length) out.tags = { ...spec.tags };
   for (const key of SAME_NAMED_CLASS_FIELDS) if (spec[key] !== undefined) out[key] = copyJson(spec[key]);
   return out;
+}
+
+/**
+ * A selector term of the live EC2NodeClass with an empty value (aws/karpenter-provider-aws#9964):
+ * refused as the config refuses it (src/config/schema/node-class.ts), with the same reason.
+ */
+function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): void {
+  const spec = nodeClass.spec;
+  const refuse = (path: FieldPath, value: SelectorValue) => unsayable.push({ object: nodeClass, path, message: emptySelectorValueReason(value), refused: true });
+  const empty = (v: unknown) => v === '' || (isObject(v) && Object.keys(v).length === 0);
+  for (const [key, values] of Object.entries(SELECTOR_VALUES)) {
+    const terms = spec[key];
+    if (!Array.isArray(terms)) continue;
+    terms.forEach((term, i) => {
+      if (!isObject(term)) return;
+      for (const value of values) if (Object.hasOwn(term, value) && empty(term[value])) refuse(['spec', key, i, value], value);
+    });
+  }
+  const group = spec.placementGroupSelector;
+  if (isObject(group)) for (const value of ['id', 'name'] as const) if (group[value] === '') refuse(['spec', 'placementGroupSelector', value], value);
 }
 
 /** The fields of a cluster's overlay for a live NodeOverlay. */

@@ -14,8 +14,8 @@
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/nodeclaim.go (filterInstanceTypesByRequirements)
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go (computeRequirements)
  */
-import { distance } from 'fastest-levenshtein';
 import { distinctLabelValues, karpenterCatalog, type InstanceType } from './catalog';
+import { NearestValues } from './nearest';
 import {
   goAtoi, groupByKey, KarpenterRequirement, KeyGroup, NodeSelectorRequirement, normalizeKey, operatorOf, Operator, typeSatisfies,
 } from './requirements';
@@ -84,6 +84,11 @@ export interface MatchDiagnostic {
   readonly valueIndex?: number;
   /** What to write instead, e.g. the closest real value. @default - no suggestion */
   readonly suggestion?: string;
+  /**
+   * For an `unknown-value`: every value it as likely meant, likeliest first (`suggestion` is the
+   * first), when the catalog and the sibling values do not tell them apart. @default - just `suggestion`
+   */
+  readonly meant?: readonly string[];
   /** What is wrong, lowercase, without a trailing period. */
   readonly message: string;
 }
@@ -155,8 +160,10 @@ class CachingMatcher implements Matcher {
   private readonly results = new Map<string, MatchResult>();
   private readonly admittedByRequirement = new Map<string, Bits>();
   private readonly knownValues = new Map<string, KnownValues>();
+  private readonly nearest: NearestValues;
 
   constructor(private readonly types: readonly InstanceType[]) {
+    this.nearest = new NearestValues(types);
     const keys = new Set([...INSTANCE_TYPE_LABELS, ...UNIFORM_LABELS.keys()]);
     for (const t of types) for (const k of t.labels.keys()) keys.add(k);
     this.instanceTypeLabels = keys;
@@ -253,14 +260,16 @@ class CachingMatcher implements Matcher {
       const key = normalizeKey(r.key);
       if ((r.operator !== 'In' && r.operator !== 'NotIn') || !this.isInstanceTypeLabel(key)) return;
       const known = this.known(key).set;
+      // The values written beside a typo are what its author meant alike (m7l beside c7i: a 7th-generation Intel).
+      const siblings = (r.values ?? []).filter((v) => known.has(v));
       (r.values ?? []).forEach((value, valueIndex) => {
-        if (!known.has(value)) out.push({ kind: 'unknown-value', requirements: [i], valueIndex, ...this.unknownValue(key, value) });
+        if (!known.has(value)) out.push({ kind: 'unknown-value', requirements: [i], valueIndex, ...this.unknownValue(key, value, siblings) });
       });
     });
     return out;
   }
 
-  private unknownValue(key: string, value: string): { message: string; suggestion?: string } {
+  private unknownValue(key: string, value: string, siblings: readonly string[]): { message: string; suggestion?: string; meant?: readonly string[] } {
     const known = this.known(key).sorted;
     const asType = key === INSTANCE_TYPE ? undefined : this.types.find((t) => t.name === value);
     if (asType) {
@@ -273,9 +282,16 @@ class CachingMatcher implements Matcher {
       return { message: `"${value}" is an instance family, not an instance type (use ${FAMILY})` };
     }
     if (known.length === 0) return { message: `no instance type has the label ${key}` };
-    const suggestion = closestValue(value, known);
-    const all = known.length <= 10 ? ` known: ${known.join(', ')}` : '';
-    return { message: `no instance type has ${key}=${value} (did you mean "${suggestion}"?${all})`, suggestion };
+    const all = known.length <= 10 ? [`known: ${known.join(', ')}`] : [];
+    const number = closestNumber(value, known);
+    if (number !== undefined) return { message: `no instance type has ${key}=${value} (${[`did you mean "${number}"?`, ...all].join(' ')})`, suggestion: number };
+    const { best, like, alsoClose } = this.nearest.rank(key, value, known, siblings);
+    const meant = `did you mean ${words(best.map((v) => `"${v}"`), 'or')}?`;
+    const why = like ? [`it shares ${words(like.shared, 'and')} with ${like.sibling} beside it, which ${words(alsoClose, 'and')} do${alsoClose.length === 1 ? 'es' : ''} not`] : [];
+    return {
+      message: `no instance type has ${key}=${value} (${[meant, [...why, ...all].join('; ')].filter(Boolean).join(' ')})`,
+      suggestion: best[0], ...(best.length > 1 ? { meant: best } : {}),
+    };
   }
 
   /** Which requirements empty the set: each that admits nothing alone, else a smallest conflicting subset. */
@@ -400,19 +416,24 @@ function list(values: readonly string[]): string {
   return `[${shown.join(', ')}]`;
 }
 
-/** The known value nearest to `value`: numerically for integers, else by edit distance (first wins a tie). */
-function closestValue(value: string, known: readonly string[]): string {
+/** How many values a message lists before "and N more". */
+const MAX_LISTED = 4;
+
+/** `a`, `a or b`, `a, b, c or d`, `a, b, c, d or 3 more` (with `and` for `or` as asked). */
+function words(values: readonly string[], conjunction: 'and' | 'or'): string {
+  const shown = values.length > MAX_LISTED ? [...values.slice(0, MAX_LISTED), `${values.length - MAX_LISTED} more`] : [...values];
+  return shown.length <= 1 ? shown.join('') : `${shown.slice(0, -1).join(', ')} ${conjunction} ${shown[shown.length - 1]}`;
+}
+
+/** The known value numerically nearest to an integer `value` of an integer label (first wins a tie); undefined for other values. */
+function closestNumber(value: string, known: readonly string[]): string | undefined {
   const n = goAtoi(value);
   const ints = known.map(goAtoi);
-  if (n !== undefined && ints.every((k) => k !== undefined)) {
-    const gap = (k: bigint) => (k > n ? k - n : n - k);
-    let best = 0;
-    ints.forEach((k, i) => { if (gap(k!) < gap(ints[best]!)) best = i; });
-    return known[best];
-  }
-  let best = known[0];
-  for (const k of known) if (distance(value, k) < distance(value, best)) best = k;
-  return best;
+  if (n === undefined || !ints.every((k) => k !== undefined)) return undefined;
+  const gap = (k: bigint) => (k > n ? k - n : n - k);
+  let best = 0;
+  ints.forEach((k, i) => { if (gap(k!) < gap(ints[best]!)) best = i; });
+  return known[best];
 }
 
 // --- bit sets of type indexes ----------------------------------------------------

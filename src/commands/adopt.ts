@@ -2,10 +2,10 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
-import { readPlatform } from '../config/load';
 import { platformSchema } from '../config/schema';
 import { suggest } from '../input/issues';
-import { InputError } from '../input/problems';
+import { collapseShared, InputError } from '../input/problems';
+import { readPlan } from '../model/checks';
 import { SourceFile } from '../input/source';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
 import { generatedObjects, sameObjects } from '../review/live';
@@ -35,7 +35,7 @@ export interface AdoptOptions {
  */
 export async function adopt(say: Reporter, o: AdoptOptions): Promise<number> {
   const text = readFileSync(o.configPath, 'utf8');
-  const before = readPlatform(o.configPath, say.loadOptions);
+  const before = readPlan(o.configPath, say.loadOptions);
   if (!before.platform || before.problems.length) throw new InputError(before.problems);
   const cluster = before.platform.clusters.find((c) => c.id === o.cluster);
   const show = say.paths.show.bind(say.paths);
@@ -63,9 +63,9 @@ export async function adopt(say: Reporter, o: AdoptOptions): Promise<number> {
     say.err(`${err.problems.length} problem(s) found; nothing was written`);
     return EXIT.failed;
   }
-  const after = readPlatform(o.configPath, { ...say.loadOptions, configText: adoption.text });
+  const after = readPlan(o.configPath, { ...say.loadOptions, configText: adoption.text });
   if (!after.platform || after.problems.length) {
-    for (const p of after.problems) say.error(`the config adoption would write: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    for (const p of collapseShared(after.problems)) say.error(`the config adoption would write: ${p.path ? `${p.path}: ` : ''}${p.message}`);
     say.err('adoption would write a config synth refuses (a bug of adopt, please report it); nothing was written');
     return EXIT.failed;
   }

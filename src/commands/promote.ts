@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { loadPlatform } from '../config/load';
 import type { Cluster } from '../config/platform';
+import { loadPlan } from '../model/checks';
 import { clusterLayout } from '../output/layout';
 import { ApplicationsFile, mergeApplications, minutesText, Promotion, promotion, promotionPlan, rfc3339 } from '../promote/promote';
 import { commitOf, sameFiles } from '../review/git';
@@ -37,7 +37,8 @@ function decisionJson(stage: number, revision: string, d: Promotion): Record<str
 /** `promote STAGE --revision SHA --applications FILE[,FILE…]` (docs/windows.md). */
 export function promote(say: Reporter, { configPath, root }: Options, stage: number, args: PromoteArgs): number {
   const { revision, files, main, now, format = 'terminal' } = args;
-  const { platform } = loadPlatform(configPath, say.loadOptions);
+  // Every problem synth would report, not only the config's: the same set on every command.
+  const { platform } = loadPlan(configPath, say.loadOptions);
   const read: ApplicationsFile[] = [];
   for (const file of files) {
     try {
@@ -75,7 +76,8 @@ export function promote(say: Reporter, { configPath, root }: Options, stage: num
 
 /** `promote plan`: the Argo CD instances to read and the stages to promote, for the promote workflow's jobs. */
 export function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' | 'json' = 'terminal'): number {
-  const { platform } = loadPlatform(configPath, say.loadOptions);
+  // Every problem synth would report, not only the config's: the same set on every command.
+  const { platform } = loadPlan(configPath, say.loadOptions);
   const plan = promotionPlan(platform);
   if (format === 'json') {
     say.out(JSON.stringify(plan, null, 2));

@@ -28,12 +28,13 @@ export const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/ne
 
 /**
  * Will the pool ever launch a node? Its requirements against Karpenter's instance-type
- * catalog, exactly as Karpenter matches them (src/catalog/match.ts): errors for a pool that
- * admits no instance type (at the field that empties the set, with the closest real value,
- * or naming the fields that conflict), a `minValues` the admitted types cannot meet, and a
- * smoke test that fits none of them or, in a GPU pool, requests no GPU (when the cluster runs
- * smoke tests: `options.smokeTests`, default true); warnings for a spot
- * pool with few instance types, and values no instance type has.
+ * catalog, exactly as Karpenter matches them (src/catalog/match.ts): errors for a value no
+ * instance type has (a family, type, category, size ...: a typo the other values would hide,
+ * with the real value the catalog and the sibling values rank first), a pool that admits no
+ * instance type (at the field that empties the set, or naming the fields that conflict), a
+ * `minValues` the admitted types cannot meet, and a smoke test that fits none of them or, in a
+ * GPU pool, requests no GPU (when the cluster runs smoke tests: `options.smokeTests`, default
+ * true); warnings for a spot pool with few instance types.
  * @see https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecrequirements
  */
 export function dryRun(name: string, s: PoolSettings, requirements: readonly SourcedRequirement[], options: { readonly smokeTests?: boolean; readonly matcher?: Matcher } = {}): DryRunProblem[] {
@@ -48,11 +49,13 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
   };
   const label = (i: number) => renderPath(requirements[i].field);
   const empty = result.admitted.length === 0;
+  // A conflict the typos alone make (m7l beside instanceCategories [m]) is theirs: said once, at them.
+  const typosOnly = empty && admitsWithSuggestions(matcher, requirements, result);
   for (const d of result.diagnostics) {
     const last = d.requirements[d.requirements.length - 1];
     switch (d.kind) {
       case 'unknown-value':
-        problems.push({ field: at(last, d.valueIndex), severity: empty ? 'error' : 'warning', message: d.message });
+        problems.push({ field: at(last, d.valueIndex), severity: 'error', message: d.message });
         break;
       case 'admits-nothing':
       case 'collapsed':
@@ -61,6 +64,7 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
         }
         break;
       case 'conflict':
+        if (typosOnly) break;
         problems.push({
           field: at(last), severity: 'error',
           message: `pool ${name} can never launch a node: ${d.requirements.map(label).join(' and ')} conflict: ${d.message}`,
@@ -74,6 +78,24 @@ export function dryRun(name: string, s: PoolSettings, requirements: readonly Sou
   // A cluster without smoke tests runs none, so there is nothing of them to check.
   if (!empty) problems.push(...(options.smokeTests === false ? [] : smokeTestProblems(name, s, result)), ...capacityWarnings(name, s, result));
   return problems;
+}
+
+/**
+ * Whether the requirements admit some type once each unknown value is what it likely meant (every
+ * value as likely, when several are: one of them fixes it if their union does).
+ */
+function admitsWithSuggestions(matcher: Matcher, requirements: readonly SourcedRequirement[], result: MatchResult): boolean {
+  const meant = new Map<string, readonly string[]>();
+  for (const d of result.diagnostics) {
+    if (d.kind !== 'unknown-value' || d.valueIndex === undefined || d.suggestion === undefined) continue;
+    meant.set(`${d.requirements[0]}:${d.valueIndex}`, d.meant ?? [d.suggestion]);
+  }
+  if (meant.size === 0) return false;
+  const fixed = requirements.map((r, i) => {
+    const values = r.requirement.values?.flatMap((v, j) => meant.get(`${i}:${j}`) ?? [v]);
+    return values === undefined ? r.requirement : { ...r.requirement, values };
+  });
+  return matcher.match(fixed).admitted.length > 0;
 }
 
 /** The smoke test must fit one admitted type, and in a GPU pool request a GPU (or it proves nothing about them). */

@@ -5,7 +5,7 @@
  */
 import { LoadOptions, readPlatform } from '../config/load';
 import type { Platform } from '../config/platform';
-import { InputError, Problem } from '../input/problems';
+import { collapseShared, inFileOrder, InputError, Problem } from '../input/problems';
 import { budgetProblems, CEILING_BASIS } from './cost';
 import { FleetPlan, fleetPlan, PlanOptions } from './plan';
 import { expressionFindings } from './kubelet-expressions';
@@ -39,7 +39,7 @@ export function planFindings(platform: Platform, plan: FleetPlan): PlanFindings 
     if (!at || !pool.settings.kubelet) return;
     for (const f of expressionFindings(pool.settings.kubelet, plan.clusters[i].pools[j].facts.admitted)) {
       const where = at[f.field];
-      if (where) (f.severity === 'error' ? problems : warnings).push({ ...where, message: `${f.message} (cluster ${cluster.id}, Karpenter ${cluster.karpenter.version})` });
+      if (where) (f.severity === 'error' ? problems : warnings).push({ ...where, message: `${f.message} (cluster ${cluster.id}, Karpenter ${cluster.karpenter.version})`, cluster: cluster.id });
     }
   }));
   return { problems, warnings };
@@ -69,6 +69,7 @@ function sharedClassProblems(platform: Platform, plan: FleetPlan): Problem[] {
         ...(pool.nodeClassAt ?? pool.limitsAt),
         message: `pool ${p.name} shares EC2NodeClass ${p.nodeClass.name} with pool ${owner.pool} on cluster ${cluster.id}, but says otherwise of it: its ${field} is `
           + `${JSON.stringify(mine[field])}, pool ${owner.pool}'s ${JSON.stringify(theirs[field])}; give both the same fields, or this pool its own nodeClass`,
+        cluster: cluster.id,
       });
     });
   });
@@ -82,25 +83,47 @@ export interface LoadedPlan {
   readonly warnings: readonly Problem[];
 }
 
+/** What {@link readPlan} found: every problem of the config and its plan, and both as far as they could be built. */
+export interface ReadPlanResult {
+  /** @default - none: the config could not be read or parsed at all */
+  readonly platform?: Platform;
+  /** @default - none: no platform, or its plan could not be built from a config with problems */
+  readonly plan?: FleetPlan;
+  readonly problems: readonly Problem[];
+  readonly warnings: readonly Problem[];
+}
+
 /**
- * Reads the config, plans it, and throws an {@link InputError} with every problem of both when
- * anything is wrong: once the config parses, its per-cluster checks, the dry run and the
- * budgets report together.
+ * {@link loadPlan} without throwing for the config's problems: every command that loads the
+ * config (synth, check, diff, fit, explain, promote, adopt) reports this same set. Once the config
+ * parses, its per-cluster checks, the dry run, the budgets, shared classes and kubelet
+ * expressions report together; only a plan that cannot be built from a broken config is skipped.
  */
-export function loadPlan(configPath: string, options: LoadOptions & PlanOptions = {}): LoadedPlan {
+export function readPlan(configPath: string, options: LoadOptions & PlanOptions = {}): ReadPlanResult {
   const read = readPlatform(configPath, options);
-  if (!read.platform) throw new InputError(read.problems);
+  if (!read.platform) return read;
   let plan: FleetPlan;
   try {
     plan = fleetPlan(read.platform, options);
   } catch (err) {
     // The plan of a config with problems may not be buildable (a field the schema refused is
     // missing); those problems are what to fix, and they are all reported.
-    if (read.problems.length) throw new InputError(read.problems);
+    if (read.problems.length) return read;
     throw err;
   }
   const found = planFindings(read.platform, plan);
-  const problems = [...read.problems, ...found.problems];
-  if (problems.length) throw new InputError(problems);
-  return { platform: read.platform, plan, warnings: [...read.warnings, ...found.warnings] };
+  return {
+    platform: read.platform, plan,
+    problems: inFileOrder([...read.problems, ...found.problems]), warnings: collapseShared(inFileOrder([...read.warnings, ...found.warnings])),
+  };
+}
+
+/**
+ * Reads the config, plans it, and throws an {@link InputError} with every problem of both
+ * ({@link readPlan}) when anything is wrong.
+ */
+export function loadPlan(configPath: string, options: LoadOptions & PlanOptions = {}): LoadedPlan {
+  const { platform, plan, problems, warnings } = readPlan(configPath, options);
+  if (problems.length || !platform || !plan) throw new InputError(problems);
+  return { platform, plan, warnings };
 }

@@ -16,6 +16,7 @@
  * @see src/catalog/requirements.ts (the semantics, shared with the dry run)
  */
 
+import { catalogMatcher, MatchDiagnostic } from '../catalog/match';
 import {
   admitsValue, containsStates, LabelStates, labelStates, NodeSelectorRequirement, normalizeKey, Operator,
 } from '../catalog/requirements';
@@ -47,6 +48,40 @@ export interface RequirementChange {
 
 /** The label of the capacity type, named "capacity type" in reports. */
 const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
+
+/** What the instance-type catalog says of a NodePool's requirements, as the dry run reads them (src/catalog/match.ts). */
+export interface CatalogReading {
+  /** Per (normalized) key, what is wrong with its values: `m7l matches no instance type (did you mean m7i?)`. */
+  readonly unmatched: ReadonlyMap<string, readonly string[]>;
+  /** Why no instance type meets the requirements together, when none does. @default - some type does */
+  readonly admitsNothing?: string;
+}
+
+/**
+ * The requirements of a generated NodePool against the catalog: values no instance type has
+ * (a typo synth refuses, in a base or a forced head), and whether the pool can launch anything.
+ * Requirements with an operator the CRD refuses are left unread.
+ */
+export function catalogReading(requirements: readonly RequirementSpec[]): CatalogReading {
+  if (!requirements.every((r) => OPERATORS.has(r.operator))) return { unmatched: new Map() };
+  const reqs = requirements as readonly NodeSelectorRequirement[];
+  const result = catalogMatcher().match(reqs);
+  const unmatched = new Map<string, string[]>();
+  for (const d of result.diagnostics) {
+    if (d.kind !== 'unknown-value' || d.valueIndex === undefined) continue;
+    const key = normalizeKey(reqs[d.requirements[0]].key);
+    unmatched.set(key, [...(unmatched.get(key) ?? []), `${(reqs[d.requirements[0]].values ?? [])[d.valueIndex]} matches no instance type${meant(d)}`]);
+  }
+  const why = result.admitted.length === 0 ? result.diagnostics.find((d) => d.kind === 'admits-nothing' || d.kind === 'conflict') : undefined;
+  return { unmatched, ...(why ? { admitsNothing: why.message } : {}) };
+}
+
+/** ` (did you mean m7i?)`, ` (did you mean m7a, m7g or m7i?)`, or nothing. */
+function meant(d: MatchDiagnostic): string {
+  const values = d.meant ?? (d.suggestion !== undefined ? [d.suggestion] : []);
+  if (values.length === 0) return '';
+  return ` (did you mean ${values.length === 1 ? values[0] : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`}?)`;
+}
 
 /** Compares two requirement lists key by key; unchanged keys give nothing. */
 export function compareRequirements(before: readonly RequirementSpec[], after: readonly RequirementSpec[]): RequirementChange[] {

@@ -28,11 +28,55 @@ function locatedProblems(web: Record<string, unknown>): { problems: string[]; at
 }
 
 describe('pools that can never launch a node', () => {
-  it('fails at a family that no instance type has, naming the closest real one', () => {
+  it('fails at a family that no instance type has, naming the closest real ones when nothing tells them apart', () => {
     const { problems, at } = locatedProblems({ instanceFamilies: ['g6x'] });
     expect(problems).toEqual([expect.stringMatching(new RegExp(
-      `platform\\.yaml:${at('g6x')}: teams\\.web\\.instanceFamilies\\[0\\]: no instance type has karpenter\\.k8s\\.aws/instance-family=g6x \\(did you mean "g6"\\?\\)$`,
+      `platform\\.yaml:${at('g6x')}: teams\\.web\\.instanceFamilies\\[0\\]: no instance type has karpenter\\.k8s\\.aws/instance-family=g6x \\(did you mean "g6", "g6e" or "g6f"\\?\\)$`,
     ))]);
+  });
+
+  it('fails at a family that no instance type has even when the others match, suggesting the one like its sibling: m7l beside c7i is m7i', () => {
+    const { problems, at } = locatedProblems({ instanceFamilies: ['m7l', 'c7i'] });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${at('m7l')}: teams\\.web\\.instanceFamilies\\[0\\]: no instance type has karpenter\\.k8s\\.aws/instance-family=m7l `
+      + '\\(did you mean "m7i"\\? it shares generation 7, suffix "i" and intel cpu with c7i beside it, which m7a and m7g do not\\)$',
+    ))]);
+  });
+
+  it.each([
+    ['an instance type', { instanceTypes: ['m5.large', 'm5.xlargee'] }, /teams\.web\.instanceTypes\[1\]: no instance type has node\.kubernetes\.io\/instance-type=m5\.xlargee \(did you mean "m5\.xlarge"\?\)$/],
+    ['a category', { instanceCategories: ['c', 'mm'] }, /teams\.web\.instanceCategories\[1\]: no instance type has karpenter\.k8s\.aws\/instance-category=mm \(did you mean "im" or "m"\?\)$/],
+    ['a family with a doubled letter', { instanceFamilies: ['c7ii', 'm7i'] }, /teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=c7ii \(did you mean "c7i"\?\)$/],
+    ['a family with two letters swapped (its sibling tells r8g from r8gd)', { arch: ['arm64'], instanceFamilies: ['r8dg', 'm8g'] },
+      /teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=r8dg \(did you mean "r8g"\? it shares generation 8, suffix "g" and aws cpu with m8g beside it, which r8gd does not\)$/],
+    ['a size in requirements', { requirements: [{ key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['large', 'xlargee'] }] },
+      /teams\.web\.requirements\[0\]\.values\[1\]: no instance type has karpenter\.k8s\.aws\/instance-size=xlargee \(did you mean "xlarge"\?\)$/],
+    ['a family a NotIn excludes (it would exclude nothing)', { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'NotIn', values: ['t3aa'] }] },
+      /teams\.web\.requirements\[0\]\.values\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=t3aa \(did you mean "t3a"\?\)$/],
+  ])('fails at %s no instance type has, with the ranked suggestion', (_what, web, re) => {
+    expect(problemsOf(withWeb(web))).toEqual([expect.stringMatching(re)]);
+  });
+
+  it('accepts a real family that reads like a typo (r8gd: r8g with local NVMe)', () => {
+    expect(load(withWeb({ arch: ['arm64'], instanceFamilies: ['r8gd'] })).platform.clusters[0].pools[0].settings.instanceFamilies).toEqual(['r8gd']);
+  });
+
+  it('says a conflict the typo alone makes once, at the typo; a conflict the suggestion would not fix is its own error', () => {
+    // c7i is no category m: the pool admits nothing, but with m7i for m7l it would.
+    expect(problemsOf(withWeb({ instanceFamilies: ['m7l', 'c7i'], instanceCategories: ['m'] }))).toEqual([
+      expect.stringMatching(/teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7l/),
+    ]);
+    expect(problemsOf(withWeb({ instanceFamilies: ['m7l', 'c7i'], instanceCategories: ['r'] }))).toEqual([
+      expect.stringMatching(/teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7l/),
+      expect.stringMatching(/teams\.web\.instanceCategories: pool web can never launch a node: instanceFamilies and instanceCategories conflict: /),
+    ]);
+  });
+
+  it('runs in the same run as a problem of another field of the pool (a kubelet field the release refuses)', () => {
+    expect(problemsOf(withWeb({ instanceFamilies: ['m7l', 'c7i'], kubelet: { shutdownGracePeriod: '30s' } }))).toEqual([
+      expect.stringMatching(/teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7l \(did you mean "m7i"\?/),
+      expect.stringMatching(/teams\.web\.kubelet\.shutdownGracePeriod: unknown key "shutdownGracePeriod": cluster demo runs Karpenter 1\.14\.1/),
+    ]);
   });
 
   it('fails at an instance type written where a family belongs, naming its family', () => {
@@ -119,12 +163,6 @@ describe('warnings of the dry run', () => {
     expect(warnings.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(
       `teams\\.web\\.capacityTypes: pool web uses spot with ${count} instance types: single-node spot-to-spot consolidation needs at least 15 \\(SpotToSpotConsolidation\\)`,
     ))]);
-  });
-
-  it('warns about a value no instance type has when others still match', () => {
-    expect(warningsOf(withWeb({ instanceFamilies: ['m7i', 'm7x'] }))).toEqual([
-      expect.stringMatching(/teams\.web\.instanceFamilies\[1\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7x/),
-    ]);
   });
 
   it('leaves keys that are not instance-type labels to the cluster: zones and custom labels filter nothing', () => {

@@ -26,7 +26,7 @@ describe('one run reports every problem', () => {
   it('says a wrong-region zone, Balanced on a 1.13 cluster and a budget overrun together', () => {
     const problems = runProblemsOf({ config: config(MISTAKES), terraform });
     expect(problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/teams\.web\.zones\[0\]: cluster old: .*eu-west-1a/),
+      expect.stringMatching(/teams\.web\.zones\[0\]: on 2 clusters \(old and new\), as on the first: cluster old: .*eu-west-1a/),
       expect.stringMatching(/teams\.web\.disruption\.consolidationPolicy: cluster old runs Karpenter 1\.13\.1, whose NodePool CRD does not accept consolidationPolicy Balanced/),
       expect.stringMatching(/teams\.ml\.budget\.perHour: team ml's ceiling is \$[\d.]+\/hour, over its budget of \$0\.01\/hour/),
     ]));
@@ -36,7 +36,7 @@ describe('one run reports every problem', () => {
     const project = writeProject({ config: config(MISTAKES), terraform });
     const r = await cli(['--config', project.configPath, '--outdir', project.dir]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/zones\[0\]: cluster old/);
+    expect(r.err).toMatch(/zones\[0\]: on 2 clusters \(old and new\), as on the first: cluster old/);
     expect(r.err).toMatch(/consolidationPolicy: cluster old runs Karpenter 1\.13\.1/);
     expect(r.err).toMatch(/budget\.perHour: team ml's ceiling is/);
   });
@@ -45,7 +45,7 @@ describe('one run reports every problem', () => {
     const problems = runProblemsOf({ config: config({ ...MISTAKES, web: { ...MISTAKES.web, capacityTypes: ['spott'] } }), terraform });
     expect(problems).toEqual(expect.arrayContaining([
       expect.stringMatching(/teams\.web\.capacityTypes\[0\]: .*"spott"/),
-      expect.stringMatching(/teams\.web\.zones\[0\]: cluster old/),
+      expect.stringMatching(/teams\.web\.zones\[0\]: on 2 clusters \(old and new\), as on the first: cluster old/),
       expect.stringMatching(/teams\.ml\.budget\.perHour: team ml's ceiling is/),
     ]));
   });
