@@ -2,19 +2,20 @@
 // yaml.stringify), for configs of N single-pool teams on one cluster; and `diff` of a one-team
 // change in a git repository against a warm synth of the same config. Prints figures; never fails on time.
 // Progress (which size and run, time so far and an estimate of what is left) goes to stderr, the tables to stdout.
-// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000] [--fleet 100x20] (the fleet review: clusters x teams; --fleet '' skips it)
+// Usage: npm run bench -- [--runs 5] [--sizes 100,1000,2000] [--diff-sizes 1000,2000] [--fleet 120x8] (the fleet: clusters x teams; --fleet '' skips it, --sizes '' and --diff-sizes '' skip theirs)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { writeFleet } from './fleet.mjs';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' }, 'diff-sizes': { type: 'string', default: '1000,2000' }, fleet: { type: 'string', default: '100x20' } },
+  options: { runs: { type: 'string', default: '5' }, sizes: { type: 'string', default: '100,1000,2000' }, 'diff-sizes': { type: 'string', default: '1000,2000' }, fleet: { type: 'string', default: '120x8' } },
 });
 const runs = Number(values.runs);
-const sizes = values.sizes.split(',').map(Number);
+const sizes = values.sizes.split(',').filter(Boolean).map(Number);
 const diffSizes = values['diff-sizes'].split(',').filter(Boolean).map(Number);
 const root = process.cwd();
 const main = join(root, 'scripts/run.cjs');
@@ -44,12 +45,17 @@ function writeConfig(dir, n) {
  */
 const weight = (n) => n + 170;
 const sizesRun = [...new Set([...sizes, ...diffSizes])];
+const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
+const fleetSize = fleetClusters > 0 && fleetTeams > 0 ? fleetClusters * fleetTeams : 0;
+// The fleet: the synth of the base, then FLEET_PER_RUN processes per run.
+const FLEET_PER_RUN = 10;
+const fleetSteps = fleetSize ? 1 + FLEET_PER_RUN * runs : 0;
 const progress = {
   started: Date.now(),
   done: 0,
   // Per size: the warm-up synth and 4 processes per run; per diff size: 2 warm-ups and 2 per run.
-  total: sizesRun.reduce((sum, n) => sum + weight(n) * ((sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0)), 0),
-  steps: sizesRun.reduce((sum, n) => sum + (sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0), 0),
+  total: sizesRun.reduce((sum, n) => sum + weight(n) * ((sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0)), 0) + weight(fleetSize) * fleetSteps,
+  steps: sizesRun.reduce((sum, n) => sum + (sizes.includes(n) ? 1 + 4 * runs : 0) + (diffSizes.includes(n) ? 2 + 2 * runs : 0), 0) + fleetSteps,
   step: 0,
 };
 const clock = (ms) => {
@@ -65,7 +71,7 @@ function announce(label, n) {
   const perWeight = progress.done > 0 ? elapsed / progress.done : 2.3;
   const left = (progress.total - progress.done) * perWeight;
   progress.step += 1;
-  report(`bench [${progress.step}/${progress.steps}] ${n} teams: ${label} — ${clock(elapsed)} so far, about ${clock(left)} left`);
+  report(`bench [${progress.step}/${progress.steps}] ${label.startsWith('fleet') ? `${fleetClusters}x${fleetTeams} fleet` : `${n} teams`}: ${label} — ${clock(elapsed)} so far, about ${clock(left)} left`);
 }
 
 /** Runs a whole process, announcing it on stderr; returns wall milliseconds and peak RSS in MB. */
@@ -80,8 +86,8 @@ function timed(args, label, n) {
   return { ms, mb: kb / 1024 };
 }
 
-/** Every generated file as its parsed documents: the floor writes exactly these. */
-function documents(outdir) {
+/** Every generated file as its parsed documents (under `folders` of `outdir`: all of it by default): the floor writes exactly these. */
+function documents(outdir, folders = ['']) {
   const files = {};
   const walk = (dir) => {
     for (const e of readdirSync(dir)) {
@@ -90,7 +96,7 @@ function documents(outdir) {
       else files[relative(outdir, p)] = parseAllDocuments(readFileSync(p, 'utf8')).map((d) => d.toJS());
     }
   };
-  walk(outdir);
+  for (const f of folders) walk(join(outdir, f));
   return files;
 }
 
@@ -126,49 +132,76 @@ function benchDiff(dir, n) {
 }
 
 /**
- * The review of a fleet-wide change at fleet scale (issue 30): `clusters` clusters of `teams`
- * teams each (three stages, a window on every third cluster), committed; then the fleet's AMI
- * alias is bumped. Synth of the change and diff of it, whole processes, alternated in this run.
+ * A copy of the tool (scripts/run.cjs, src/, imports/, the package files; node_modules linked)
+ * whose bundle (lib/, which run.cjs builds when it is missing or older than a source) the fleet's
+ * runs own: a cold run removes it first and pays for the build, as the first run of a fresh
+ * checkout (a CI job) does; and no edit of the repository's src/ rebuilds it under the bench.
  */
-function writeFleet(dir, clusters, teams, alias) {
-  mkdirSync(join(dir, 'terraform'), { recursive: true });
-  let text = `gitops:\n  repoURL: https://github.com/acme/platform-gitops.git\nkarpenter:\n  version: 1.14.1\ndefaults:\n  ami: { alias: ${alias} }\n  limits: { cpu: "100" }\n`
-    + 'windows:\n  weeknights: { timeZone: Europe/Berlin, days: [mon, tue, wed, thu], start: "22:00", duration: 6h }\nclusters:\n';
-  for (let i = 0; i < clusters; i++) {
-    const id = `c${String(i).padStart(3, '0')}`;
-    writeFileSync(join(dir, `terraform/${id}.json`), JSON.stringify({ cluster_name: id, karpenter_node_role_name: `KarpenterNodeRole-${id}`, karpenter_interruption_queue_name: `Karpenter-${id}` }));
-    text += `  ${id}: { terraformOutputs: terraform/${id}.json, stage: ${i < clusters / 10 ? 1 : i < clusters * 0.4 ? 2 : 3}${i % 3 === 0 ? ', window: weeknights' : ''} }\n`;
-  }
-  text += 'teams:\n';
-  for (let t = 0; t < teams; t++) text += `  team-${t}:\n    owner: team-${t}@acme.example\n    arch: [arm64]\n    capacityTypes: [spot, on-demand]\n    instanceCategories: [c, m]\n`;
-  writeFileSync(join(dir, 'platform.yaml'), text);
+function toolCopy(dir) {
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  cpSync(join(root, 'scripts/run.cjs'), join(dir, 'scripts/run.cjs'));
+  for (const p of ['src', 'imports', 'package.json', 'package-lock.json']) cpSync(join(root, p), join(dir, p), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { run: join(dir, 'scripts/run.cjs'), lib: join(dir, 'lib') };
 }
 
+/**
+ * The fleet at its size (issue 38; bench/fleet.mjs writes it with groups): synth, check and diff,
+ * each cold (the tool's bundle removed: the first run of a fresh checkout; synth into an empty
+ * folder) and warm (the bundle built; synth over its previous output, which it leaves as it is),
+ * beside the floor (writing the same documents; for check, reading every file and comparing it
+ * with them). diff reviews a fleet-wide AMI alias bump, committed base against the working tree.
+ * Whole processes, alternated within each run.
+ */
 function benchFleet(dir, clusters, teams) {
-  const repo = join(dir, 'fleet');
   const n = clusters * teams;
-  writeFleet(repo, clusters, teams, 'al2023@v20250505');
+  const tool = toolCopy(join(dir, 'tool'));
+  const repo = join(dir, 'fleet');
+  writeFleet(repo, clusters, teams, 'al2023@v20260409');
   const config = join(repo, 'platform.yaml');
-  timed([main, 'synth', '--config', config, '--outdir', repo], 'fleet: synth of the base', n);
+  timed([tool.run, 'synth', '--config', config, '--outdir', repo], 'fleet: synth of the base', n);
+  // The base, config and output, apart from the repository: what synth re-synthesizes and check checks.
+  const base = join(dir, 'base');
+  cpSync(repo, base, { recursive: true });
+  const baseConfig = join(base, 'platform.yaml');
   const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
-  writeFleet(repo, clusters, teams, 'al2023@v20260409');
-  const warm = join(dir, 'fleet-warm');
-  for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
-  const diff = [];
-  const markdown = [];
-  const synth = [];
+  writeFleet(repo, clusters, teams, 'al2023@v20260507');
+  const docsPath = join(dir, 'docs.json');
+  const docs = documents(base, ['dist', 'argocd']);
+  writeFileSync(docsPath, JSON.stringify(docs));
+  const cold = () => rmSync(tool.lib, { recursive: true, force: true });
+  const r = { synth: { cold: [], warm: [] }, check: { cold: [], warm: [] }, diff: { cold: [], warm: [] }, floor: { cold: [], warm: [] }, floorCheck: [], markdown: [] };
   for (let i = 0; i < runs; i++) {
-    synth.push(timed([main, 'synth', '--config', config, '--outdir', warm], `fleet: synth of the change ${i + 1}/${runs}`, n));
-    rmSync(warm, { recursive: true, force: true });
-    for (const d of ['dist', 'argocd']) cpSync(join(repo, d), join(warm, d), { recursive: true });
-    diff.push(timed([main, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo], `fleet: diff ${i + 1}/${runs}`, n));
-    markdown.push(timed([main, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], `fleet: diff --format markdown ${i + 1}/${runs}`, n));
+    const run = `${i + 1}/${runs}`;
+    cold();
+    r.synth.cold.push(timed([tool.run, 'synth', '--config', baseConfig, '--outdir', join(dir, `cold-${i}`, 'synth')], `fleet: synth cold ${run}`, n));
+    r.floor.cold.push(timed([floor, docsPath, join(dir, `cold-${i}`, 'floor')], `fleet: floor cold ${run}`, n));
+    r.synth.warm.push(timed([tool.run, 'synth', '--config', baseConfig, '--outdir', base], `fleet: synth warm ${run}`, n));
+    r.floor.warm.push(timed([floor, docsPath, join(dir, 'floor-warm')], `fleet: floor warm ${run}`, n));
+    cold();
+    r.check.cold.push(timed([tool.run, 'check', '--config', baseConfig, '--outdir', base], `fleet: check cold ${run}`, n));
+    r.check.warm.push(timed([tool.run, 'check', '--config', baseConfig, '--outdir', base], `fleet: check warm ${run}`, n));
+    r.floorCheck.push(timed([floor, docsPath, base, '--check'], `fleet: floor of check ${run}`, n));
+    cold();
+    r.diff.cold.push(timed([tool.run, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo], `fleet: diff cold ${run}`, n));
+    r.diff.warm.push(timed([tool.run, 'diff', '--base', 'HEAD', '--config', config, '--outdir', repo], `fleet: diff warm ${run}`, n));
+    r.markdown.push(timed([tool.run, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], `fleet: diff --format markdown ${run}`, n));
   }
-  const comment = spawnSync(process.execPath, [main, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
-  return { clusters, teams, synth: median(synth.map((r) => r.ms)), diff: median(diff.map((r) => r.ms)), markdown: median(markdown.map((r) => r.ms)), commentChars: comment.length };
+  const comment = spawnSync(process.execPath, [tool.run, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const ms = (xs) => median(xs.map((x) => x.ms));
+  const mb = (xs) => Math.max(...xs.map((x) => x.mb));
+  return {
+    clusters, teams, files: Object.keys(docs).length, pools: Object.keys(docs).filter((p) => p.includes('/nodepools/')).length,
+    rows: [
+      { what: 'synth', cold: ms(r.synth.cold), warm: ms(r.synth.warm), floorCold: ms(r.floor.cold), floorWarm: ms(r.floor.warm), rss: mb([...r.synth.cold, ...r.synth.warm]) },
+      { what: 'check', cold: ms(r.check.cold), warm: ms(r.check.warm), floorCold: ms(r.floorCheck), floorWarm: ms(r.floorCheck), rss: mb([...r.check.cold, ...r.check.warm]) },
+      { what: 'diff', cold: ms(r.diff.cold), warm: ms(r.diff.warm), rss: mb([...r.diff.cold, ...r.diff.warm]) },
+    ],
+    markdown: ms(r.markdown), commentChars: comment.length,
+  };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -209,8 +242,7 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   }
   rmSync(dir, { recursive: true, force: true });
 }
-const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
-const fleet = fleetClusters > 0 && fleetTeams > 0 ? benchFleet(join(work, 'fleet'), fleetClusters, fleetTeams) : undefined;
+const fleet = fleetSize ? benchFleet(join(work, 'fleet'), fleetClusters, fleetTeams) : undefined;
 rmSync(work, { recursive: true, force: true });
 report(`bench: ${progress.steps} processes in ${clock(Date.now() - progress.started)}`, true);
 
@@ -220,13 +252,15 @@ const ratio = (kind, a, b, key) => {
   return x && y ? (y[key] / x[key]).toFixed(2) : '-';
 };
 console.log(`karpenter-gitops synth benchmark: node ${process.version}, ${runs} runs per size, medians of whole processes`);
-console.log('synth = node scripts/run.cjs synth (what npm run synth runs); floor = node bench/floor.mjs, writing the same documents with yaml.stringify');
-console.log('cold = into an empty folder; warm = over the previous output (synth skips files whose content is unchanged)');
-console.log('');
-console.log('| teams | output | synth median (ms) | floor median (ms) | synth / floor | synth peak RSS (MB) | floor peak RSS (MB) |');
-console.log('|---:|---|---:|---:|---:|---:|---:|');
-for (const r of rows) {
-  console.log(`| ${r.n} | ${r.kind} | ${r.synth.toFixed(0)} | ${r.floor.toFixed(0)} | ${(r.synth / r.floor).toFixed(2)} | ${r.rss.toFixed(0)} | ${r.floorRss.toFixed(0)} |`);
+if (rows.length) {
+  console.log('synth = node scripts/run.cjs synth (what npm run synth runs); floor = node bench/floor.mjs, writing the same documents with yaml.stringify');
+  console.log('cold = into an empty folder; warm = over the previous output (synth skips files whose content is unchanged)');
+  console.log('');
+  console.log('| teams | output | synth median (ms) | floor median (ms) | synth / floor | synth peak RSS (MB) | floor peak RSS (MB) |');
+  console.log('|---:|---|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.n} | ${r.kind} | ${r.synth.toFixed(0)} | ${r.floor.toFixed(0)} | ${(r.synth / r.floor).toFixed(2)} | ${r.rss.toFixed(0)} | ${r.floorRss.toFixed(0)} |`);
+  }
 }
 if (sizes.includes(1000) && sizes.includes(2000)) {
   console.log('');
@@ -247,9 +281,18 @@ if (diffRows.length) {
 }
 if (fleet) {
   console.log('');
-  console.log(`fleet review (issue 30): ${fleet.clusters} clusters x ${fleet.teams} teams, a fleet-wide AMI alias bump; synth of the change (over the base output) and diff of it, whole processes, medians of ${runs}, in this run`);
+  console.log(`fleet (issue 38): ${fleet.clusters} clusters x ${fleet.teams} teams written with groups (bench/fleet.mjs), ${fleet.files} files, ${fleet.pools} NodePool files; medians of ${runs}, whole processes, alternated in this run`);
+  console.log('cold = the first run of a fresh checkout: the tool\'s bundle (lib/) removed before it, and synth into an empty folder; warm = the bundle built, and synth over its previous output');
+  console.log('floor = node bench/floor.mjs writing the same documents with yaml.stringify (cold: into an empty folder); for check, reading every file and comparing it with them');
+  console.log('diff = diff --base HEAD of a fleet-wide AMI alias bump');
   console.log('');
-  console.log('| clusters x teams | synth (ms) | diff (ms) | diff --format markdown (ms) | diff / synth | PR comment (chars, limit 65536) |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  console.log(`| ${fleet.clusters} x ${fleet.teams} | ${fleet.synth.toFixed(0)} | ${fleet.diff.toFixed(0)} | ${fleet.markdown.toFixed(0)} | ${(fleet.diff / fleet.synth).toFixed(2)} | ${fleet.commentChars} |`);
+  console.log('| command | cold (ms) | warm (ms) | floor cold (ms) | floor warm (ms) | cold / floor | warm / floor | peak RSS (MB) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const cell = (x) => (x === undefined ? '-' : x.toFixed(0));
+  const over = (a, b) => (b === undefined ? '-' : (a / b).toFixed(2));
+  for (const r of fleet.rows) {
+    console.log(`| ${r.what} | ${cell(r.cold)} | ${cell(r.warm)} | ${cell(r.floorCold)} | ${cell(r.floorWarm)} | ${over(r.cold, r.floorCold)} | ${over(r.warm, r.floorWarm)} | ${r.rss.toFixed(0)} |`);
+  }
+  console.log('');
+  console.log(`diff --format markdown (warm): ${fleet.markdown.toFixed(0)} ms; the PR comment: ${fleet.commentChars} characters (GitHub's limit: 65536)`);
 }

@@ -9,6 +9,8 @@ import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.g
 import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
 import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULES } from '../release/settings-rules.generated';
 import type { CrdKind, SettingsMapRule } from '../release/types';
+import { changesBetween, releaseList } from '../release/behaviour-changes';
+import { minorOf, minorSupport } from '../release/support';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, OPTIONAL_RELEASE_FILES, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
@@ -189,7 +191,12 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
     ...section('feature gates', gateChanges(settings)),
     ...section('instance types', typeChanges(oldCatalog, catalog)),
     ...section('Kubernetes compatibility', compatibilityChanges(compatibility.minimumKarpenter)),
+    ...section('behaviour changes (patch releases)', behaviourChanges(CHART_VERSION, v)),
   ];
+  if (!minorSupport(v)) {
+    notes.push(`src/release/support.ts has no row for Karpenter ${minorOf(v)}: add the day v${minorOf(v)}.0 was released and whether it is LTS (SUPPORT.md's LTS versions table), `
+      + 'so that synth and SUMMARY.md know when the minor before it and this one stop being supported');
+  }
   return { files, report, notes };
 }
 
@@ -368,6 +375,22 @@ function compatibilityChanges(next: Readonly<Record<string, string>>): string[] 
   }
   for (const k of Object.keys(old)) if (!(k in next)) out.push(`- Kubernetes ${k}`);
   return out;
+}
+
+/**
+ * What Karpenter `to` changes in how the controller behaves against `from` (the release the
+ * generator is made from), as src/release/behaviour-changes.ts lists them: what it brings, and
+ * what it does not have yet that `from` has (a newer minor before its patch with the change).
+ */
+function behaviourChanges(from: string, to: string): string[] {
+  const { gained, lost } = changesBetween(from, to);
+  return [
+    ...gained.flatMap((c) => [`+ ${c.issue} (Karpenter ${releaseList(c)}): ${c.summary}`, `    ${c.here}; ${c.url}`]),
+    ...lost.map((c) => {
+      const line = c.releases.find((r) => minorOf(r) === minorOf(to));
+      return `- ${c.issue}: Karpenter ${to} does not have it${line ? ` (the ${minorOf(to)} line has it from ${line})` : ''}, ${from} does; ${c.url}`;
+    }),
+  ];
 }
 
 function section(title: string, lines: readonly string[]): string[] {

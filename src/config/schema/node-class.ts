@@ -3,6 +3,7 @@ import { ALIAS_RELEASES } from '../kubernetes';
 import { QUANTITY_PATTERN } from '../../quantity/quantity';
 import { DURATION, int32, map, quantityString } from './fields';
 import { restrictedTagKey, restrictedTagKeyRule } from './keys';
+import { emptySelectorValueReason, SelectorValue } from '../../release/behaviour-changes';
 
 // The pool fields an EC2NodeClass carries: AMI, root volume, kubelet, instance metadata,
 // subnets, security groups, capacity reservations and tags.
@@ -32,17 +33,36 @@ const exactlyOne = (...names: string[]) => ({ oneOf: names.map((n) => ({ require
 /** For editors: at least one of `names` is set. */
 const someOf = (...names: string[]) => ({ anyOf: names.map((n) => ({ required: [n] })) });
 
+/**
+ * An empty tags map, name, ssmParameter or id of a selector term: Karpenter 1.9.4, 1.14.4 and
+ * 1.15.3 ignore such a term (aws/karpenter-provider-aws#9964), and what earlier releases make of
+ * it is no better (src/release/behaviour-changes.ts). Refused whatever the cluster's release, at the value.
+ * @see https://github.com/aws/karpenter-provider-aws/issues/9964
+ */
+function refuseEmpty(term: Readonly<Partial<Record<SelectorValue, unknown>>>, ctx: z.RefinementCtx, values: readonly SelectorValue[]): void {
+  for (const value of values) {
+    const v = term[value];
+    if (v === '' || (value === 'tags' && typeof v === 'object' && v !== null && Object.keys(v).length === 0)) {
+      ctx.addIssue({ code: 'custom', path: [value], message: emptySelectorValueReason(value) });
+    }
+  }
+}
+
+/** For editors: what {@link refuseEmpty} refuses (a selector string is never empty, a tags map has a tag). */
+const nonEmpty = z.string().meta({ minLength: 1 });
+
 /** The tags a selector term selects by (they are not written). */
 const selectorTags = map(z.string().min(1, { error: 'empty tag keys are not supported' }), z.string().min(1, { error: 'empty tag values are not supported' }))
-  .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' }).meta({ maxProperties: 20 });
+  .refine((t) => Object.keys(t).length <= 20, { error: 'at most 20 tags per selector term' }).meta({ minProperties: 1, maxProperties: 20 });
 
 const amiSelectorTerm = z.strictObject({
   id: z.string().regex(/ami-[0-9a-z]+/, { error: 'must be an AMI id such as ami-0123456789abcdef0' }).optional(),
-  name: z.string().optional(),
+  name: nonEmpty.optional(),
   owner: z.string().optional(),
   tags: selectorTags.optional(),
-  ssmParameter: z.string().optional(),
+  ssmParameter: nonEmpty.optional(),
 }).superRefine((t, ctx) => {
+  refuseEmpty(t, ctx, ['tags', 'name', 'ssmParameter']);
   if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
     ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
   }
@@ -150,16 +170,19 @@ export const metadataOptions = z.strictObject({
 export const subnetTerm = z.strictObject({
   id: z.string().regex(/subnet-[0-9a-z]+/, { error: 'must be a subnet id such as subnet-0123456789abcdef0' }).optional(),
   tags: selectorTags.optional(),
-}).refine((t) => (t.id === undefined) !== (t.tags === undefined), { error: 'a subnet selector term needs exactly one of id, tags' })
-  .meta(exactlyOne('id', 'tags'));
+}).superRefine((t, ctx) => {
+  if ((t.id === undefined) === (t.tags === undefined)) ctx.addIssue({ code: 'custom', message: 'a subnet selector term needs exactly one of id, tags' });
+  refuseEmpty(t, ctx, ['tags']);
+}).meta(exactlyOne('id', 'tags'));
 
 /** A security group selector term. */
 export const securityGroupTerm = z.strictObject({
   id: z.string().regex(/sg-[0-9a-z]+/, { error: 'must be a security group id such as sg-0123456789abcdef0' }).optional(),
-  name: z.string().optional(),
+  name: nonEmpty.optional(),
   tags: selectorTags.optional(),
-}).refine((t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length === 1, {
-  error: 'a security group selector term needs exactly one of id, name, tags',
+}).superRefine((t, ctx) => {
+  if ([t.id, t.name, t.tags].filter((v) => v !== undefined).length !== 1) ctx.addIssue({ code: 'custom', message: 'a security group selector term needs exactly one of id, name, tags' });
+  refuseEmpty(t, ctx, ['tags', 'name']);
 }).meta(exactlyOne('id', 'name', 'tags'));
 
 /** A capacity reservation selector term. */
@@ -169,6 +192,7 @@ export const capacityReservationTerm = z.strictObject({
   instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
   tags: selectorTags.optional(),
 }).superRefine((t, ctx) => {
+  refuseEmpty(t, ctx, ['tags']);
   if (t.id === undefined && t.tags === undefined && t.instanceMatchCriteria === undefined) {
     ctx.addIssue({ code: 'custom', message: 'a capacity reservation term needs one of id, tags, instanceMatchCriteria' });
   }
@@ -216,8 +240,16 @@ export const blockDeviceMapping = z.strictObject({
 export const nodeClassExtras = {
   ipPrefixCount: z.number().int().min(0).optional().describe('spec.ipPrefixCount: IPv4 prefixes per network interface'),
   context: z.string().min(1).optional().describe('spec.context: the launch context (EC2 Fleet Context)'),
-  placementGroupSelector: z.strictObject({ id: z.string().min(1).optional(), name: z.string().min(1).optional() })
-    .refine((p) => (p.id === undefined) !== (p.name === undefined), { error: 'set exactly one of id, name' }).optional(),
+  placementGroupSelector: z.strictObject({
+    // The CRD's pattern for the id (placementGroupSelector.id of the v1.14.1 EC2NodeClass CRD).
+    id: z.string().meta({ pattern: '^pg-[0-9a-z]+$' }).optional(), name: nonEmpty.optional(),
+  }).superRefine((p, ctx) => {
+    if ((p.id === undefined) === (p.name === undefined)) ctx.addIssue({ code: 'custom', message: 'set exactly one of id, name' });
+    refuseEmpty(p, ctx, ['id', 'name']);
+    if (p.id !== undefined && p.id !== '' && !/^pg-[0-9a-z]+$/.test(p.id)) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: `"${p.id}": must be a placement group id such as pg-0123456789abcdef0` });
+    }
+  }).optional(),
   connectionTracking: z.strictObject({
     tcpEstablishedTimeout: z.number().int().min(60).max(432000).optional(), udpStreamTimeout: z.number().int().min(60).max(180).optional(),
     udpTimeout: z.number().int().min(30).max(60).optional(),
