@@ -19,6 +19,7 @@ import { promote, promotePlan } from './commands/promote';
 import { EXIT, Io, Reporter, usage } from './commands/reporter';
 import { synth } from './commands/synth';
 import type { Risk } from './review/risk';
+import { ClusterSelector, listOption } from './model/cluster-sets';
 
 export type { Io } from './commands/reporter';
 
@@ -77,6 +78,8 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
     root: outdir !== undefined ? say.paths.resolve(outdir) : cdk8sRoot(env) ?? process.cwd(),
   };
   const format = text('format');
+  // fit's and explain's --cluster, --stage and --group, each comma-separated.
+  const selector = (): ClusterSelector => ({ clusters: listOption(text('cluster')), stages: listOption(text('stage')), groups: listOption(text('group')) });
   const cleared = clearedByCdk8s(env);
   try {
     switch (name as CommandName) {
@@ -94,7 +97,7 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
         ...(text('helm-values') !== undefined ? { helmValues: say.paths.resolve(text('helm-values') ?? '') } : {}),
         namespace: text('namespace'), team: text('team'),
       });
-      case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'explain': return explain(say, options, argument ?? '', format === 'json' ? 'json' : 'terminal', selector());
       case 'promote': {
         const as = format === 'json' ? 'json' : 'terminal';
         if (argument === 'plan') return promotePlan(say, options, as);
@@ -104,12 +107,12 @@ export async function run(argv: readonly string[], io: Io, env: NodeJS.ProcessEn
           ...(now !== undefined ? { now: Date.parse(now) } : {}),
         });
       }
-      case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal');
+      case 'fit': return fit(say, options.configPath, argument ?? '', format === 'json' ? 'json' : 'terminal', selector());
       case 'init': return await init(say, spec, {
         root: process.cwd(), cluster: argument ?? '', terraformFile: say.paths.resolve(text('terraform') ?? ''),
         repoURL: text('repo'), force: values.force === true, showPath: say.loadOptions.showPath,
       });
-      default: return await synth(say, options);
+      default: return await synth(say, options, { verbose: values.verbose === true });
     }
   } catch (err) {
     if (err instanceof InputError) {

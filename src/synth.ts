@@ -82,6 +82,7 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: namespace.model }));
   }
   emit({ path: plan.summary.path, text: plan.summary.model });
+  for (const page of plan.clusterSummaries) emit({ path: page.path, text: page.model });
   emit({ path: plan.summaryData.path, text: `${JSON.stringify(plan.summaryData.model, null, 2)}\n` });
   const { bootstraps, projects, helmRepository, healthPatch } = plan;
   for (const bootstrap of bootstraps) add(bootstrap.path, (scope) => new ApplicationChart(scope, bootstrap.model.file, { app: bootstrap.model }));

@@ -40,12 +40,27 @@ describe('synth command', () => {
   beforeEach(() => { dir = project(); });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes one NodePool + EC2NodeClass file per pool and prints a table of pools', async () => {
+  it('writes one NodePool + EC2NodeClass file per pool and each cluster\'s page, and prints a short summary', async () => {
     const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(0);
     expect([...filesUnder(dir).keys()].filter((p) => p.includes('/nodepools/')).sort()).toEqual([
       'dist/demo/nodepools/dataops/dataops.yaml', 'dist/demo/nodepools/ml/ml-gpu.yaml', 'dist/demo/nodepools/web/web.yaml',
     ]);
+    expect(filesUnder(dir).get('dist/demo/SUMMARY.md')).toMatch(/^# Cluster `demo` \(EKS `demo`\)\n/);
+    const files = filesUnder(dir).size;
+    expect(r.out.split('\n')).toEqual([
+      '1 cluster, 3 pools of 3 teams; Karpenter 1.14.1',
+      // The root Application argocd/demo.yaml is the cluster's; the rest of argocd/ and the summaries, the fleet's.
+      `changed: cluster demo, ${files - 5} files; argocd/argocd-cm-patch.yaml, argocd/bootstrap.yaml, argocd/helm-repository.yaml, dist/SUMMARY.md, dist/summary.json`,
+      `${dir}/dist and ${dir}/argocd: ${files} files (${files} written, 0 removed, 0 unchanged)`,
+    ]);
+    const again = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
+    expect(again.out.split('\n').slice(1)).toEqual(['nothing changed', `${dir}/dist and ${dir}/argocd: ${files} files (0 written, 0 removed, ${files} unchanged)`]);
+  });
+
+  it('prints a row per pool with --verbose', async () => {
+    const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir, '--verbose']);
+    expect(r.code).toBe(0);
     expect(r.out).toMatch(/^CLUSTER\s+POOL\s+ARCH\s+CAPACITY\s+TYPES\s+NODES\s+LIMITS$/m);
     expect(r.out).toMatch(/^demo\s+dataops\s+arm64\s+spot,on-demand\s+251\s+-\s+cpu=64,memory=256Gi$/m);
     expect(r.out).toMatch(/^demo\s+ml-gpu\s+amd64\s+on-demand\s+16\s+-\s+cpu=256,memory=1Ti,nvidia.com\/gpu=16$/m);
@@ -143,6 +158,8 @@ describe('synth command', () => {
     const r = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/^warning: .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: pool dataops uses spot capacity but cluster demo has no karpenter_interruption_queue_name output/m);
+    // The short summary counts them.
+    expect(r.out.split('\n')[0]).toBe(`1 cluster, 3 pools of 3 teams; Karpenter 1.14.1; ${r.err.split('\n').filter((l) => l.startsWith('warning: ')).length} warning`);
   });
 
   it('writes next to the dist folder cdk8s synth asks for (CDK8S_OUTDIR)', async () => {
@@ -161,7 +178,7 @@ describe('command line usage', () => {
     [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],
     [['synth', '--confg', 'x.yaml'], 'synth', /^error: unknown option --confg for synth \(did you mean --config\?\)$/m],
     [['check', '--base', 'HEAD'], 'check', /^error: --base does not go with check \(check takes --config and --outdir\)$/m],
-    [['explain', 'demo/web', '--outdir', 'out'], 'explain', /^error: --outdir does not go with explain \(explain takes --config and --format\)$/m],
+    [['explain', 'demo/web', '--outdir', 'out'], 'explain', /^error: --outdir does not go with explain \(explain takes --config, --cluster, --stage, --group and --format\)$/m],
     [['explain', 'demo/web', '--format', 'yaml'], 'explain', /^error: unknown format "yaml" for --format \(allowed: terminal, json\)$/m],
     [['diff', '--base', 'HEAD', '--full=yes'], 'diff', /^error: --full takes no value \(given "yes"\)$/m],
     [['synth', '-x'], 'synth', /^error: unknown option -x for synth$/m],
@@ -198,11 +215,11 @@ describe('command line usage', () => {
   const optionsOf = (help: string) => [...help.split('\noptions:\n')[1].split('\n\n')[0].matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
 
   it.each([
-    ['synth', ['config', 'outdir'], 'npm run synth'],
+    ['synth', ['config', 'outdir', 'verbose'], 'npm run synth'],
     ['check', ['config', 'outdir'], 'npm run check'],
     ['diff', ['base', 'live', 'cluster', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url'], 'npm run diff -- --base origin/main'],
-    ['explain', ['config', 'format'], 'npm run explain -- demo/web'],
-    ['fit', ['config', 'format'], 'npm run fit -- shop.yaml'],
+    ['explain', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run explain -- demo/web'],
+    ['fit', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run fit -- shop.yaml'],
     ['upgrade', ['from'], 'npm run upgrade -- 1.15.0'],
   ])('prints the help of %s for --help: only its options, and an example', async (command, options, example) => {
     for (const help of ['--help', '-h']) {
@@ -263,7 +280,7 @@ describe('colour', () => {
       delete outputs.karpenter_interruption_queue_name;
       writeFileSync(tf, JSON.stringify(outputs));
       for (const [env, tty] of [[{}, true], [{ FORCE_COLOR: '1' }, false]] as const) {
-        const r = await runAs(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir], env, tty);
+        const r = await runAs(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir, '--verbose'], env, tty);
         expect(r.code).toBe(0);
         expect(r.out).toMatch(/^\u001b\[1mCLUSTER +POOL +ARCH +CAPACITY +TYPES +NODES +LIMITS\u001b\[22m$/m);
         expect(r.err).toMatch(/^\u001b\[33mwarning:\u001b\[39m .*platform\.yaml:\d+:\d+: teams\.dataops\.capacityTypes: /m);
@@ -310,9 +327,9 @@ describe('paths, from where the user ran npm (INIT_CWD)', () => {
     const r = await synth(['--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'out/dist/demo/nodepools/web/web.yaml'))).toBe(true);
-    expect(r.out).toMatch(/^out\/dist and out\/argocd: 20 files \(20 written, 0 removed, 0 unchanged\)$/m);
+    expect(r.out).toMatch(/^out\/dist and out\/argocd: 21 files \(21 written, 0 removed, 0 unchanged\)$/m);
     const check = await synth(['check', '--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
-    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (20 files)' });
+    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (21 files)' });
   });
 
   it('names the config in problems as seen from INIT_CWD', async () => {

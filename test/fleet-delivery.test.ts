@@ -90,8 +90,9 @@ describe('a two-cluster fleet', () => {
     expect([version('dist/staging/apps/karpenter-crd.yaml'), version('dist/staging/apps/karpenter.yaml')]).toEqual([NEXT, NEXT]);
     expect([version('dist/prod/apps/karpenter-crd.yaml'), version('dist/prod/apps/karpenter.yaml')]).toEqual([CHART_VERSION, CHART_VERSION]);
     expect(files.get('dist/staging/karpenter/values.yaml')).toMatch(new RegExp(`^# Karpenter ${quoted(NEXT)} chart values for cluster staging\\.$`, 'm'));
-    expect(files.get('dist/SUMMARY.md')).toMatch(new RegExp(`## Cluster \`staging\`[^#]*Karpenter ${quoted(NEXT)} in namespace \`karpenter\``));
-    expect(files.get('dist/SUMMARY.md')).toMatch(new RegExp(`## Cluster \`prod\`[^#]*Karpenter ${quoted(CHART_VERSION)} in namespace \`karpenter\``));
+    expect(files.get('dist/staging/SUMMARY.md')).toMatch(new RegExp(`^# Cluster \`staging\`[^#]*Karpenter ${quoted(NEXT)} in namespace \`karpenter\``));
+    expect(files.get('dist/prod/SUMMARY.md')).toMatch(new RegExp(`^# Cluster \`prod\`[^#]*Karpenter ${quoted(CHART_VERSION)} in namespace \`karpenter\``));
+    expect(files.get('dist/SUMMARY.md')).toContain(`- **${NEXT}** on 1 cluster: \`staging\``);
     expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(new RegExp(`^cluster staging runs Karpenter ${quoted(NEXT)}, but the generator's CRD classes, chart keys and settings rules are those of ${quoted(CHART_VERSION)}`))]);
   });
 

@@ -186,7 +186,7 @@ describe('overlay rules', () => {
 
   it('fails when two overlays of one weight would both price the same instance type, naming both', () => {
     expect(problemsOf({ config: withOverlays({ 'savings-plan': savingsPlan, 'm7i-deal': { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }], price: '0.1', weight: 10 } }), terraform }))
-      .toEqual(aProblem(/overlays\.m7i-deal: on cluster new, overlays savings-plan \(overlays\.savings-plan\) and m7i-deal have the same weight \(10\) and both set the price of \d+ instance type\(s\) such as m7i\./));
+      .toEqual(aProblem(/overlays\.m7i-deal: on 2 clusters \(old and new\), as on the first: on cluster old, overlays savings-plan \(overlays\.savings-plan\) and m7i-deal have the same weight \(10\) and both set the price of \d+ instance type\(s\) such as m7i\./));
   });
 
   it('fails when the cluster turns NodeOverlay off while it uses an overlay', () => {

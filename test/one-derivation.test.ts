@@ -3,8 +3,9 @@
  * the cent. A fleet with a fleet-wide overlay that halves the price of some families (m7i and
  * r7i, not c7i) and a static pool is committed without the overlay, then given it, synthesized
  * and reviewed through the real command line. Each figure is read from what a user sees:
- * `dist/SUMMARY.md` (the pool's row, the cost table), `dist/summary.json`, the table synth
- * prints, `explain --format json`, `fit` (terminal and JSON) and `diff`'s cost lines. Each team
+ * the cluster's page `dist/prod/SUMMARY.md` (the pool's row, the cost table), `dist/summary.json`,
+ * the table `synth --verbose` prints, `explain --format json`, `fit` (terminal and JSON) and
+ * `diff`'s cost lines. Each team
  * has one pool on the one cluster, so a team's ceiling in the cost table and the review is its
  * pool's.
  *
@@ -84,11 +85,11 @@ describe('one derivation: every surface says the same of a pool', () => {
 
   beforeAll(async () => {
     fleet = await Fleet.create(aFleetConfig(['prod'], { teams: TEAMS }));
-    baseSummary = fleet.read('dist/SUMMARY.md');
+    baseSummary = fleet.read('dist/prod/SUMMARY.md');
     fleet.configure(aFleetConfig(['prod'], { teams: TEAMS, overlays: HALF }));
-    synth = await fleet.synth();
+    synth = await fleet.synth('--verbose');
     review = await fleet.diff();
-    summary = fleet.read('dist/SUMMARY.md');
+    summary = fleet.read('dist/prod/SUMMARY.md');
     data = JSON.parse(fleet.read('dist/summary.json'));
     for (const pool of ['web', 'ingest']) {
       const r = await cli(['explain', `prod/${pool}`, '--config', fleet.configPath, '--format', 'json']);
@@ -119,7 +120,7 @@ describe('one derivation: every surface says the same of a pool', () => {
       min: { summary: min, summaryJson: perHour(pooled.instanceTypes.cheapest.perHour), explain: perHour(explanation.onDemandPricePerHour.min), fit: perHour(fit.onDemandPricePerHour.min), fitTerminal: fitMin },
       max: { summary: max, summaryJson: perHour(pooled.instanceTypes.dearest.perHour), explain: perHour(explanation.onDemandPricePerHour.max), fit: perHour(fit.onDemandPricePerHour.max), fitTerminal: fitMax },
       ceiling: {
-        summaryCostTable: cost?.get('`prod`'), summaryJson: usd(pooled.ceiling.perHour), summaryJsonTeam: usd(data.teams.find((t) => t.team === pool)?.perCluster.prod ?? NaN),
+        summaryCostTable: cost?.get('ceiling per hour'), summaryJson: usd(pooled.ceiling.perHour), summaryJsonTeam: usd(data.teams.find((t) => t.team === pool)?.perCluster.prod ?? NaN),
         explain: usd(explanation.maxCostPerHour), review: reviewed(review.out, pool).after,
       },
       boundBy: { summaryJson: pooled.ceiling.boundBy, explain: explanation.boundBy },
@@ -165,7 +166,7 @@ describe('one derivation: every surface says the same of a pool', () => {
   });
 
   it('reviews each ceiling from what the base commit\'s SUMMARY showed to what the new one shows', () => {
-    const before = (team: string) => markdownTable(baseSummary, 'team').find((r) => r.get('team') === team)?.get('`prod`');
+    const before = (team: string) => markdownTable(baseSummary, 'team').find((r) => r.get('team') === team)?.get('ceiling per hour');
     expect(reviewed(review.out, 'web')).toEqual({ before: before('web'), after: figures('web').ceiling.summaryCostTable });
     expect(reviewed(review.out, 'ingest')).toEqual({ before: before('ingest'), after: figures('ingest').ceiling.summaryCostTable });
     // Before the overlay, at list prices: r7i has the highest price per cpu, and m7i.xlarge is the dearest static node.

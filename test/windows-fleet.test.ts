@@ -149,13 +149,14 @@ describe('a fleet with a window and stages', () => {
   });
 });
 
-describe('dist/SUMMARY.md of a fleet with a window and stages', () => {
-  it('says the window in local time and UTC, the hours kept and why, and what waits for what', () => {
-    const summary = fleet().get('dist/SUMMARY.md')!;
+describe('each cluster\'s page (dist/<cluster>/SUMMARY.md) of a fleet with a window and stages', () => {
+  it('says the window in local time and UTC, the hours kept and why, and what waits for what, by stage', () => {
+    const files = fleet();
+    const summary = `${files.get('dist/dev/SUMMARY.md')!}${files.get('dist/prod/SUMMARY.md')!}`;
     expect(summary).toContain('Window `weeknights`: mon, tue, wed, thu 22:00 for 6h (Europe/Berlin), mon 22:00-tue 04:00, tue 22:00-wed 04:00, wed 22:00-thu 04:00, thu 22:00-fri 04:00 local. '
       + 'Drifted nodes are replaced only in mon 21:00-tue 02:00, tue 21:00-wed 02:00, wed 21:00-thu 02:00, thu 21:00-fri 02:00 UTC (1200 of 1440 minutes a week)');
-    expect(summary).toMatch(/Stage 2: its root and every Application it creates track `karpenter-gitops\/stage-2`, promoted once `dev` \(stage 1\)/);
-    expect(summary).toMatch(/Stage 1: its root and every Application it creates track `HEAD`; `prod` \(stage 2\) wait for its drift gate/);
+    expect(summary).toMatch(/Stage 2: its root and every Application it creates track `karpenter-gitops\/stage-2`, promoted once every cluster of stage 1 runs the revision/);
+    expect(summary).toMatch(/Stage 1: its root and every Application it creates track `HEAD`; the clusters of stage 2 wait for its drift gate/);
   });
 });
 

@@ -14,6 +14,16 @@ const outdirOption = (does: string): OptionSpec => ({
   name: 'outdir', value: 'DIR',
   help: `${does}, DIR from where you run npm (default: the repository root)`,
 });
+/**
+ * `--cluster`, `--stage` and `--group`: which clusters fit and explain look at, each a
+ * comma-separated list (the parser keeps the last of a repeated option); a cluster is chosen
+ * when it meets every option given (model/cluster-sets.ts selectClusters).
+ */
+const SELECT_OPTIONS: readonly OptionSpec[] = [
+  { name: 'cluster', value: 'CLUSTER', help: 'only these clusters: an id, or ids comma-separated (a,b)' },
+  { name: 'stage', value: 'STAGE', help: 'only the clusters at these stages (2, or 2,3)' },
+  { name: 'group', value: 'GROUP', help: 'only the clusters in these groups (prod, or prod-eu,prod-us); options given together must all hold' },
+];
 const formatOption = (choices: readonly string[], help: string): OptionSpec => ({
   name: 'format', value: 'FORMAT', choices, noun: 'format', help: `${choices.join(' or ')} (default: terminal)${help}`,
 });
@@ -25,9 +35,14 @@ export const COMMAND_SPECS = {
     summary: 'validate the config and write dist/ and argocd/ (the default command)',
     description: 'Reads the platform config and every Terraform outputs file it names, reports every problem at once\n'
       + '(nothing is written then), and makes dist/ and argocd/ hold exactly the generated files: new and\n'
-      + 'changed files written, files of removed pools removed. Prints a table of pools and any warnings.',
-    options: [CONFIG, outdirOption('write DIR/dist and DIR/argocd')],
-    examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging'],
+      + 'changed files written, files of removed pools removed. Prints any warnings and a short summary: how\n'
+      + 'many clusters and pools, which clusters\' files changed, the files removed, and the files written,\n'
+      + 'removed and unchanged.',
+    options: [
+      CONFIG, outdirOption('write DIR/dist and DIR/argocd'),
+      { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits) and every file removed' },
+    ],
+    examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
     notes: EXIT_CODES_NOTE,
   },
   check: {
@@ -66,13 +81,16 @@ export const COMMAND_SPECS = {
     name: 'explain',
     summary: 'every resolved field of a pool with the level that set it, its instance types, prices and cost bound',
     description: 'Prints each field of the pool after inheritance with the level and the line that set it, the\n'
-      + 'instance types it admits, their on-demand price range and the most the pool can cost per hour.',
+      + 'instance types it admits, their on-demand price range and the most the pool can cost per hour.\n'
+      + 'POOL alone explains it on every cluster that has it (or those --cluster, --stage and --group\n'
+      + 'choose), once for each set of clusters where it is the same.',
     argument: {
-      name: 'CLUSTER/POOL', pattern: /^[^/]+\/[^/]+$/,
-      missing: 'explain needs one CLUSTER/POOL, e.g. npm run explain -- demo/web',
+      name: '[CLUSTER/]POOL', pattern: /^(?:[^/]+\/)?[^/]+$/,
+      missing: 'explain needs a pool: CLUSTER/POOL, or POOL (with --cluster, --stage or --group to choose clusters), e.g. npm run explain -- demo/web',
+      invalid: 'explain takes CLUSTER/POOL or POOL, e.g. npm run explain -- demo/web',
     },
-    options: [CONFIG, formatOption(['terminal', 'json'], '; json prints one object')],
-    examples: ['npm run explain -- demo/web', 'npm run explain -- demo/ml-gpu --format json'],
+    options: [CONFIG, ...SELECT_OPTIONS, formatOption(['terminal', 'json'], '; json prints one object')],
+    examples: ['npm run explain -- demo/web', 'npm run explain -- demo/ml-gpu --format json', 'npm run explain -- checkout --group prod'],
     notes: EXIT_CODES_NOTE,
   },
   fit: {
@@ -80,10 +98,11 @@ export const COMMAND_SPECS = {
     summary: 'which clusters and pools each workload of a manifest can run on, and why not the others',
     description: 'For each Pod, Deployment, StatefulSet, DaemonSet, Job or CronJob in MANIFEST (a YAML file, relative\n'
       + 'to where you run npm): every cluster and pool it can schedule on, and the first reason each other\n'
-      + 'pool rejects it. Exits 0 even when nothing fits: it answers a question, it is not a gate.',
+      + 'pool rejects it; only on the clusters --cluster, --stage and --group choose, when given. Exits 0\n'
+      + 'even when nothing fits: it answers a question, it is not a gate.',
     argument: { name: 'MANIFEST', missing: 'fit needs a MANIFEST: a YAML file of Kubernetes objects' },
-    options: [CONFIG, formatOption(['terminal', 'json'], '; json prints one object')],
-    examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json'],
+    options: [CONFIG, ...SELECT_OPTIONS, formatOption(['terminal', 'json'], '; json prints one object')],
+    examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json', 'npm run fit -- shop.yaml --cluster prod-eu-01'],
     notes: 'exit codes: 0 answered, 1 problems in the manifest or the config, 2 bad command line',
   },
   init: {

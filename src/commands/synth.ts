@@ -1,12 +1,28 @@
+import { count, describeClusters, someNames } from '../model/cluster-sets';
 import type { FleetPlan } from '../model/plan';
+import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
 import { legacyPoolsAppProblems } from '../review/guard';
 import { build, Options } from './build';
 import { EXIT, Reporter } from './reporter';
 
-/** `synth`: validates the config and makes dist/ and argocd/ hold exactly the generated files (contract section 3). */
-export async function synth(say: Reporter, options: Options): Promise<number> {
+/** How synth prints what it did. */
+export interface SynthPrint {
+  /** Print a row per pool and every file removed, not the short summary's counts alone. @default false */
+  readonly verbose?: boolean;
+}
+
+/** Most files removed that the short summary names one by one; `--verbose` names every one. */
+const REMOVED_SHOWN = 20;
+
+/**
+ * `synth`: validates the config and makes dist/ and argocd/ hold exactly the generated files
+ * (contract section 3), then prints a short summary (contract 8.2): the fleet's counts, what
+ * changed by cluster, the files removed, the files written, removed and unchanged; with
+ * `verbose`, a row per pool first and every file removed.
+ */
+export async function synth(say: Reporter, options: Options, print: SynthPrint = {}): Promise<number> {
   const output = OutputDir.open(options.root, 'synth');
   try {
     const { plan, warnings, files } = await build(say, options);
@@ -15,13 +31,19 @@ export async function synth(say: Reporter, options: Options): Promise<number> {
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
     for (const w of warnings) say.warning(w);
-    const [header, ...rows] = summary(plan);
-    say.outIn('bold', header);
-    for (const row of rows) say.out(row);
+    if (print.verbose) {
+      const [header, ...rows] = table(plan);
+      say.outIn('bold', header);
+      for (const row of rows) say.out(row);
+    }
     const shown = say.paths.show(options.root);
     const at = shown === '.' ? '' : `${shown}/`;
+    say.out(`${fleetLine(plan)}${warnings.length ? `; ${count(warnings.length, 'warning')}` : ''}`);
+    say.out(changedLine(plan, [...result.written, ...result.removed]));
     if (output.finishedInterrupted) say.out('finished the change of an earlier run that was interrupted');
-    for (const path of result.removed) say.out(`removed ${at}${path}`);
+    const removed = print.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
+    for (const path of removed) say.out(`removed ${at}${path}`);
+    if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
     say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
     return EXIT.ok;
   } finally {
@@ -29,8 +51,46 @@ export async function synth(say: Reporter, options: Options): Promise<number> {
   }
 }
 
-/** The short table synth prints: one row per pool, with the number of instance types it admits. */
-function summary(plan: FleetPlan): string[] {
+/** `120 clusters, 1,200 pools of 8 teams; Karpenter 1.14.1 on 90, 1.13.1 on 30` (the warnings are counted after it). */
+function fleetLine(plan: FleetPlan): string {
+  const pools = plan.clusters.reduce((n, c) => n + c.pools.length, 0);
+  const teams = new Set(plan.clusters.flatMap((c) => c.pools.map((p) => p.team))).size;
+  const releases = new Map<string, number>();
+  for (const c of plan.clusters) releases.set(c.karpenterVersion, (releases.get(c.karpenterVersion) ?? 0) + 1);
+  return `${count(plan.clusters.length, 'cluster')}, ${count(pools, 'pool')} of ${count(teams, 'team')}; `
+    + `Karpenter ${[...releases].map(([v, n]) => (releases.size === 1 ? v : `${v} on ${n.toLocaleString('en-US')}`)).join(', ')}`;
+}
+
+/**
+ * What the run changed, by cluster: `changed: group prod (80 clusters), 160 files;
+ * dist/SUMMARY.md, dist/summary.json`, or `nothing changed`. A cluster's files are its folder
+ * and its root Application (layout.ts); the rest are the fleet's, named from the output root
+ * (the last line says where it is).
+ */
+function changedLine(plan: FleetPlan, paths: readonly string[]): string {
+  if (paths.length === 0) return 'nothing changed';
+  const roots = new Map(plan.clusters.map((c) => [clusterLayout(c.id).root, c.id]));
+  const byCluster = new Map<string, number>();
+  const fleet: string[] = [];
+  for (const path of paths) {
+    const cluster = clusterOfPath(path) ?? roots.get(path);
+    if (cluster === undefined) fleet.push(path);
+    else byCluster.set(cluster, (byCluster.get(cluster) ?? 0) + 1);
+  }
+  // In the fleet's order, as the summary data lists the clusters with their stages and groups.
+  const tags = plan.summaryData.model.clusters;
+  const ids = tags.map((c) => c.id).filter((id) => byCluster.has(id));
+  const gone = [...byCluster.keys()].filter((id) => !ids.includes(id)).sort();
+  const files = ids.reduce((n, id) => n + (byCluster.get(id) ?? 0), 0);
+  return `changed: ${[
+    ids.length ? `${describeClusters(ids, tags)}, ${count(files, 'file')}` : '',
+    gone.length ? `${count(gone.length, 'cluster')} no longer in the config (${someNames(gone)})` : '',
+    fleet.length ? someNames([...fleet].sort()) : '',
+  ].filter(Boolean).join('; ')}`;
+}
+
+/** The table `--verbose` prints: one row per pool, with the number of instance types it admits. */
+function table(plan: FleetPlan): string[] {
   const rows = plan.summaryRows;
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());

@@ -10,6 +10,8 @@ import { Layer, mergeLayers } from './resolve';
 import { ClusterFile, KarpenterFile, PlatformFile } from './schema';
 import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
+import { supportEnded } from '../release/support';
+import { runDate } from './support';
 
 /** The Helm release name of the controller chart (set on the Application). */
 export const RELEASE_NAME = 'karpenter';
@@ -17,10 +19,12 @@ export const RELEASE_NAME = 'karpenter';
 /**
  * The Karpenter release and controller of one cluster: the top-level `karpenter` with
  * each of its groups' `karpenter` then `clusters.<id>.karpenter` deep-merged over it (maps key by key, anything else replaced),
- * checked as a whole, each problem located at the line that set the value.
+ * checked as a whole, each problem located at the line that set the value. A release whose
+ * minor Karpenter no longer supports on `today` is a warning there (src/release/support.ts).
  */
 export function resolveKarpenter(
   source: SourceFile, file: PlatformFile, of: { readonly id: string; readonly cluster: ClusterFile; readonly groups?: readonly ClusterGroup[] }, tf: TerraformOutputs | undefined,
+  today: string = runDate(),
 ): { karpenter: KarpenterConfig; problems: Problem[]; warnings: Problem[] } {
   const { id: clusterId, cluster, groups = [] } = of;
   const layers: Layer<KarpenterFile>[] = [
@@ -60,6 +64,8 @@ export function resolveKarpenter(
     warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}, which is not vendored (vendored: ${vendoredVersions().join(', ')}): `
       + `its pools are checked against ${facts.version}, the newest vendored release before it; vendor it with npm run upgrade -- ${k.version} to check against its own`));
   }
+  const ended = unsupported ? undefined : supportEnded(k.version, today);
+  if (ended) warnings.push(source.problem(at(['version']), `cluster ${clusterId} runs Karpenter ${k.version}: ${ended.why}`));
   if (facts && !unsupported) {
     // Gates unknown to every release are reported above as unknown; these are newer than this cluster's release.
     for (const key of Object.keys(controller.featureGates ?? {})) {

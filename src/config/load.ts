@@ -11,7 +11,7 @@ import { Cluster, Platform, TeamBudget } from './platform';
 import { APP_NAMES, costCenterLabel } from './reserved';
 import { resolvePools } from './pools';
 import { resolveBuffers, resolveOverlays, unusedGateProblems } from './overlays';
-import { InputError, Problem, renderPath } from '../input/problems';
+import { aboutCluster, collapseShared, inFileOrder, InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
 import { readTerraformOutputs, TerraformResult } from './terraform';
@@ -52,7 +52,7 @@ export interface LoadResult {
 export function loadPlatform(configPath: string, options: LoadOptions = {}): LoadResult {
   const { platform, problems, warnings } = readPlatform(configPath, options);
   if (problems.length || !platform) throw new InputError(problems);
-  return { platform, warnings };
+  return { platform, warnings: collapseShared(warnings) };
 }
 
 /** What {@link readPlatform} found: every problem, and the platform as far as it could be built. */
@@ -103,6 +103,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   const clusters: Cluster[] = [];
   problems.push(...groupProblems(source, file));
   for (const [id, cluster] of Object.entries(file.clusters)) {
+    const [problemsBefore, warningsBefore] = [problems.length, warnings.length];
     const groups = groupsOf(file, id);
     const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs, options.showPath ?? fromWorkingDirectory);
     problems.push(...tf.problems);
@@ -143,6 +144,9 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         ...(clusterArgocd(file, id) !== undefined ? { argocd: clusterArgocd(file, id) } : {}),
       });
     }
+    // What this cluster's checks found and say of it, one line however many clusters share it.
+    markCluster(problems, problemsBefore, id);
+    markCluster(warnings, warningsBefore, id);
   }
   const windows = windowFindings(source, file, clusters);
   problems.push(...windows.problems);
@@ -176,6 +180,11 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     ...budgetsOf(source, file),
   };
   return { platform, problems, warnings };
+}
+
+/** Marks the problems of `list` from index `from` on as about cluster `id` where their message names it. */
+function markCluster(list: Problem[], from: number, id: string): void {
+  for (let i = from; i < list.length; i++) list[i] = aboutCluster(list[i], id);
 }
 
 /**
@@ -220,8 +229,8 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
     const [major, minor] = (c.kubernetesVersion ?? '').split('.').map(Number);
     if (c.kubernetesVersion === undefined || major > 1 || minor >= TENANCY_MIN_MINOR) continue;
     for (const team of new Set(c.pools.filter((p) => p.namespaces).map((p) => p.team))) {
-      problems.push(source.problem(['teams', team, 'namespaces'], `cluster ${c.id} runs Kubernetes ${c.kubernetesVersion}, and the policy that keeps team ${team}'s pools to its namespaces `
-        + `(a ValidatingAdmissionPolicy of admissionregistration.k8s.io/v1) needs 1.${TENANCY_MIN_MINOR} or later: upgrade the cluster first, or leave ${c.id} out of the team's clusters`));
+      problems.push(aboutCluster(source.problem(['teams', team, 'namespaces'], `cluster ${c.id} runs Kubernetes ${c.kubernetesVersion}, and the policy that keeps team ${team}'s pools to its namespaces `
+        + `(a ValidatingAdmissionPolicy of admissionregistration.k8s.io/v1) needs 1.${TENANCY_MIN_MINOR} or later: upgrade the cluster first, or leave ${c.id} out of the team's clusters`), c.id));
     }
   }
   return { problems, warnings };
@@ -422,13 +431,12 @@ function rawClusters(data: unknown): Record<string, string> {
 /** Drops repeated problems and orders them by file (in order of appearance), line and column. */
 function dedupe(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
-  const files = [...new Set(problems.map((p) => p.file))];
-  return problems.filter((p) => {
+  return inFileOrder(problems.filter((p) => {
     const k = `${p.file}:${p.line}:${p.col}:${p.path}:${p.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  }).sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.col - b.col);
+  }));
 }
 
 function deepFreeze<T>(value: T): T {

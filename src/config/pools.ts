@@ -9,7 +9,7 @@ import type { ClusterGroup } from './groups';
 import { amiAliasFinding } from './kubernetes';
 import { provenance } from './provenance';
 import { Quantity, UNITS } from '../quantity/quantity';
-import { fieldOfRequirementKey, poolRequirements } from './requirements';
+import { fieldOfRequirementKey, poolRequirements, REQUIREMENT_FIELDS } from './requirements';
 import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
@@ -145,8 +145,10 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       }
       if (!settings.ami) continue;
       const requirements = poolRequirements(settings);
-      // The dry run needs a pool the CRD would take; its findings would only echo an earlier problem.
-      const found = problems.length === before ? dryRun(c.name, settings, requirements, { smokeTests: cluster.smokeTests ?? true }) : [];
+      // The dry run needs requirements the CRD would take: after a problem with one of them its
+      // findings would only echo it. Any other problem of the pool leaves it to run, in the same run.
+      const echoes = problems.slice(before).some((p) => DRY_RUN_INPUTS.has(ctx.fieldOf(p) ?? ''));
+      const found = echoes ? [] : dryRun(c.name, settings, requirements, { smokeTests: cluster.smokeTests ?? true });
       for (const p of found) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
@@ -226,8 +228,17 @@ function applyBuiltIns(fields: PoolFields): PoolSettings {
   } as PoolSettings;
 }
 
+/**
+ * The pool fields the dry run matches against the catalog: a problem with one of them is what
+ * to fix first. Zones and capacity types are not instance-type labels (they filter no type there).
+ */
+const DRY_RUN_INPUTS: ReadonlySet<string> = new Set(['requirements', ...REQUIREMENT_FIELDS.map((f) => f.field).filter((f) => f !== 'zones' && f !== 'capacityTypes')]);
+
 /** Locates problems about a merged pool at the line that set the value. */
 class PoolContext {
+  /** The pool field (first segment) each problem made here is about. */
+  private readonly fields = new WeakMap<Problem, string>();
+
   public constructor(
     private readonly source: SourceFile,
     private readonly merged: MergedFields,
@@ -237,7 +248,14 @@ class PoolContext {
   ) {}
 
   public problem(path: FieldPath, message: string): Problem {
-    return this.source.problem(this.merged.origin(path) ?? this.at, message);
+    const problem = this.source.problem(this.merged.origin(path) ?? this.at, message);
+    this.fields.set(problem, String(path[0] ?? ''));
+    return problem;
+  }
+
+  /** The pool field a problem made by {@link PoolContext.problem} is about. */
+  public fieldOf(problem: Problem): string | undefined {
+    return this.fields.get(problem);
   }
 
   /** The index in the inheritance chain of the level that set this field (-1: the built-in default). */

@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { suggest } from '../input/issues';
-import { Problem } from '../input/problems';
+import { aboutCluster, Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { Day, formatOffset, keptMask, MaintenanceWindow, WEEK, windowPlan, zoneOffsets } from '../schedule/windows';
 import { budgetsAt } from './delivery';
@@ -66,8 +66,8 @@ export function windowFindings(source: SourceFile, file: PlatformFile, clusters:
       }
       for (const [i, b] of budgets.entries()) {
         if (!closesDrifted(b) || !activeThroughout(b, plan.kept.length ? keptMask(w) : [])) continue;
-        warnings.push(source.problem([...budgetsAt(file, c.id, pool.team, pool.name), i], `keeps Drifted disruptions at ${b.nodes} through every minute of cluster ${c.id}'s window ${name}: `
-          + 'its drifted nodes are never replaced; give the budget reasons that leave out Drifted, or a schedule outside the window'));
+        warnings.push(aboutCluster(source.problem([...budgetsAt(file, c.id, pool.team, pool.name), i], `keeps Drifted disruptions at ${b.nodes} through every minute of cluster ${c.id}'s window ${name}: `
+          + 'its drifted nodes are never replaced; give the budget reasons that leave out Drifted, or a schedule outside the window'), c.id));
       }
     }
   }

@@ -1,6 +1,8 @@
 import { karpenterCatalog, type InstanceType } from '../catalog/catalog';
 import type { Platform } from '../config/platform';
 import type { FieldProvenance } from '../config/platform';
+import { suggest } from '../input/issues';
+import { describeClusters, someNames } from '../model/cluster-sets';
 import { CEILING_BASIS } from '../model/cost';
 import { FleetPlan, fleetPlan } from '../model/plan';
 
@@ -43,7 +45,11 @@ export interface PoolExplanation {
  */
 export function explainPool(platform: Platform, clusterId: string, poolName: string, plan: FleetPlan = fleetPlan(platform)): PoolExplanation | string {
   const i = platform.clusters.findIndex((c) => c.id === clusterId);
-  if (i < 0) return `no cluster "${clusterId}" (clusters: ${platform.clusters.map((c) => c.id).join(', ')})`;
+  if (i < 0) {
+    const ids = platform.clusters.map((c) => c.id);
+    const near = suggest(clusterId, ids);
+    return `no cluster "${clusterId}" (${near !== undefined ? `did you mean "${near}"?` : `clusters: ${someNames(ids, 10)}`})`;
+  }
   const cluster = platform.clusters[i];
   const j = cluster.pools.findIndex((p) => p.name === poolName);
   if (j < 0) return `cluster ${clusterId} has no pool "${poolName}" (pools: ${cluster.pools.map((p) => p.name).join(', ')})`;
@@ -63,6 +69,38 @@ export function explainPool(platform: Platform, clusterId: string, poolName: str
   };
 }
 
+/** One explanation that holds for several clusters: every field, type, price and bound the same (contract 8.2). */
+export interface SharedExplanation extends PoolExplanation {
+  /** The clusters it holds for, in the platform's order; {@link PoolExplanation.cluster} is the first. */
+  readonly clusters: readonly string[];
+}
+
+/**
+ * Explains pool `poolName` on each of the clusters `clusterIds` that has it, clusters whose
+ * explanations are the same (all but the cluster's id: the same fields from the same levels and
+ * lines, types, prices and bound) explained once: at 80 clusters of one group, usually one
+ * explanation.
+ * @returns the explanations, the largest set of clusters first; or a message when none of
+ * the clusters has such a pool, with the closest pool name they have
+ */
+export function explainPools(platform: Platform, poolName: string, clusterIds: readonly string[], plan: FleetPlan = fleetPlan(platform)): SharedExplanation[] | string {
+  const byContent = new Map<string, { explanation: PoolExplanation; clusters: string[] }>();
+  const chosen = platform.clusters.filter((c) => clusterIds.includes(c.id));
+  for (const cluster of chosen.filter((c) => c.pools.some((p) => p.name === poolName))) {
+    const e = explainPool(platform, cluster.id, poolName, plan) as PoolExplanation;
+    const key = JSON.stringify({ ...e, cluster: '' });
+    const known = byContent.get(key);
+    if (known) known.clusters.push(cluster.id);
+    else byContent.set(key, { explanation: e, clusters: [cluster.id] });
+  }
+  if (byContent.size === 0) {
+    const pools = [...new Set(chosen.flatMap((c) => c.pools.map((p) => p.name)))];
+    const near = suggest(poolName, pools);
+    return `no pool "${poolName}" on ${describeClusters(clusterIds, platform.clusters)} (${near !== undefined ? `did you mean "${near}"?` : `pools: ${someNames(pools, 10)}`})`;
+  }
+  return [...byContent.values()].sort((a, b) => b.clusters.length - a.clusters.length).map(({ explanation, clusters }) => ({ ...explanation, clusters }));
+}
+
 function families(admitted: readonly InstanceType[]): FamilySizes[] {
   const byFamily = new Map<string, InstanceType[]>();
   for (const t of admitted) {
@@ -76,9 +114,12 @@ function families(admitted: readonly InstanceType[]): FamilySizes[] {
   });
 }
 
-/** The explanation for a terminal. */
-export function renderExplanation(e: PoolExplanation): string {
-  const lines = [`pool ${e.pool} of cluster ${e.cluster} (team ${e.team})`, '', 'fields (value, the level that set it, where):'];
+/**
+ * The explanation for a terminal.
+ * @param where the clusters it holds for, in words (`group prod (80 clusters)`). @default - `cluster <its cluster>`
+ */
+export function renderExplanation(e: PoolExplanation, where = `cluster ${e.cluster}`): string {
+  const lines = [`pool ${e.pool} of ${where} (team ${e.team})`, '', 'fields (value, the level that set it, where):'];
   // Karpenter reads budget schedules in UTC: say so wherever one is shown.
   const rows = e.fields.map((f) => [f.path, `${JSON.stringify(f.value)}${/schedule/.test(f.path) || /"schedule"/.test(JSON.stringify(f.value) ?? '') ? ' (UTC)' : ''}`, f.from, f.at ?? '']);
   const widths = [0, 1, 2].map((i) => Math.min(60, Math.max(...rows.map((r) => r[i].length))));

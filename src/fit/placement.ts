@@ -92,15 +92,18 @@ export interface WorkloadFit {
 }
 
 /**
- * Every workload against every pool of the platform, as the plan has them.
+ * Every workload against every pool of the platform's clusters (or of `clusters` only), as the
+ * plan has them.
  * @param plan the platform's plan (model/checks.ts loadPlan): each pool's models, admitted types and the tenancy policies
+ * @param clusters the ids of the clusters to place on (`fit --cluster`, `--stage`, `--group`). @default - every cluster
  */
-export function fitWorkloads(workloads: readonly Workload[], platform: Platform, plan: FleetPlan, matcher: Matcher = catalogMatcher()): WorkloadFit[] {
+export function fitWorkloads(workloads: readonly Workload[], platform: Platform, plan: FleetPlan, matcher: Matcher = catalogMatcher(), clusters?: readonly string[]): WorkloadFit[] {
   return workloads.map((w) => {
     const fits: Fit[] = [];
     const refused: Refusal[] = [];
     const rejected: Rejection[] = [];
     for (const [i, cluster] of platform.clusters.entries()) {
+      if (clusters !== undefined && !clusters.includes(cluster.id)) continue;
       const planned = plan.clusters[i];
       const policy = planned.tenancyPolicy?.model;
       const admit = policy ? admissionOf(w, policy) : undefined;

@@ -185,29 +185,72 @@ export function ceilingCell(v: number | null | undefined): string {
   return v === undefined ? '-' : v === null ? 'unbounded' : usd(v);
 }
 
+/** Clusters the fleet's page sums together: those of one stage in the same groups. */
+export interface ClusterSet {
+  /** `stage 3 · groups prod, prod-eu`. */
+  readonly label: string;
+  /** Their ids, in platform order. */
+  readonly clusters: readonly string[];
+}
+
 /**
- * `dist/SUMMARY.md`'s cost section: per team its ceiling per cluster, in total and its budget;
- * per cluster the total. One row per team, one column per cluster, `$` amounts, `-` where the
- * team has no pool, `unbounded` where a pool has no limit that bounds it.
+ * `dist/SUMMARY.md`'s cost section, one row per team and set of clusters, never a column per
+ * cluster: the team's ceiling on each cluster of the set (one amount when it is the same on
+ * each, else the range) and on the set in all; then the team's total over the fleet with its
+ * budget; then all teams likewise; then each group budget beside the team's ceiling on the
+ * group's clusters. `unbounded` where a pool has no limit that bounds it.
+ * @param sets the fleet's clusters by stage and groups, in the order the page lists them
  */
-export function costMarkdown(ceilings: readonly TeamCeiling[], totals: readonly { cluster: string; perHour: number | null }[]): string[] {
-  const clusters = totals.map((c) => c.cluster);
+export function costMarkdown(sets: readonly ClusterSet[], ceilings: readonly TeamCeiling[], budgets: readonly TeamBudget[] = []): string[] {
   const cell = ceilingCell;
+  const clusters = (n: number) => `${n.toLocaleString('en-US')} cluster${n === 1 ? '' : 's'}`;
+  const rows = (name: string, ceilingOn: (cluster: string) => number | null | undefined, total: number | null, budget: string) => {
+    const out: string[] = [];
+    for (const set of sets) {
+      const values = set.clusters.map(ceilingOn).filter((v): v is number | null => v !== undefined);
+      if (values.length === 0) continue;
+      out.push(`| ${name} | ${set.label} (${values.length.toLocaleString('en-US')}) | ${range(values)} | ${cell(sum(values))} | |`);
+    }
+    const on = sets.reduce((n, set) => n + set.clusters.filter((c) => ceilingOn(c) !== undefined).length, 0);
+    out.push(`| **${name}** | in all: ${clusters(on)} | | **${cell(total)}** | ${budget} |`);
+    return out;
+  };
+  const all = new Map<string, number | null>();
+  for (const t of ceilings) {
+    for (const [c, v] of t.perCluster) all.set(c, all.has(c) ? sum([all.get(c) ?? null, v]) : v);
+  }
   const lines = [
     COST_HEADING,
     '',
-    `USD per hour that each team's pools can cost with their limits reached: ${CEILING_BASIS} (whatever the capacity type), not a forecast of the bill. `
-      + 'A budget is `teams.<team>.budget.perHour`; synth fails when the total exceeds it (see docs/cost.md).',
+    `USD per hour that each team's pools can cost with their limits reached: ${CEILING_BASIS} (whatever the capacity type), not a forecast of the bill; `
+      + 'by stage and the groups the clusters are in, then in all. A budget is `teams.<team>.budget.perHour` (the whole fleet) or `groups.<group>.teams.<team>.budget.perHour` '
+      + '(the group\'s clusters); synth fails when a ceiling exceeds its budget (see docs/cost.md). Each cluster\'s page has its own.',
     '',
-    `| team | ${clusters.map((c) => `\`${c}\``).join(' | ')} | total | budget |`,
-    `|---|${clusters.map(() => '---:').join('|')}|---:|---:|`,
+    '| team | clusters | each cluster | in all | budget |',
+    '|---|---|---:|---:|---:|',
+    ...ceilings.flatMap((t) => rows(t.team, (c) => t.perCluster.get(c), t.total, t.budget !== undefined ? usd(Number(t.budget)) : '-')),
+    ...(ceilings.length ? rows('all teams', (c) => all.get(c), sum([...all.values()]), '-') : []),
   ];
-  for (const t of ceilings) {
-    lines.push(`| ${t.team} | ${clusters.map((c) => cell(t.perCluster.get(c))).join(' | ')} | ${cell(t.total)} | ${t.budget !== undefined ? usd(Number(t.budget)) : '-'} |`);
+  const grouped = budgets.filter((b) => b.group !== undefined);
+  if (grouped.length) {
+    lines.push('', 'Group budgets, each beside the team\'s ceiling on the group\'s clusters:', '');
+    for (const b of grouped) {
+      const team = ceilings.find((t) => t.team === b.team);
+      const values = b.group!.clusters.map((c) => team?.perCluster.get(c)).filter((v): v is number | null => v !== undefined);
+      lines.push(`- team ${b.team} on group ${b.group!.name} (${clusters(b.group!.clusters.length)}): ceiling ${cell(sum(values))} per hour, budget ${usd(Number(b.perHour))}`);
+    }
   }
-  const all = sum(totals.map((c) => c.perHour));
-  lines.push(`| all teams | ${totals.map((c) => cell(c.perHour)).join(' | ')} | ${cell(all)} | - |`);
   return lines;
+}
+
+/** Some clusters' ceilings in one cell: the amount when it is the same on each, else `$1.00–$2.50`, with how many are unbounded. */
+function range(values: readonly (number | null)[]): string {
+  const bounded = values.filter((v): v is number => v !== null);
+  const unbounded = values.length - bounded.length;
+  if (bounded.length === 0) return 'unbounded';
+  const [min, max] = [Math.min(...bounded), Math.max(...bounded)];
+  const shown = usd(min) === usd(max) ? usd(min) : `${usd(min)}–${usd(max)}`;
+  return unbounded ? `${shown}; unbounded on ${unbounded}` : shown;
 }
 
 /** A USD amount per hour as shown: `$12.34`. */

@@ -18,6 +18,7 @@ import { CapacityBufferModel, capacityBufferModel } from './capacity-buffer';
 import { NodeClassModel, nodeClassModel } from './node-class';
 import { NodePoolModel, nodePoolModel } from './node-pool';
 import { SmokeTestModel, smokeTestModel } from './smoke-test';
+import { clusterSummaryMarkdown } from './cluster-summary';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
 import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
@@ -123,7 +124,7 @@ export interface ClusterPlan {
   readonly poolProject?: Planned<ProjectModel>;
 }
 
-/** The whole fleet's plan: per cluster, then the files of `argocd/` and `dist/SUMMARY.md`. */
+/** The whole fleet's plan: per cluster, then the files of `argocd/`, `dist/SUMMARY.md` and each cluster's page. */
 export interface FleetPlan {
   readonly clusters: readonly ClusterPlan[];
   /** `argocd/bootstrap.yaml`; in a fleet of several Argo CD instances one `argocd/bootstrap.<instance>.yaml` each (applications.ts argocdScopes). */
@@ -134,11 +135,13 @@ export interface FleetPlan {
   readonly helmRepository: Planned<string>;
   /** `argocd/argocd-cm-patch.yaml`: Argo CD's namespace. */
   readonly healthPatch: Planned<string>;
-  /** `dist/SUMMARY.md`. */
+  /** `dist/SUMMARY.md`: the fleet at a glance. */
   readonly summary: Planned<string>;
+  /** `dist/<cluster>/SUMMARY.md`: each cluster's page, in the platform's order. */
+  readonly clusterSummaries: readonly Planned<string>[];
   /** `dist/summary.json`: the plan as versioned data, for the review and other tools (docs/review.md). */
   readonly summaryData: Planned<SummaryData>;
-  /** What synth prints after writing: a header row, then one row per pool (cluster, pool, arch, capacity, types, replicas, limits). */
+  /** What synth prints with `--verbose`: a header row, then one row per pool (cluster, pool, arch, capacity, types, replicas, limits). */
   readonly summaryRows: readonly (readonly string[])[];
   /** Each team's ceiling per cluster and in total, with its budget, from the pools' ceilings. */
   readonly teamCeilings: readonly TeamCeiling[];
@@ -156,6 +159,7 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
   const totals = clusterCeilings(costs, ids);
   const scopes = argocdScopes(platform);
   const namespace = platform.gitops.argocdNamespace;
+  const configFile = options.configFile ?? 'config/platform.yaml';
   return {
     clusters,
     bootstraps: scopes.map((scope) => ({ path: argocdFile(instanceFile(ARGOCD_FILES.bootstrap, scope.instance)), model: bootstrapApplication(platform, scope) })),
@@ -165,7 +169,8 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
     }),
     helmRepository: { path: argocdFile(ARGOCD_FILES.helmRepository), model: namespace },
     healthPatch: { path: argocdFile(ARGOCD_FILES.healthPatch), model: namespace },
-    summary: { path: FLEET_FILES.summary, model: summaryMarkdown(platform, options.configFile ?? 'config/platform.yaml', clusters, { teams: ceilings, clusters: totals }) },
+    summary: { path: FLEET_FILES.summary, model: summaryMarkdown(platform, configFile, { teams: ceilings, clusters: totals }) },
+    clusterSummaries: platform.clusters.map((c, i) => ({ path: clusterLayout(c).summary, model: clusterSummaryMarkdown(platform, c, clusters[i], configFile, ceilings) })),
     summaryData: { path: FLEET_FILES.summaryData, model: summaryData(platform, clusters, ceilings) },
     summaryRows: summaryRows(platform, clusters),
     teamCeilings: ceilings,

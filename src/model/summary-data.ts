@@ -47,6 +47,12 @@ export interface SummaryDataCluster {
   readonly kubernetesVersion: string | null;
   /** Null: no stage. */
   readonly stage: number | null;
+  /**
+   * The groups it is in (`groups` whose `match` it meets), in file order: the review says a set of
+   * clusters by its group. Added within version 1; written only when it is in a group.
+   * @default [] - none
+   */
+  readonly groups?: readonly string[];
   /** The git revision everything of the cluster tracks (a stage ref from stage 2 on). */
   readonly revision: string;
   /** A later stage waits for its drift gate. */
@@ -120,6 +126,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
       karpenterVersion: c.karpenter.version,
       kubernetesVersion: c.kubernetesVersion ?? null,
       stage: c.stage ?? null,
+      ...(c.groups.length ? { groups: [...c.groups] } : {}),
       revision: clusterRevision(platform, c),
       gated: isGated(platform, c),
       window: c.window ? {

@@ -3,9 +3,11 @@ import { clusterRevision, controllerSyncsInWindow, isGated, poolProjectName } fr
 import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
 
 /**
- * The lines of `dist/SUMMARY.md` about a cluster's window and stage (docs/windows.md): the
- * window in local time and the UTC hours kept (and why), the stage, the ref its pools track
- * and what waits for what. Deterministic: no "next opening" (the review prints that).
+ * The lines of a cluster's page (`dist/<cluster>/SUMMARY.md`) about its window and stage
+ * (docs/windows.md): the window in local time and the UTC hours kept (and why), the stage, the
+ * ref its pools track and what waits for what, by stage: the page names no other cluster (see
+ * cluster-summary.ts), the fleet's page draws the stages. Deterministic: no "next opening" (the
+ * review prints that).
  */
 export function windowSummary(platform: Platform, cluster: Cluster): string[] {
   const lines: string[] = [];
@@ -19,11 +21,11 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
       + `(AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
   }
   if (cluster.stage !== undefined) {
-    const earlier = platform.clusters.filter((c) => c.stage === cluster.stage! - 1).map((c) => `\`${c.id}\``);
-    const later = platform.clusters.filter((c) => c.stage === cluster.stage! + 1).map((c) => `\`${c.id}\``);
-    lines.push('', `Stage ${cluster.stage}: its root and every Application it creates track \`${clusterRevision(platform, cluster)}\``
-      + `${earlier.length ? `, promoted once ${earlier.join(', ')} (stage ${cluster.stage - 1}) run the revision and Karpenter has finished with it there` : ''}`
-      + `${isGated(platform, cluster) ? `; ${later.join(', ')} (stage ${cluster.stage + 1}) wait for its drift gate` : ''}.`);
+    const stage = cluster.stage;
+    const earlier = platform.clusters.some((c) => c.stage === stage - 1);
+    lines.push('', `Stage ${stage}: its root and every Application it creates track \`${clusterRevision(platform, cluster)}\``
+      + `${earlier ? `, promoted once every cluster of stage ${stage - 1} runs the revision and Karpenter has finished with it there` : ''}`
+      + `${isGated(platform, cluster) ? `; the clusters of stage ${stage + 1} wait for its drift gate` : ''}.`);
   }
   return lines;
 }

@@ -45,7 +45,7 @@ export function instanceOfPath(path: string): string | undefined {
 
 /** Fleet-wide files of `dist/`, outside every cluster's folder (so never synced to a cluster). */
 export const FLEET_FILES = {
-  /** The summary for people. */
+  /** The summary for people: the fleet at a glance, linking each cluster's page ({@link ClusterLayout.summary}). */
   summary: `${OUTPUT_FOLDERS.dist}/SUMMARY.md`,
   /** The summary as versioned data, which the review reads (docs/review.md). */
   summaryData: `${OUTPUT_FOLDERS.dist}/summary.json`,
@@ -61,6 +61,20 @@ export class ClusterLayout {
   /** `dist/<cluster>`: what the cluster's Applications sync from. */
   public get dir(): string {
     return `${OUTPUT_FOLDERS.dist}/${this.cluster}`;
+  }
+
+  /**
+   * `dist/<cluster>/SUMMARY.md`: the cluster's page for people (its pools, tenancy, window, stage,
+   * Argo CD waves and cost ceilings), linked from `dist/SUMMARY.md`. Argo CD never reads it: no
+   * Application's path is the cluster's folder itself, and a directory source reads only the
+   * `*.yaml`, `*.yml`, `*.json` and `*.jsonnet` files of its own folder, not of the folders above
+   * or below it unless `recurse`.
+   * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/reposerver/repository/repository.go#L1965 (manifestFile)
+   * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/reposerver/repository/repository.go#L2118 (getPotentiallyValidManifestFile: a name manifestFile does not match is skipped)
+   * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/reposerver/repository/repository.go#L2195-L2197 (getPotentiallyValidManifests: a folder below the path is skipped unless recurse)
+   */
+  public get summary(): string {
+    return `${this.dir}/SUMMARY.md`;
   }
 
   /** `argocd/<cluster>.yaml`: the cluster's root Application. */
@@ -172,9 +186,21 @@ export function clusterLayout(cluster: { readonly id: string } | string): Cluste
   return new ClusterLayout(typeof cluster === 'string' ? cluster : cluster.id);
 }
 
+/**
+ * A relative link from file `from` to path `to`, both relative to the output root and
+ * `/`-separated: `../config/platform.yaml` from `dist/SUMMARY.md`, `prod/SUMMARY.md` from
+ * `dist/SUMMARY.md` to `dist/prod/SUMMARY.md`. `to` may climb out of the root (`../platforms/x.yaml`).
+ */
+export function relativeLink(from: string, to: string): string {
+  const [dir, target] = [from.split('/').slice(0, -1), to.split('/')];
+  let shared = 0;
+  while (shared < dir.length && shared < target.length - 1 && dir[shared] === target[shared]) shared++;
+  return [...dir.slice(shared).map(() => '..'), ...target.slice(shared)].join('/');
+}
+
 const CLUSTER_FILE = new RegExp(`^${OUTPUT_FOLDERS.dist}/([^/]+)/.`);
 
-/** The cluster of a file under `dist/<cluster>/`; undefined elsewhere (`argocd/`, `dist/SUMMARY.md`). */
+/** The cluster of a file under `dist/<cluster>/` (its `SUMMARY.md` too); undefined elsewhere (`argocd/`, `dist/SUMMARY.md`). */
 export function clusterOfPath(path: string): string | undefined {
   return CLUSTER_FILE.exec(path)?.[1];
 }

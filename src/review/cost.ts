@@ -16,6 +16,8 @@ export interface CostChange {
   /** Each column as shown: `$12.34`, `unbounded` or `-` (no pool there). */
   readonly before: ReadonlyMap<string, string>;
   readonly after: ReadonlyMap<string, string>;
+  /** Each column as an amount (USD per hour; null: unbounded; absent: no pool there), to sum a set of clusters' change. */
+  readonly amounts: { readonly before: ReadonlyMap<string, number | null>; readonly after: ReadonlyMap<string, number | null> };
   readonly budget: string;
   /** Whether the total rises (or turns unbounded, or the team is new with a ceiling). */
   readonly rises: boolean;
@@ -70,23 +72,12 @@ export function costChanges(base: GeneratedTree, head: GeneratedTree): CostChang
     const shown = (m: Ceilings) => new Map(columns.map((c) => [c, cell(m.get(c))]));
     const budget = now.budgets.get(team) ?? was.budgets.get(team);
     out.push({
-      team, columns, before: shown(b), after: shown(a),
+      team, columns, before: shown(b), after: shown(a), amounts: { before: b, after: a },
       budget: budget === undefined || budget === null ? '-' : usd(budget),
       rises: amount(a.get('total')) > amount(b.get('total')),
     });
   }
   return out;
-}
-
-/** One line per change, the clusters whose ceiling changes then the total: `▲ team web: demo $1.29 -> $2.58, total $1.29 -> $2.58; budget $40.00`. */
-export function costLines(changes: readonly CostChange[]): string[] {
-  return changes.map((c) => {
-    // The clusters where the ceiling changes, then the total (always).
-    const cells = c.columns.filter((k) => k === 'total' || (c.before.get(k) ?? '-') !== (c.after.get(k) ?? '-'))
-      .map((k) => `${k} ${c.before.get(k) ?? '-'} -> ${c.after.get(k) ?? '-'}`);
-    const who = c.team === 'all teams' ? 'all teams' : `team ${c.team}`;
-    return `${c.rises ? '▲' : '▼'} ${who}: ${cells.join(', ')}${c.team === 'all teams' ? '' : `; budget ${c.budget}`}`;
-  });
 }
 
 /** The words the review shows its ceilings with. */

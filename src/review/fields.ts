@@ -1,4 +1,4 @@
-import { compareRequirements, RequirementSpec } from './requirements';
+import { catalogReading, compareRequirements, RequirementSpec } from './requirements';
 import { FieldChange, Risk } from './risk';
 import { Body, Resource } from './tree';
 import { isTenancy, tenancyFieldChanges } from './tenancy';
@@ -123,9 +123,16 @@ function nodePool(a: Body, b: Body, out: Changes): void {
   generic('spec.template.metadata', omit(ma, 'labels', 'annotations'), omit(mb, 'labels', 'annotations'), hashed);
   taints('taint', pa.taints, pb.taints, hashed);
   taints('startup taint', pa.startupTaints, pb.startupTaints, hashed);
-  for (const r of compareRequirements(list<RequirementSpec>(pa.requirements), list<RequirementSpec>(pb.requirements))) {
-    if (r.effect === 'narrower') out.add('replaces-nodes', r.text, NODEPOOL_WHY.narrower(r.drifts ?? 'some nodes'), 'some');
-    else out.add('capacity', r.text, r.effect === 'wider' ? NODEPOOL_WHY.wider : NODEPOOL_WHY.minValues);
+  const requirements = compareRequirements(list<RequirementSpec>(pa.requirements), list<RequirementSpec>(pb.requirements));
+  // A value no instance type has launches nothing: said on its line, or the change reads as a plain swap.
+  const reading = requirements.length ? catalogReading(list<RequirementSpec>(pb.requirements)) : undefined;
+  for (const r of requirements) {
+    const text = [r.text, ...(reading?.unmatched.get(r.key) ?? [])].join('; ');
+    if (r.effect === 'narrower') out.add('replaces-nodes', text, NODEPOOL_WHY.narrower(r.drifts ?? 'some nodes'), 'some');
+    else out.add('capacity', text, r.effect === 'wider' ? NODEPOOL_WHY.wider : NODEPOOL_WHY.minValues);
+  }
+  if (reading?.admitsNothing !== undefined && catalogReading(list<RequirementSpec>(pa.requirements)).admitsNothing === undefined) {
+    out.add('capacity', 'its requirements admit no instance type: the pool launches no node', reading.admitsNothing);
   }
   generic('expireAfter', pa.expireAfter, pb.expireAfter, out.with('replaces-nodes', NODEPOOL_WHY.expireAfter, 'every'));
   generic('terminationGracePeriod', pa.terminationGracePeriod, pb.terminationGracePeriod, out.with('replaces-nodes', NODEPOOL_WHY.terminationGracePeriod, 'every'));

@@ -1,4 +1,5 @@
-import { COST_TITLE, costLines } from './cost';
+import { COST_TITLE } from './cost';
+import { costLines } from './cost-lines';
 import { Change, ClusterChange, Review } from './changes';
 import type { SummaryData } from '../model/summary-data';
 import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, someOf, stepPacing } from './rollout';
@@ -101,7 +102,7 @@ export function terminalReport(review: Review, base: string, options: TerminalOp
   // Times only when the report has a rollout to time (quiet when nothing changes nodes).
   const lines = [`karpenter-gitops diff: ${base} -> working tree${(summary.rollout.length || summary.when.length) && options.fleet ? ` (times from the head commit, ${whenText(options.fleet.at)})` : ''}`];
   const cost = [
-    ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs).map((l) => `  ${l}`), ''] : []),
+    ...(review.costs?.length ? [COST_TITLE + ':', ...costLines(review.costs, options.fleet?.data.clusters).map((l) => `  ${l}`), ''] : []),
     ...(review.notes ?? []).map((n) => `note: ${n}`),
   ];
   if (review.changes.length === 0 && review.clusters.length === 0) return `${lines[0]}\nno changes to the generated resources\n${cost.join('\n')}`;
@@ -157,7 +158,7 @@ export function markdownReport(review: Review, base: string, options: MarkdownOp
   const max = options.maxChars ?? MAX_COMMENT_CHARS;
   const head = [COMMENT_MARKER, `### karpenter-gitops: what this PR does to the clusters (vs \`${base}\`)`, ''];
   const cost = [
-    ...(review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs).map((l) => `- ${l}`), ''] : []),
+    ...(review.costs?.length ? [`**${COST_TITLE}:**`, '', ...costLines(review.costs, options.fleet?.data.clusters).map((l) => `- ${l}`), ''] : []),
     ...(review.notes ?? []).flatMap((n) => [`> note: ${n}`, '']),
   ];
   if (review.changes.length === 0 && review.clusters.length === 0) return [...head, 'No change to any generated resource.', '', ...cost].join('\n');

@@ -63,12 +63,13 @@ describe('a staged Karpenter upgrade', () => {
     expect(warnings).toEqual(expect.arrayContaining([
       expect.stringMatching(new RegExp(`clusters\\.staging\\.karpenter\\.version: cluster staging runs Karpenter 99\\.0\\.0, but the generator's .* are those of ${v}: run npm run upgrade -- 99\\.0\\.0 first`)),
     ]));
-    expect(warnings).not.toEqual(expect.arrayContaining([expect.stringMatching(/Karpenter 1\.13\.1/)]));
+    // (1.13.1 is warned of only as a minor Karpenter no longer supports: test/config/support.test.ts.)
+    expect(warnings).not.toEqual(expect.arrayContaining([expect.stringMatching(/Karpenter 1\.13\.1(?!: Karpenter 1\.13 has been unsupported)/)]));
   });
 
-  it('fails when a cluster runs Karpenter 0.37.0 (no karpenter.sh/v1 API), at the version', () => {
+  it('fails when a cluster runs Karpenter 0.37.0 (no karpenter.sh/v1 API), at the version, once for both clusters that inherit it', () => {
     expect(problemsOf(twoClusters({}, { karpenter: { version: '0.37.0' } }))).toEqual(expect.arrayContaining([
-      expect.stringMatching(/karpenter\.version: cluster prod: Karpenter 0\.37\.0 serves no karpenter\.sh\/v1 API/)]));
+      expect.stringMatching(/karpenter\.version: on 2 clusters \(prod and staging\), as on the first: cluster prod: Karpenter 0\.37\.0 serves no karpenter\.sh\/v1 API/)]));
   });
 });
 

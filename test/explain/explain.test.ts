@@ -108,7 +108,9 @@ describe('npm run explain', () => {
 
   it('fails for a pool that does not exist (exit 1) and for bad usage (exit 2)', async () => {
     expect(await cli(['explain', 'staging/nope', '--config', project.configPath])).toMatchObject({ code: 1, err: 'error: cluster staging has no pool "nope" (pools: web, web-batch)' });
-    expect((await cli(['explain', 'staging', '--config', project.configPath])).code).toBe(2);
+    // A cluster's id alone is a pool's name to explain on every cluster: there is none of that name.
+    expect(await cli(['explain', 'staging', '--config', project.configPath])).toMatchObject({ code: 1, err: 'error: cluster staging has no pool "staging" (pools: web, web-batch)' });
+    expect((await cli(['explain', 'a/b/c', '--config', project.configPath])).code).toBe(2);
     expect((await cli(['explain', 'staging/web', '--format', 'markdown', '--config', project.configPath])).code).toBe(2);
   });
 });

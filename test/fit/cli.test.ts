@@ -131,13 +131,13 @@ describe('fit: bad usage exits 2 with the usage', () => {
     ['no MANIFEST', [], 'error: fit needs a MANIFEST: a YAML file of Kubernetes objects'],
     ['two manifests', ['a.yaml', 'b.yaml'], 'error: fit takes one MANIFEST, got 2: a.yaml b.yaml'],
     ['a format fit does not print', ['a.yaml', '--format', 'markdown'], 'error: unknown format "markdown" for --format (allowed: terminal, json)'],
-    ['an option of another command', ['a.yaml', '--outdir', 'out'], 'error: --outdir does not go with fit (fit takes --config and --format)'],
-    ['a diff gate', ['a.yaml', '--fail-on', 'destructive'], 'error: --fail-on does not go with fit (fit takes --config and --format)'],
+    ['an option of another command', ['a.yaml', '--outdir', 'out'], 'error: --outdir does not go with fit (fit takes --config, --cluster, --stage, --group and --format)'],
+    ['a diff gate', ['a.yaml', '--fail-on', 'destructive'], 'error: --fail-on does not go with fit (fit takes --config, --cluster, --stage, --group and --format)'],
   ])('%s', async (_, args, message) => {
     const r = await fit(args);
     expect(r.code).toBe(2);
     expect(r.err.split('\n')[0]).toBe(message);
-    expect(r.err).toMatch(/^usage: npm run fit -- MANIFEST \[--config FILE\] \[--format terminal\|json\]$/m);
+    expect(r.err).toMatch(/^usage: npm run fit -- MANIFEST \[--config FILE\] \[--cluster CLUSTER\] \[--stage STAGE\] \[--group GROUP\] \[--format terminal\|json\]$/m);
   });
 });
 

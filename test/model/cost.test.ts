@@ -103,19 +103,43 @@ describe('budgets', () => {
   });
 });
 
-describe('dist/SUMMARY.md', () => {
-  it('shows each team\'s ceiling per cluster, in total and its budget, and each cluster\'s total', async () => {
+describe('dist/SUMMARY.md and each cluster\'s page', () => {
+  it('shows each team\'s ceiling by stage and group, each cluster\'s and in all, with its budget: never a column per cluster', async () => {
     const p = project({ ml: { budget: { perHour: '10' } } });
     expect((await synth(p)).code).toBe(0);
     const summary = readFileSync(join(p.dir, 'dist/SUMMARY.md'), 'utf8');
     expect(summary).toContain('ceiling at us-east-1 on-demand list price after NodeOverlays (whatever the capacity type), not a forecast');
     expect(summary).toContain([
-      '| team | `demo` | `prod` | total | budget |',
-      '|---|---:|---:|---:|---:|',
-      '| web | $0.33 | $0.33 | $0.65 | - |',
-      '| ml | $4.02 | $4.02 | $8.05 | $10.00 |',
-      '| all teams | $4.35 | $4.35 | $8.70 | - |',
+      '| team | clusters | each cluster | in all | budget |',
+      '|---|---|---:|---:|---:|',
+      '| web | no stage · no group (2) | $0.33 | $0.65 | |',
+      '| **web** | in all: 2 clusters | | **$0.65** | - |',
+      '| ml | no stage · no group (2) | $4.02 | $8.05 | |',
+      '| **ml** | in all: 2 clusters | | **$8.05** | $10.00 |',
+      '| all teams | no stage · no group (2) | $4.35 | $8.70 | |',
+      '| **all teams** | in all: 2 clusters | | **$8.70** | - |',
     ].join('\n'));
+    expect(summary).not.toMatch(/`demo` \|/);
+    // Each cluster's page has its own column of the table.
+    expect(readFileSync(join(p.dir, 'dist/prod/SUMMARY.md'), 'utf8')).toContain([
+      '| team | ceiling per hour |', '|---|---:|', '| web | $0.33 |', '| ml | $4.02 |', '| all teams | $4.35 |',
+    ].join('\n'));
+  });
+
+  it('puts each group budget beside the team\'s ceiling on the group\'s clusters, and a range where clusters differ', async () => {
+    const p = writeProject({
+      config: {
+        ...config(),
+        clusters: { demo: { terraformOutputs: 'terraform/demo.json', labels: { env: 'prod' }, overrides: { limits: { cpu: '16' } } }, prod: { terraformOutputs: 'terraform/prod.json', labels: { env: 'prod' } } },
+        groups: { prod: { match: { labels: { env: 'prod' } }, teams: { ml: { budget: { perHour: '9' } } } } },
+      },
+      terraform: { demo: aTerraform(), prod: aTerraform({ cluster_name: 'prod' }) },
+    });
+    expect((await synth(p)).code).toBe(0);
+    const summary = readFileSync(join(p.dir, 'dist/SUMMARY.md'), 'utf8');
+    // overrides cpu 16 on demo: web $0.6528 there, $0.3264 on prod; ml $4.024 on both.
+    expect(summary).toContain('| web | no stage · group prod (2) | $0.33–$0.65 | $0.98 | |');
+    expect(summary).toContain('- team ml on group prod (2 clusters): ceiling $8.05 per hour, budget $9.00');
   });
 });
 

@@ -21,7 +21,7 @@ function paths(plan: FleetPlan): string[] {
       ...c.pools.flatMap((p) => [p.path, ...(p.smokeTest ? [p.smokeTest.path] : [])]),
       ...(c.smokeTestNamespace ? [c.smokeTestNamespace.path] : []),
     ]),
-    plan.summary.path, plan.summaryData.path, ...plan.bootstraps.map((b) => b.path), ...plan.projects.map((p) => p.path), plan.helmRepository.path, plan.healthPatch.path,
+    plan.summary.path, ...plan.clusterSummaries.map((s) => s.path), plan.summaryData.path, ...plan.bootstraps.map((b) => b.path), ...plan.projects.map((p) => p.path), plan.helmRepository.path, plan.healthPatch.path,
   ];
 }
 

@@ -108,8 +108,8 @@ describe('the policy, its binding and its parameters', () => {
     expect(clusterApplications(none, none.clusters[0]).map((a) => a.file)).not.toContain('policies');
   });
 
-  it('is summed up in dist/SUMMARY.md: who may use each team\'s pools, the teams left open and the namespaces never judged', () => {
-    expect(fleetPlan(tenancyPlatform({ tenancyAction: 'Audit', tenancyExemptNamespaces: ['monitoring'] })).summary.model.split('\n')).toContain(
+  it('is summed up on the cluster\'s page (dist/<cluster>/SUMMARY.md): who may use each team\'s pools, the teams left open and the namespaces never judged', () => {
+    expect(fleetPlan(tenancyPlatform({ tenancyAction: 'Audit', tenancyExemptNamespaces: ['monitoring'] })).clusterSummaries[0].model.split('\n')).toContain(
       'Tenancy (Audit): team vision\'s pools for namespaces `vision`, `vision-batch`, `karpenter-smoke-tests`; team web\'s pools for namespaces `web`, `karpenter-smoke-tests`; '
       + 'team shared\'s pools for namespaces `shared`, `karpenter-smoke-tests`; open to every namespace: team legacy; never judged (may use every pool): `kube-system`, `monitoring`.',
     );

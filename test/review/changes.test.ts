@@ -168,6 +168,23 @@ describe('NodePool fields, by the NodePool hash and the requirements check', () 
       '  consolidationPolicy: WhenEmpty -> WhenEmptyOrUnderutilized — not in spec.template: no node drifts, but Karpenter may now consolidate (remove or replace) nodes it kept before');
   });
 
+  it('names a requirement value no instance type has on its change line, with the value meant', () => {
+    const families = (...values: string[]) => web(nodePool('web', {}, { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values }] }));
+    expect(lines(changes(families('m7i'), families('m7l', 'c7i')))).toEqual([
+      'replaces-nodes demo NodePool web changed: Karpenter may replace some nodes of the pool: those that no longer match (drift)',
+      '  requirement karpenter.k8s.aws/instance-family: added m7l, c7i; removed m7i; m7l matches no instance type (did you mean m7i?) — '
+        + 'requirements are not hashed, but nodes whose karpenter.k8s.aws/instance-family is m7i no longer match them and drift (RequirementsDrifted)',
+    ]);
+  });
+
+  it('says when a change leaves the pool\'s requirements admitting no instance type at all', () => {
+    const pool = (requirements: Obj[]) => web(nodePool('web', {}, { requirements }));
+    const arch = { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] };
+    expect(lines(changes(pool([arch]), pool([arch, { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7g'] }])))).toContain(
+      '  its requirements admit no instance type: the pool launches no node — kubernetes.io/arch In [amd64] and karpenter.k8s.aws/instance-family In [m7g] together admit no instance type: '
+        + 'the 9 instance types karpenter.k8s.aws/instance-family In [m7g] admits have kubernetes.io/arch [arm64]');
+  });
+
   it('compares budgets as a set, their reasons too', () => {
     const budgets = (list: Obj[]) => web(nodePool('web', { disruption: { budgets: list, consolidateAfter: '1m', consolidationPolicy: 'WhenEmptyOrUnderutilized' } }));
     const a = { nodes: '0', schedule: '0 9 * * *', duration: '8h', reasons: ['Drifted', 'Empty'] };

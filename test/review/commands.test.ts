@@ -44,7 +44,15 @@ describe('check', () => {
   const check = () => cli(['check', '--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
 
   it('passes on a clean tree', async () => {
-    expect(await check()).toMatchObject({ code: 0, out: expect.stringMatching(/dist\/ and argocd\/ are up to date \(20 files\)/) });
+    expect(await check()).toMatchObject({ code: 0, out: expect.stringMatching(/dist\/ and argocd\/ are up to date \(21 files\)/) });
+  });
+
+  it('counts each cluster\'s page as synth\'s: a missing or edited dist/<cluster>/SUMMARY.md is named', async () => {
+    const page = join(dir, 'dist/demo/SUMMARY.md');
+    writeFileSync(page, readFileSync(page, 'utf8').replace('## Argo CD waves', '## Waves'));
+    expect(await check()).toMatchObject({ code: 1, err: expect.stringMatching(/^stale: .*dist\/demo\/SUMMARY\.md$/m) });
+    rmSync(page);
+    expect(await check()).toMatchObject({ code: 1, err: expect.stringMatching(/^missing: .*dist\/demo\/SUMMARY\.md$/m) });
   });
 
   it('fails naming a hand-edited file, with a short diff', async () => {

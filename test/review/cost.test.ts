@@ -4,6 +4,7 @@
  * total, with the budget; `--fail-on cost` exits 3 when a ceiling rises, not when it falls.
  */
 import { costChanges } from '../../src/review/cost';
+import { costLines } from '../../src/review/cost-lines';
 import { GeneratedTree } from '../../src/review/tree';
 import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
 
@@ -86,5 +87,38 @@ describe('costChanges', () => {
 
   it('ignores SUMMARY.md\'s wording: rewording it changes nothing the review reads', () => {
     expect(costChanges(tree(data(1), 'anything'), tree(data(2), 'reworded entirely'))[0]).toMatchObject({ team: 'web', rises: true });
+  });
+});
+
+describe('costLines', () => {
+  /** dist/summary.json with team web's ceiling per cluster (and, when given, the clusters' groups). */
+  const data = (web: Record<string, number | null>, groups: Record<string, string[]> = {}) => JSON.stringify({
+    summaryVersion: 1, costBasis: 'ceiling at us-east-1 on-demand list price after NodeOverlays',
+    clusters: Object.keys(web).map((id) => ({ id, stage: null, ...(groups[id] ? { groups: groups[id] } : {}) })),
+    teams: [{ team: 'web', perCluster: web, total: Object.values(web).some((v) => v === null) ? null : Object.values(web).reduce((a, b) => a! + b!, 0), budgetPerHour: 40 }],
+  });
+  const tree = (text: string) => new GeneratedTree(new Map([['dist/summary.json', text]]), 'x');
+  const lines = (before: Record<string, number | null>, after: Record<string, number | null>, groups: Record<string, string[]> = {}) => {
+    const head = JSON.parse(data(after, groups)) as { clusters: { id: string; groups?: string[] }[] };
+    return costLines(costChanges(tree(data(before, groups)), tree(data(after, groups))), head.clusters);
+  };
+
+  it('says the clusters whose ceiling changes alike once, with the change on each and in all; one cluster by its name', () => {
+    expect(lines({ a: 1, b: 1, c: 1, d: 1 }, { a: 2, b: 2, c: 3, d: 1 })[0])
+      .toBe('▲ team web: 2 clusters (a, b) $1.00 -> $2.00 each (+$2.00 in all), c $1.00 -> $3.00, total $4.00 -> $8.00; budget $40.00');
+  });
+
+  it('names a set by its group when it is the group, else by the group that holds it', () => {
+    const groups = { a: ['prod'], b: ['prod'], c: ['prod'], d: ['dev'] };
+    expect(lines({ a: 1, b: 1, c: 1, d: 1 }, { a: 0.5, b: 0.5, c: 0.5, d: 1 }, groups)[0])
+      .toBe('▼ team web: group prod (3 clusters) $1.00 -> $0.50 each (-$1.50 in all), total $4.00 -> $2.50; budget $40.00');
+    expect(lines({ a: 1, b: 1, c: 1, d: 1 }, { a: 2, b: 2, c: 1, d: 1 }, groups)[0]).toMatch(/^▲ team web: 2 of group prod's 3 clusters \(a, b\) \$1\.00 -> \$2\.00 each/);
+  });
+
+  it('names at most five sets and counts the clusters of the rest; an unbounded one has no sum', () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const [line] = lines(Object.fromEntries(ids.map((id) => [id, 1])), Object.fromEntries(ids.map((id, i) => [id, i < 6 ? i + 2 : null])));
+    expect(line).toMatch(/, 3 more clusters otherwise \(e, f, g\), total \$7\.00 -> unbounded; budget \$40\.00$/);
+    expect(line.match(/ -> /g)).toHaveLength(5);
   });
 });

@@ -82,8 +82,8 @@ export class Fleet {
   }
 
   /** Synthesizes the config into the repository's `dist/` and `argocd/`. */
-  public async synth(): Promise<CliResult> {
-    const r = await cli(['--config', this.configPath, '--outdir', this.dir]);
+  public async synth(...args: string[]): Promise<CliResult> {
+    const r = await cli(['--config', this.configPath, '--outdir', this.dir, ...args]);
     if (r.code !== 0) throw new Error(`synth failed:\n${r.err}`);
     return r;
   }

@@ -1,5 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadPlatform } from '../../src/config/load';
+import { synthesize } from '../../src/synth';
+import { copyExample } from '../builders';
 import { MermaidRender, hasChromium, mermaidBlocks, parseMermaid, renderMermaid } from './mermaid';
 
 /** Diagrams of the kinds our Markdown carries, valid and broken, by name. */
@@ -32,8 +36,16 @@ const DIAGRAMS = {
 type Name = keyof typeof DIAGRAMS;
 const NAMES = Object.keys(DIAGRAMS) as Name[];
 
-/** The committed SUMMARY of the example fleet: its diagrams must render as they are. */
-const SUMMARY = readFileSync(join(__dirname, '..', '..', 'dist', 'SUMMARY.md'), 'utf8');
+/** The SUMMARY pages of the example fleet (test/fixtures/example), the fleet's then each cluster's: their diagrams must render as synth writes them. */
+const SUMMARY = (() => {
+  const dir = mkdtempSync(join(tmpdir(), 'kg-mermaid-'));
+  try {
+    const files = synthesize(loadPlatform(copyExample(dir)).platform);
+    return [files.get('dist/SUMMARY.md') ?? '', ...[...files].filter(([p]) => /^dist\/[^/]+\/SUMMARY\.md$/.test(p)).map(([, text]) => text)].join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
 
 // Visible in the test names where Chromium is missing; .ci/run installs it.
 const RENDERS = hasChromium();
@@ -72,7 +84,7 @@ describe('mermaidBlocks', () => {
     expect(mermaidBlocks('```mermaidx\nx\n```\n    ```mermaid\n```')).toEqual([]);
   });
 
-  it('finds the Argo CD wave flowcharts of the committed SUMMARY', () => {
+  it('finds the flowcharts of the example\'s SUMMARY pages', () => {
     expect(mermaidBlocks(SUMMARY).length).toBeGreaterThan(0);
     expect(mermaidBlocks(SUMMARY).every((block) => block.startsWith('flowchart '))).toBe(true);
   });
@@ -95,7 +107,7 @@ describe('parseMermaid in Node', () => {
     expect(parsed.flowchartUnbalancedSubgraph).toMatch(/^Parse error on line 5:[\s\S]*Expecting [^\n]*'end'/);
   });
 
-  it('accepts every diagram of the committed SUMMARY', () => {
+  it('accepts every diagram of the example\'s SUMMARY pages', () => {
     expect(summaryParsed).toEqual(mermaidBlocks(SUMMARY).map(() => undefined));
   });
 
@@ -132,7 +144,7 @@ describe(RENDERS ? 'renderMermaid in headless Chromium' : 'renderMermaid (skippe
     expect(rendered.flowchartUnbalancedSubgraph).toEqual({ error: expect.stringMatching(/^Parse error on line 5:[\s\S]*Expecting [^\n]*'end'/) as unknown });
   });
 
-  itRenders('renders every diagram of the committed SUMMARY: the picture of the fleet, then each cluster\'s waves', () => {
+  itRenders('renders every diagram of the example\'s SUMMARY pages: the picture of the fleet, then each cluster\'s waves', () => {
     expect(summaryRendered.length).toBe(mermaidBlocks(SUMMARY).length);
     expect(summaryRendered.map((r) => r.error)).toEqual(summaryRendered.map(() => undefined));
     const [fleet, ...waves] = summaryRendered;
