@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { open, writeFile } from 'node:fs/promises';
+import { eachBounded } from './bounded';
 
 /**
  * The file-system steps a change of the output tree is made of. The transaction only
@@ -64,8 +65,8 @@ export const REAL_FS: FsOps = {
 
 /** Flushes each file and folder to disk (where `sync -f` is not available). */
 export async function fsyncEach(paths: readonly string[]): Promise<void> {
-  await Promise.all(paths.map(async (path) => {
+  await eachBounded(paths, async (path) => {
     const handle = await open(path, 'r');
     try { await handle.sync(); } finally { await handle.close(); }
-  }));
+  });
 }

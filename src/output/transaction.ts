@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { eachBounded } from './bounded';
 import { FsOps } from './fs-ops';
 import { isOutputPath, OUTPUT_ROOTS } from './layout';
 import { OutputError } from './output-error';
@@ -152,11 +153,9 @@ async function stage(txn: string, journal: Journal, files: ReadonlyMap<string, s
   ops.mkdir(txn);
   const dirs = new Set([join(txn, 'new'), join(txn, 'old'), ...journal.writes.flatMap((w) => parents(w.path).map((d) => join(txn, 'new', d)))]);
   for (const d of [...dirs].sort((a, b) => a.length - b.length)) ops.mkdir(d);
+  // A few files open at a time: a thousand teams' files at once exceed the open-file limit (EMFILE).
+  await eachBounded(journal.writes, (w) => ops.write(join(txn, 'new', w.path), files.get(w.path) ?? ''));
   const staged = journal.writes.map((w) => join(txn, 'new', w.path));
-  // Every write settles before a failure is thrown: the clean-up must not race writes still in flight.
-  const written = await Promise.allSettled(journal.writes.map((w, i) => ops.write(staged[i], files.get(w.path) ?? '')));
-  const failed = written.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
   // Every new file is on disk before the journal says the change may be carried out.
   await ops.flush(txn, [...staged, ...dirs]);
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IN_FLIGHT } from '../../src/output/bounded';
 import { FsOps, fsyncEach, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
 import { snapshot } from '../support/snapshot';
@@ -116,6 +117,43 @@ describe('replacing the output tree', () => {
     expect(snapshot(root)).toEqual(expected(files));
     // The journal's commit, dist/qa itself, and the few files of folders that already existed (and their backups).
     expect(renames).toBeLessThan(20);
+  });
+
+  it('keeps a few files open at a time, whatever the number of files (a thousand teams\' files would exceed ulimit -n 256)', async () => {
+    const files = new Map([...Array(10 * IN_FLIGHT).keys()].map((i) => [`dist/qa/nodepools/team-${i}/team-${i}.yaml`, `pool ${i}\n`]));
+    let open = 0;
+    let most = 0;
+    const counting: FsOps = {
+      ...REAL_FS,
+      write: async (path, content) => {
+        most = Math.max(most, ++open);
+        try { await REAL_FS.write(path, content); } finally { open--; }
+      },
+    };
+    await replace(oldTree(), files, counting);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(IN_FLIGHT);
+  });
+
+  it('starts no write after one failed, and fails once those in flight have settled', async () => {
+    const files = new Map([...Array(10 * IN_FLIGHT).keys()].map((i) => [`dist/qa/team-${i}.yaml`, `pool ${i}\n`]));
+    let started = 0;
+    let open = 0;
+    const openAtCleanUp: number[] = [];
+    const failing: FsOps = {
+      ...REAL_FS,
+      write: async (path, content) => {
+        if (++started === 10) throw Object.assign(new Error('injected failure: EMFILE'), { code: 'EMFILE' });
+        open++;
+        try { await REAL_FS.write(path, content); } finally { open--; }
+      },
+      removeAll: (path) => { openAtCleanUp.push(open); REAL_FS.removeAll(path); },
+    };
+    const root = oldTree();
+    await expect(replace(root, files, failing)).rejects.toThrow(/EMFILE/);
+    expect(started).toBeLessThanOrEqual(10 + IN_FLIGHT);
+    expect(openAtCleanUp).toEqual([0]);
+    expect(snapshot(root)).toEqual(expected(OLD));
   });
 
   // Every step of a clean run is a place a failure can happen.
