@@ -1,5 +1,10 @@
-import { ApplicationModel, bootstrapApplication, clusterApplications, projectModel, rootApplication, WAVES } from '../../src/model/applications';
+import { ApplicationModel, bootstrapApplication, clusterApplications, projectModel, rootApplication } from '../../src/model/applications';
+import { synthesize } from '../../src/synth';
+import { aTerraform } from '../builders';
+import { load } from '../config/helpers';
 import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
+import { aFleetConfig } from '../review/fleet';
+import { FleetSim } from '../support/fleet-sim';
 
 const byFile = (apps: readonly ApplicationModel[], file: string) => {
   const app = apps.find((a) => a.file === file);
@@ -19,9 +24,6 @@ describe('clusterApplications', () => {
     expect(apps.map((a) => [a.file, a.wave])).toEqual([
       ['karpenter-crd', 0], ['karpenter', 1], ['pools-web', 2], ['pools-ml', 2], ['karpenter-smoke-tests', 2],
     ]);
-    // Nothing comes after the pools: a root's sync succeeds once they are applied (sync_context.go l. 703-712), whatever their health.
-    expect(WAVES.crds < WAVES.controller && WAVES.controller < WAVES.nodePools).toBe(true);
-    expect(Math.max(...Object.values(WAVES))).toBe(WAVES.nodePools);
   });
 
   it('installs the CRD chart of the cluster\'s version from the OCI registry, server-side, never pruned', () => {
@@ -139,5 +141,64 @@ describe('projectModel', () => {
         { server: 'https://staging.example.com', namespace: 'kube-system' },
       ],
     });
+  });
+});
+
+/**
+ * What Argo CD does with the waves, run through its model (test/support/argocd-sim.ts, written
+ * from argo-cd v3.5.1's sync_context.go): the synthesized output of a two-stage fleet (`dev`,
+ * gated by `prod` at stage 2) applied from the bootstrap on, the order of what happened logged.
+ */
+describe('the waves, as Argo CD syncs a root', () => {
+  const config = aFleetConfig(['dev', 'prod'], { clusters: { dev: { stage: 1, destination: { name: 'dev' } }, prod: { stage: 2, destination: { name: 'prod' } } } });
+  const { platform } = load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } });
+  const start = Date.parse('2027-01-11T00:00:00Z');
+  /** `<app> created` (applied by its root), `<app> sync-started`, `<app> sync-finished <phase>`, in the order they happened. */
+  const log: string[] = [];
+  let converged = false;
+  beforeAll(() => {
+    const fleet = new FleetSim({ files: synthesize(platform), platform }, {
+      start: new Date(start), end: new Date(start + 86_400_000), initialNodeClaims: () => 1, windows: {}, refsAtStart: ['karpenter-gitops/stage-2'],
+    });
+    let read = 0;
+    const readEvents = () => {
+      for (; read < fleet.argo.events.length; read++) {
+        const e = fleet.argo.events[read];
+        if (e.type === 'sync-started' || e.type === 'sync-finished') log.push(`${e.app} ${e.type}${e.phase ? ` ${e.phase}` : ''}`);
+      }
+    };
+    fleet.inCluster.watch((live, change) => {
+      if (live.kind !== 'Application' || change !== 'created') return;
+      readEvents();
+      log.push(`${live.name} created`);
+    });
+    converged = fleet.runUntilTrue(() => fleet.converged(), start + 86_400_000);
+    readEvents();
+  });
+  const at = (line: string) => {
+    const i = log.indexOf(line);
+    if (i < 0) throw new Error(`never happened: ${line}\n${log.join('\n')}`);
+    return i;
+  };
+
+  it('comes up: every Application synced, none failed', () => {
+    expect(converged).toBe(true);
+    expect(log.filter((l) => /sync-finished (?!Succeeded)/.test(l))).toEqual([]);
+  });
+
+  it.each(['dev', 'prod'])('%s: applies the controller only once the CRDs are synced, and the pools only once the controller is', (cluster) => {
+    expect(at(`${cluster}-karpenter-crd sync-finished Succeeded`)).toBeLessThan(at(`${cluster}-karpenter created`));
+    const lastWave = log.filter((l) => l.startsWith(`${cluster}-`) && l.endsWith(' created') && !/-karpenter(-crd|-root)? created$/.test(l));
+    expect(lastWave.sort()).toEqual([...(cluster === 'dev' ? [`${cluster}-drift-gate created`] : []), `${cluster}-karpenter-smoke-tests created`, `${cluster}-pools-ml created`, `${cluster}-pools-web created`]);
+    for (const line of lastWave) expect(at(`${cluster}-karpenter sync-finished Succeeded`)).toBeLessThan(at(line));
+  });
+
+  it.each(['dev', 'prod'])('%s: the root\'s sync ends once the pools, the smoke tests and the gate are applied, waiting on none of them', (cluster) => {
+    // sync_context.go l. 703-712: the last wave succeeds once applied. The smoke tests never sync
+    // (manual only) and the gate waits for the pools: in an earlier wave either would hold the root.
+    const rootDone = at(`${cluster}-karpenter-root sync-finished Succeeded`);
+    expect(rootDone).toBeLessThan(at(`${cluster}-pools-web sync-finished Succeeded`));
+    if (cluster === 'dev') expect(rootDone).toBeLessThan(at('dev-drift-gate sync-finished Succeeded'));
+    expect(log.filter((l) => l.startsWith(`${cluster}-karpenter-smoke-tests sync`))).toEqual([]);
   });
 });

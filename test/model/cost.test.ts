@@ -1,6 +1,7 @@
 /**
  * Cost ceilings and budgets (docs/cost.md), with figures computed by hand from the catalog
- * (Karpenter 1.14.1, us-east-1 on-demand list prices; test/explain/limits.test.ts checks them):
+ * (Karpenter 1.14.1, us-east-1 on-demand list prices as vendored in
+ * test/fixtures/karpenter-release/pkg/providers/pricing/zz_generated.pricing_aws.go, l. 190-191, 323-324):
  *
  * | type       | $/hour | vCPUs |
  * | ---------- | ------ | ----- |
@@ -21,6 +22,7 @@ import type { Platform } from '../../src/config/platform';
 const teamCeilings = (platform: Platform) => fleetPlan(platform).teamCeilings;
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { cli } from '../review/fleet';
+import { problemsOf } from '../config/helpers';
 
 afterAll(removeProjects);
 
@@ -47,7 +49,7 @@ function project(teams: Record<string, unknown> = {}) {
 const synth = (p: { configPath: string; dir: string }) => cli(['--config', p.configPath, '--outdir', p.dir]);
 
 describe('team ceilings', () => {
-  it('are the sum of poolCeiling over the team\'s pools and clusters, as explain states each pool', () => {
+  it('are the sum of the team\'s pools\' ceilings over its clusters, worked by hand from the catalog, as explain states each pool', () => {
     const p = project();
     const { platform } = loadPlatform(p.configPath, { provenance: true });
     const ceilings = teamCeilings(platform);
@@ -55,8 +57,10 @@ describe('team ceilings', () => {
     expect(web.perCluster.get('demo')).toBeCloseTo(0.3264, 4);
     expect(web.total).toBeCloseTo(0.6528, 4);
     expect(ceilings.find((t) => t.team === 'ml')!.total).toBeCloseTo(8.048, 4);
+    // explain states each pool's ceiling: the figure worked by hand above, not the plan's total read back.
     const explained = ['demo', 'prod'].map((c) => (explainPool(platform, c, 'web') as PoolExplanation).maxCostPerHour ?? NaN);
-    expect(web.total).toBeCloseTo(explained[0] + explained[1], 4);
+    expect(explained[0]).toBeCloseTo(0.3264, 4);
+    expect(explained[1]).toBeCloseTo(0.3264, 4);
   });
 
   it('prices a spot-only pool at on-demand list prices: the most it can cost', () => {
@@ -89,12 +93,26 @@ describe('budgets', () => {
     expect(r.err).toMatch(/teams\.web\.budget\.perHour: pool web of cluster demo has no limit that bounds its cost.*set limits\.cpu or limits\.memory/);
   });
 
-  it('fails when perHour is not a positive decimal string', async () => {
-    for (const perHour of ['0', '-1', 'forty', 40]) {
-      const r = await synth(project({ web: { budget: { perHour } } }));
-      expect(r.code).toBe(1);
-      expect(r.err).toMatch(/teams\.web\.budget\.perHour: /);
-    }
+  /** The problems of a config whose team web has budget `perHour`, each without its `file:line:col: ` (the line of `perHour`, checked). */
+  const perHourProblems = (perHour: unknown) => {
+    const input = { config: config({ web: { budget: { perHour } } }), terraform: { demo: aTerraform(), prod: aTerraform({ cluster_name: 'prod' }) } };
+    const problems = problemsOf(input);
+    const at = positionOf(writeProject(input).configText, 'perHour').split(':')[0];
+    for (const p of problems) expect(p).toMatch(new RegExp(`platform\\.yaml:${at}:\\d+: `));
+    return problems.map((p) => p.replace(/^.*?platform\.yaml:\d+:\d+: /, ''));
+  };
+
+  it('fails when perHour is not a decimal string, naming the field, the value and how to write it', () => {
+    const decimal = 'must be a decimal number of USD per hour written as a string, such as "40" or "12.5"';
+    expect(perHourProblems(40)).toEqual(['teams.web.budget.perHour: expected a string, got number 40 (quote it: "40")']);
+    expect(perHourProblems('1e3')).toEqual([`teams.web.budget.perHour: "1e3": ${decimal}`]);
+  });
+
+  // Fails today (a bug of src/config/schema/team.ts, reported in issue 39): "forty" and "-1" get a
+  // second problem, "must be more than 0", and "0" gets only that one, which names no value. One
+  // problem each, naming the value, is what STYLE.md asks; remove `.failing` once it holds.
+  it.failing.each(['0', '-1', 'forty'])('fails when perHour is %s with one problem that names the value', (perHour) => {
+    expect(perHourProblems(perHour)).toEqual([expect.stringMatching(new RegExp(`^teams\\.web\\.budget\\.perHour: "${perHour}": must be (a decimal number of USD per hour|more than 0)`))]);
   });
 
   it('lists nothing when no team has a budget', () => {
