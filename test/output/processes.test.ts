@@ -6,6 +6,8 @@ import { filesUnder } from '../support/snapshot';
 
 // Real processes of `npm run synth` / `npm run check` (the bundle, as users run it), killed and raced.
 const RUN = join(__dirname, '..', '..', 'scripts', 'run.cjs');
+/** Preloaded into a run to hold it at one step of its change, for a kill to land there. */
+const KILL_POINT = join(__dirname, 'kill-point.cjs');
 
 /** A project with two configs of `teams` teams on two clusters that differ in every cluster: a.yaml and b.yaml. */
 function project(teams: number): string {
@@ -31,9 +33,8 @@ function project(teams: number): string {
 }
 
 /**
- * Teams per config: enough that staging the new files, before the commit, takes about 0.1 s, so
- * a kill as the staging area appears lands before the commit. Each run costs about a second of
- * CPU whatever the size (loading the bundle), so more teams slow the test and buy little.
+ * Teams per config: enough that the change adds, rewrites and removes files and folders. Each run
+ * costs about a second of CPU whatever the size (loading the bundle), so more teams buy little.
  */
 const TEAMS = 30;
 
@@ -60,55 +61,68 @@ function appears(dir: string, name: string, ended: Promise<unknown>): Promise<vo
   });
 }
 
-/**
- * Which config the tree under `dir` is exactly the synth of: `a` by `check` (which first finishes
- * any interrupted change), else `b` when its files are those a whole synth of b wrote (`treeB`).
- */
-function treeOf(dir: string, treeB: ReadonlyMap<string, string>): 'a' | 'b' | 'neither' {
-  if (runSync(dir, 'check', 'a').status === 0) return 'a';
-  const files = filesUnder(dir);
-  return files.size === treeB.size && [...treeB].every(([path, text]) => files.get(path) === text) ? 'b' : 'neither';
-}
-
 describe('synth processes that are killed or race', () => {
   const dirs: string[] = [];
   afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-  it('leaves the old tree or the new one when killed with SIGKILL at any moment of its writes', async () => {
+  /**
+   * A synth of b killed with SIGKILL at one step of its change (test/output/kill-point.cjs holds
+   * it there, so the kill lands there): resolves with the signal that ended it, once it has.
+   */
+  async function killedAt(dir: string, point: 'staging' | 'committed' | 'moving'): Promise<NodeJS.Signals | null> {
+    const marker = join(dir, `killed-at-${point}`);
+    const child = spawn(process.execPath, ['--require', KILL_POINT, RUN, 'synth', '--config', 'config/b.yaml'], {
+      cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KG_TEST_KILL_POINT: point, KG_TEST_KILL_MARKER: marker },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let ended = false;
+    void exited.then(() => { ended = true; });
+    while (!ended && !existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Had it ended before the step, say how: the step was never reached.
+    expect({ point, reached: existsSync(marker), stderr: ended ? stderr : '' }).toEqual({ point, reached: true, stderr: '' });
+    child.kill('SIGKILL');
+    return (await exited).signal;
+  }
+
+  const STATE = '.karpenter-gitops';
+  const txnOf = (dir: string) => join(dir, STATE, 'txn');
+
+  it('is finished or undone by the next run when killed while staging, at the commit, and while moving files in', async () => {
     const dir = project(TEAMS);
     dirs.push(dir);
-    expect(runSync(dir, 'synth', 'a').status).toBe(0);
-    /** Starts synth b; resolves when the staging area appears (or the run ends) and when the run ends. */
-    const start = () => {
-      const child = spawn(process.execPath, [RUN, 'synth', '--config', 'config/b.yaml'], { cwd: dir, stdio: 'ignore' });
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      const staging = appears(dir, 'txn', exited).then(() => Date.now());
-      return { child, exited, staging };
-    };
-    // How long the write phase lasts: from the staging area's appearance to the end of the run.
-    const probe = start();
-    const writeStart = await probe.staging;
-    expect(await probe.exited).toBe(0);
-    const writePhase = Date.now() - writeStart;
-    // What a whole synth of b wrote: a killed run's tree is b's when it is exactly this.
+    // The trees of whole synths of b and of a: a killed run's tree is one of them once the next run has opened the output.
+    expect(runSync(dir, 'synth', 'b').status).toBe(0);
     const treeB = filesUnder(dir);
     expect(runSync(dir, 'synth', 'a').status).toBe(0);
-    const seen: string[] = [];
-    // Kills spread over the write phase: while new files are staged, at the commit, while they are renamed in.
-    for (const fraction of [0, 0.2, 0.4, 0.6, 0.75, 0.9]) {
-      const delay = Math.round(writePhase * fraction);
-      const run = start();
-      await run.staging;
-      setTimeout(() => run.child.kill('SIGKILL'), delay);
-      await run.exited;
-      const which = treeOf(dir, treeB);
-      expect({ delay, which }).not.toEqual({ delay, which: 'neither' });
-      seen.push(which);
-      expect(runSync(dir, 'synth', 'a').status).toBe(0);
-    }
-    // A kill as the staging area appears is before the commit: the old tree stays.
-    expect(seen[0]).toBe('a');
-  }, 300_000);
+    const treeA = filesUnder(dir);
+    const which = () => {
+      const files = filesUnder(dir);
+      const same = (tree: ReadonlyMap<string, string>) => files.size === tree.size && [...tree].every(([path, text]) => files.get(path) === text);
+      return same(treeA) ? 'a' : same(treeB) ? 'b' : 'neither';
+    };
+
+    // Killed while staging: no journal, the tree untouched; the next run throws the staging away.
+    expect(await killedAt(dir, 'staging')).toBe('SIGKILL');
+    expect({ staged: existsSync(join(txnOf(dir), 'new')), journal: existsSync(join(txnOf(dir), 'journal.json')), tree: which() })
+      .toEqual({ staged: true, journal: false, tree: 'a' });
+    expect(runSync(dir, 'check', 'a').status).toBe(0);
+    expect({ txn: existsSync(txnOf(dir)), tree: which() }).toEqual({ txn: false, tree: 'a' });
+
+    // Killed once the journal is committed, before any file moved: the next run carries it out.
+    expect(await killedAt(dir, 'committed')).toBe('SIGKILL');
+    expect({ journal: existsSync(join(txnOf(dir), 'journal.json')), tree: which() }).toEqual({ journal: true, tree: 'a' });
+    expect(runSync(dir, 'check', 'b').status).toBe(0);
+    expect({ txn: existsSync(txnOf(dir)), tree: which() }).toEqual({ txn: false, tree: 'b' });
+
+    // Killed halfway through moving the files in: the tree is neither, the journal says what is left.
+    expect(runSync(dir, 'synth', 'a').status).toBe(0);
+    expect(await killedAt(dir, 'moving')).toBe('SIGKILL');
+    expect({ journal: existsSync(join(txnOf(dir), 'journal.json')), tree: which() }).toEqual({ journal: true, tree: 'neither' });
+    expect(runSync(dir, 'check', 'b').status).toBe(0);
+    expect({ txn: existsSync(txnOf(dir)), tree: which() }).toEqual({ txn: false, tree: 'b' });
+  }, 120_000);
 
   it('refuses a second run while the first holds the lock, and the first one writes', async () => {
     const dir = project(TEAMS);
