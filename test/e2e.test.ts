@@ -123,7 +123,7 @@ describe('npm run, from a subfolder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kg-initcwd-'));
     try {
       copyExample(dir);
-      const root = process.cwd();
+      const root = join(__dirname, '..');
       // What npm passes a script run from dir: the package root as working directory, dir as INIT_CWD.
       const r = spawnSync(process.execPath, [join(root, 'scripts/run.cjs'), 'synth', '--config', 'config/platform.yaml', '--outdir', 'out'], {
         cwd: root, encoding: 'utf8', env: { ...process.env, INIT_CWD: dir, npm_package_json: join(root, 'package.json') },

@@ -107,7 +107,7 @@ describe('fit MANIFEST', () => {
 });
 
 describe('docs/dry-run.md', () => {
-  const section = readFileSync('docs/dry-run.md', 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
+  const section = readFileSync(join(__dirname, '../../docs/dry-run.md'), 'utf8').split('## Will it fit?')[1].split('\n## ')[0];
   const [, yaml] = /```yaml\n([\s\S]*?)```/.exec(section) ?? [];
 
   it('shows a real run of the example config: its manifest gives exactly the output it shows', async () => {

@@ -9,6 +9,8 @@ import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { configState, EXAMPLE_MANIFEST, sha256 } from '../../src/init/example';
 import { EXAMPLE_CONFIG_DIR } from '../builders';
 
+/** The repository's root, whatever the working directory the tests run from. */
+const ROOT = join(__dirname, '..', '..');
 const FIXTURES = join(__dirname, '..', 'fixtures', 'init');
 const TERRAFORM = join(FIXTURES, 'north-lab.json');
 
@@ -20,9 +22,9 @@ const TERRAFORM = join(FIXTURES, 'north-lab.json');
 function cloneOfTheExample(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kg-init-'));
   for (const p of ['src', 'scripts', 'imports', 'schema', 'package.json', 'package-lock.json', 'tsconfig.json', 'cdk8s.yaml']) {
-    cpSync(p, join(dir, p), { recursive: true });
+    cpSync(join(ROOT, p), join(dir, p), { recursive: true });
   }
-  symlinkSync(realpathSync('node_modules'), join(dir, 'node_modules'));
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
   cpSync(join(FIXTURES, 'example'), join(dir, 'config'), { recursive: true });
   const listed = ['platform.yaml', 'terraform/demo.json'];
   writeFileSync(join(dir, 'config', EXAMPLE_MANIFEST), listed.map((f) => `${sha256(readFileSync(join(dir, 'config', f), 'utf8'))}  ${f}\n`).join(''));
@@ -122,7 +124,7 @@ describe('npm run init, in a clone of the example', () => {
   });
 
   it('prints what docs/making-it-yours.md shows', () => {
-    const doc = readFileSync('docs/making-it-yours.md', 'utf8');
+    const doc = readFileSync(join(ROOT, 'docs/making-it-yours.md'), 'utf8');
     const block = (first: string) => [...doc.matchAll(/```\n([^`]*)```/g)].map((m) => m[1].trimEnd()).find((b) => b.startsWith(first)) ?? '';
     // The documented run: the repository and ../lab.json beside it.
     const outer = mkdtempSync(join(tmpdir(), 'kg-init-doc-'));
