@@ -32,6 +32,8 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/validator.go
  * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/validating/dispatcher.go (Dispatch: per binding, CollectParams, one Validate per parameter)
  * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/generic/policy_dispatcher.go (CollectParams: paramRef name or selector, parameterNotFoundAction)
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';

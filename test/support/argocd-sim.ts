@@ -65,6 +65,8 @@
  * and `finishedAt` (set when it completes, `setOperationState` l. 1668-1677, and while a failed
  * attempt waits for its retry, l. 1619-1630) and the health's `lastTransitionTime` (moved when,
  * and only when, the health status changes, `persistAppStatus` l. 2245-2256).
+ *
+ * Upstream: MODELS.argocd (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { parseAllDocuments } from 'yaml';
 import { anApplicationStatus } from './argocd-status';

@@ -17,6 +17,8 @@
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/controller/state.go
  * @see https://pkg.go.dev/encoding/json#Marshal (omitempty, omitzero)
+ *
+ * Upstream: MODELS.argocd (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 
 /** A Go type as far as its JSON form goes. */

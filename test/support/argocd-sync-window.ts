@@ -5,6 +5,8 @@
  * offset (`scheduleOffsetByTimeZone`, l. 3036-3044, the offset at the time of the check) and
  * says the window is active when `schedule.Next(now + offset - duration).Before(now + offset)`.
  * The schedule is evaluated on the shifted time as if it were UTC.
+ *
+ * Upstream: MODELS.argocd (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { FireList, parseGoDuration } from './karpenter-budgets';
 

@@ -34,6 +34,8 @@
  * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/cel/environment/base.go#L62-L91
  * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/cel/environment/base.go#L208-L214
  * @see https://kubernetes.io/docs/reference/using-api/cel/#resource-constraints
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { parse } from '@bufbuild/cel';
 import { compile } from './admission-policy';

@@ -17,6 +17,8 @@
  * Where the API server silently drops a field (1 and 3), this validator reports a problem as well: the project
  * never wants a field it writes to disappear.
  * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { readdirSync, readFileSync } from 'fs';
 import * as path from 'path';

@@ -10,6 +10,8 @@
  * model does not build), the API server's defaulting of the created pod, surge and rolling
  * updates, and shouldContinueRunning (whether a pod already on the node may stay).
  * @see https://github.com/openshift/microshift/blob/473c3de15d9aeeb399aa95250672c07655554015/deps/github.com/openshift/kubernetes/pkg/controller/daemon/daemon_controller.go#L1286-L1341
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { Json, ModelNode, ModelTaint, ModelToleration, modelPod, requiredAffinityMatches, toleratesTaint } from './karpenter-provisioning';
 

@@ -4,6 +4,8 @@
  * resolve. Argo CD reads it through {@link GitSim.directory}, the way its repo server reads a
  * directory source.
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/reposerver/repository/repository.go (l. 1965 `manifestFile`, l. 2185-2200 `getPotentiallyValidManifests`: a directory source reads the folder's `*.yaml`, `*.yml`, `*.json` files, not its subfolders unless `recurse`, filtered by the `include` glob)
+ *
+ * Upstream: MODELS.argocd (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { createHash } from 'node:crypto';
 

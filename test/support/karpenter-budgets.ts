@@ -6,6 +6,8 @@
  * and says a budget is active when `!schedule.Next(now - duration).After(now)`. A budget
  * without schedule is always active. robfig's `Next` returns the first time strictly after
  * its argument; so does cron-parser's `next()` (test/support/karpenter-budgets.test.ts).
+ *
+ * Upstream: MODELS.karpenter (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { CronExpressionParser } from 'cron-parser';
 

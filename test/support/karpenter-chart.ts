@@ -11,6 +11,8 @@
  * - `karpenter-crd`: one CustomResourceDefinition per CRD file of the chart's templates/.
  * Other objects and fields of the charts are left out: nothing in the simulation reads them.
  * test/rollout-simulation.test.ts checks these fields against `helm template` of the vendored chart.
+ *
+ * Upstream: MODELS.karpenterAws (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { parse } from 'yaml';
 import type { KubeObject } from './kube-sim';

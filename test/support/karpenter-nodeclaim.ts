@@ -24,6 +24,8 @@
  *
  * The instance type is the cheapest the requirements admit in the committed catalog
  * (src/catalog), its allocatable as the catalog says and its capacity from its labels.
+ *
+ * Upstream: MODELS.karpenter (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { karpenterCatalog, type InstanceType } from '../../src/catalog/catalog';
 import { catalogMatcher } from '../../src/catalog/match';

@@ -10,6 +10,8 @@
  * to have room and a type for any pod its requirements and taints allow), pod (anti-)affinity,
  * topology spread, volumes and DRA. Each of those only keeps a pod off a pool, never puts it on one.
  * @see https://github.com/kubernetes-sigs/karpenter/tree/v1.14.1
+ *
+ * Upstream: MODELS.karpenter, MODELS.karpenterAws (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 
 /** A JSON object, as the API server holds it. */

@@ -71,6 +71,8 @@
  * and CRD defaulting (a field left out and its default written would hash alike in Karpenter).
  * A controller that restarts forgets its commands (the orchestration queue is in memory):
  * candidates stay Drifted and are taken again.
+ *
+ * Upstream: MODELS.karpenter, MODELS.karpenterAws (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { createHash } from 'node:crypto';
 import type { NodeSelectorRequirement } from '../../src/catalog/requirements';

@@ -18,6 +18,8 @@
  *   (`AwaitingReconciliation`, l. 54-64, 206-208).
  * - The hashes are opaque to the gate, which only compares them: the model's is a digest of
  *   the spec (Karpenter's `NodePool.Hash()`, nodepool.go l. 336, hashes the spec's static fields).
+ *
+ * Upstream: MODELS.karpenter, MODELS.karpenterAws (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { createHash } from 'node:crypto';
 

@@ -22,6 +22,8 @@
  *   token issued so far (as an etcd compaction does); {@link ignoreLimit} makes the stand-in answer
  *   every list whole, as k8s.io/apimachinery v0.34.9 pkg/apis/meta/v1/types.go l. 380-381 allows
  *   ("Servers may choose not to support the limit argument").
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:https';

@@ -31,6 +31,8 @@
  *   410 and the restart are tested on the gate program itself, test/gate/run.test.ts).
  *   @see https://github.com/kubernetes/apiserver/blob/v0.34.9/pkg/storage/etcd3/store.go#L753-L902 (GetList)
  *   @see https://github.com/kubernetes/apimachinery/blob/v0.34.9/pkg/apis/meta/v1/types.go#L375-L406 (limit, continue)
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 
 /** A Kubernetes object as JSON. */

@@ -18,6 +18,8 @@
  * @see https://github.com/yuin/gopher-lua (Lua 5.1)
  * @see https://github.com/fengari-lua/fengari (Lua 5.3 in JavaScript)
  * @see https://www.lua.org/manual/5.3/manual.html#8 (incompatibilities with 5.1 and 5.2)
+ *
+ * Upstream: MODELS.argocd (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import { spawnSync } from 'node:child_process';
 import { parse } from 'luaparse';

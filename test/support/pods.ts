@@ -7,6 +7,8 @@
  * nodeSelector).
  * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#defaulttolerationseconds
  * @see https://github.com/kubernetes/kubernetes/blob/v1.33.0/pkg/controller/daemon/util/daemonset_util.go (AddOrUpdateDaemonPodTolerations, ReplaceDaemonSetPodNodeNameNodeAffinity)
+ *
+ * Upstream: MODELS.kubernetes (test/support/upstream.ts names the release; its test fails once the project moves past it).
  */
 import type { JsonObject } from './admission-policy';
 
