@@ -102,17 +102,16 @@ describe('budgets', () => {
     return problems.map((p) => p.replace(/^.*?platform\.yaml:\d+:\d+: /, ''));
   };
 
+  const decimal = 'must be a decimal number of USD per hour, more than 0, written as a string, such as "40" or "12.5"';
+
   it('fails when perHour is not a decimal string, naming the field, the value and how to write it', () => {
-    const decimal = 'must be a decimal number of USD per hour written as a string, such as "40" or "12.5"';
     expect(perHourProblems(40)).toEqual(['teams.web.budget.perHour: expected a string, got number 40 (quote it: "40")']);
     expect(perHourProblems('1e3')).toEqual([`teams.web.budget.perHour: "1e3": ${decimal}`]);
   });
 
-  // Fails today (a bug of src/config/schema/team.ts, reported in issue 39): "forty" and "-1" get a
-  // second problem, "must be more than 0", and "0" gets only that one, which names no value. One
-  // problem each, naming the value, is what STYLE.md asks; remove `.failing` once it holds.
-  it.failing.each(['0', '-1', 'forty'])('fails when perHour is %s with one problem that names the value', (perHour) => {
-    expect(perHourProblems(perHour)).toEqual([expect.stringMatching(new RegExp(`^teams\\.web\\.budget\\.perHour: "${perHour}": must be (a decimal number of USD per hour|more than 0)`))]);
+  // One problem each, naming the value and how to write it (STYLE.md).
+  it.each(['0', '0.0', '-1', 'forty'])('fails when perHour is %s with one problem that names the value', (perHour) => {
+    expect(perHourProblems(perHour)).toEqual([`teams.web.budget.perHour: "${perHour}": ${decimal}`]);
   });
 
   it('lists nothing when no team has a budget', () => {

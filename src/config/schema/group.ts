@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { clusterTeam } from './cluster';
+import { usdPerHour } from './team';
 import { dnsLabel, fileId, labelKey, labelValue, map } from './fields';
 import { karpenterFields, version } from './karpenter';
 import { poolFields } from './pool';
@@ -20,8 +21,7 @@ const match = z.strictObject({
 /** A team's fields in a group: pool fields, its pools', and a budget summed over the group's clusters. */
 const groupTeam = clusterTeam.unwrap().extend({
   budget: z.strictObject({
-    perHour: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a decimal number of USD per hour written as a string, such as "900"' })
-      .refine((v) => Number(v) > 0, { error: 'must be more than 0' }).meta({ not: { pattern: '^0(\\.0+)?$' } })
+    perHour: usdPerHour('"900"')
       .describe('USD per hour the team\'s pools may cost at their limits, summed over the group\'s clusters'),
   }).optional().describe('the most the team\'s pools may cost per hour on the group\'s clusters (docs/cost.md)'),
 }).nullable();
