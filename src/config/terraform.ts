@@ -1,7 +1,7 @@
 import { suggest, unknownKeyMessage } from '../input/issues';
 import { Problem } from '../input/problems';
 import { parse as parseJson, ParseError, printParseErrorCode } from 'jsonc-parser';
-import { InputOptions, readInput } from '../input/input-file';
+import { InputOptions, linePositions, readInput } from '../input/input-file';
 import { SourceFile } from '../input/source';
 
 /** The Terraform outputs the loader reads (contract section 2); the companion module declares exactly these. */
@@ -213,10 +213,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * a trailing comma.
  */
 function jsonSyntaxProblem(text: string, displayPath: string): Problem | undefined {
-  const at = (offset: number, message: string): Problem => {
-    const before = text.slice(0, offset).split('\n');
-    return { file: displayPath, line: before.length, col: before[before.length - 1].length + 1, path: '', message };
-  };
+  const at = (offset: number, message: string): Problem => ({ file: displayPath, ...linePositions(text).linePos(offset), path: '', message });
   const write = 'write it with: terraform -chdir=terraform output -json > <file>';
   if (text.trim() === '') return { file: displayPath, line: 0, col: 0, path: '', message: `empty file: ${write}` };
   const first = text.search(/\S/);

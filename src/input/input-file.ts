@@ -1,6 +1,7 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { isUtf8 } from 'node:buffer';
+import { LineCounter } from 'yaml';
 import { Problem } from './problems';
 
 /** Limits and confinement of one input file. */
@@ -67,6 +68,19 @@ export function repositoryOf(path: string, show: (dir: string) => string = (d) =
   }
 }
 
+/**
+ * Line and column (1-based) of any offset of `text`, by yaml's `LineCounter` as
+ * `SourceFile` (source.ts) locates parsed nodes, for text that is not parsed yet or failed to parse.
+ * Filled from the text's line feeds rather than by a parse: yaml's parser stops counting lines
+ * at some syntax errors. A line starts after each "\n" in both, so the positions agree.
+ */
+export function linePositions(text: string): LineCounter {
+  const lines = new LineCounter();
+  lines.addNewLine(0);
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines.addNewLine(at + 1);
+  return lines;
+}
+
 function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
@@ -77,13 +91,13 @@ function decode(bytes: Buffer, problem: (message: string, line?: number, col?: n
   }
   const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
   if (!isUtf8(body)) {
-    const [line, col] = firstInvalidUtf8(body);
+    const { line, col } = firstInvalidUtf8(body);
     return problem('invalid UTF-8: save the file as UTF-8', line, col);
   }
   const text = body.toString('utf8');
   const bad = /\u0000/.exec(text) ?? BIDI.exec(text);
   if (bad) {
-    const [line, col] = lineCol(text, bad.index);
+    const { line, col } = linePositions(text).linePos(bad.index);
     const code = bad[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0');
     return problem(bad[0] === '\u0000'
       ? 'NUL character: input files are text'
@@ -93,7 +107,7 @@ function decode(bytes: Buffer, problem: (message: string, line?: number, col?: n
 }
 
 /** Line and column (1-based, in characters) of the first byte that is not valid UTF-8. */
-function firstInvalidUtf8(bytes: Buffer): [number, number] {
+function firstInvalidUtf8(bytes: Buffer): { line: number; col: number } {
   // Decoding replaces each invalid sequence with U+FFFD; the first U+FFFD that is not a
   // literal one (EF BF BD) in the file marks the first invalid byte. Everything before it
   // decoded exactly, so its byte offset is the UTF-8 length of the text before it.
@@ -103,12 +117,7 @@ function firstInvalidUtf8(bytes: Buffer): [number, number] {
   for (let at = text.indexOf('\uFFFD'); at >= 0; at = text.indexOf('\uFFFD', at + 1)) {
     offset += Buffer.byteLength(text.slice(from, at));
     from = at;
-    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return lineCol(text, at);
+    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return linePositions(text).linePos(at);
   }
-  return [0, 0];
-}
-
-function lineCol(text: string, index: number): [number, number] {
-  const before = text.slice(0, index).split('\n');
-  return [before.length, before[before.length - 1].length + 1];
+  return { line: 0, col: 0 };
 }

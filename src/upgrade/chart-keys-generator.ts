@@ -13,7 +13,7 @@
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml
  */
 import { createHash } from 'node:crypto';
-import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { ChartKeyNode } from '../release/types';
 
 /** Keys that are Kubernetes pass-through objects: free-form wherever they appear. */
@@ -52,13 +52,10 @@ export const VALUES_PATH = 'charts/karpenter/values.yaml';
 /** Reads a chart's values.yaml into its key tree; throws naming the key on what it cannot read. */
 export function buildChartKeys(source: string, version: string): ChartKeys {
   if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) throw new Error(`"${version}" is not a chart version (x.y.z)`);
-  const doc = parseDocument(source);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter });
   if (doc.errors.length > 0) throw new Error(`${VALUES_PATH}: ${doc.errors.map((e) => e.message).join('; ')}`);
   if (!isMap(doc.contents)) throw new Error(`${VALUES_PATH}: the top level is not a map`);
-  const lineStarts = [0];
-  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
-  const lineOf = (offset: number) => upperBound(lineStarts, offset);
-  const columnOf = (offset: number) => offset - lineStarts[lineOf(offset) - 1];
 
   // Every real key, in file order, with what it became: commented-out keys attach to the key above.
   const keyLines: { line: number; column: number; path: string[]; kind: 'leaf' | 'null' | 'map' | 'free' }[] = [];
@@ -74,8 +71,9 @@ export function buildChartKeys(source: string, version: string): ChartKeys {
       if (!isScalar(pair.key) || typeof pair.key.value !== 'string') throw new Error(`${VALUES_PATH}: ${path.join('.') || '(top level)'}: a key that is not a string`);
       const key = pair.key.value;
       if (key === '<<' || key === '__proto__') throw new Error(`${VALUES_PATH}: ${[...path, key].join('.')}: unsupported key`);
-      const offset = pair.key.range?.[0] ?? 0;
-      const entry = { line: lineOf(offset), column: columnOf(offset), path: [...path, key], kind: 'leaf' as 'leaf' | 'null' | 'map' | 'free' };
+      const { line, col } = lineCounter.linePos(pair.key.range?.[0] ?? 0);
+      // column 0-based: compared below with a commented-out key's indentation.
+      const entry = { line, column: col - 1, path: [...path, key], kind: 'leaf' as 'leaf' | 'null' | 'map' | 'free' };
       keyLines.push(entry);
       const child = build(pair.value, entry.path);
       const isNull = pair.value === null || (isScalar(pair.value) && pair.value.value === null);
@@ -192,18 +190,6 @@ export function hasChartKey(tree: ChartKeyNode, path: string): boolean {
     if (!node) return false;
   }
   return true;
-}
-
-/** Index of the last line start at or before `offset`, 1-based. */
-function upperBound(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid] <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function compare(a: string, b: string): number {
