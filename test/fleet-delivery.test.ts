@@ -5,6 +5,7 @@
  */
 import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { parseAllDocuments } from 'yaml';
+import { inc } from 'semver';
 import { loadPlatform } from '../src/config/load';
 import { CLUSTER_KINDS, NAMESPACED_KINDS } from '../src/model/applications';
 import { synthesize } from '../src/synth';
@@ -17,7 +18,7 @@ afterAll(removeProjects);
 type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; finalizers?: string[]; annotations?: Record<string, string> }; spec: any };
 
 /** The next minor release after the one in use: a staged upgrade's target. */
-const NEXT = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
+const NEXT = inc(CHART_VERSION, 'minor') ?? '';
 const quoted = (v: string) => v.replace(/\./g, '\\.');
 
 /** prod (the version in use, its own namespace) and staging (a staged NEXT, web with more capacity, ml left out), project karpenter. */

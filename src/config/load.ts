@@ -6,6 +6,7 @@ import { InputOptions, repositoryOf } from '../input/input-file';
 import { suggest, zodProblems } from '../input/issues';
 import { resolveKarpenter } from './karpenter';
 import { release, releaseProblem } from '../release/release';
+import { compareMinor } from '../release/versions';
 import { compatibilityFinding } from './kubernetes';
 import { Cluster, Platform, TeamBudget } from './platform';
 import { APP_NAMES, costCenterLabel } from './reserved';
@@ -226,11 +227,10 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
     `team ${id} has no namespaces: pods of any namespace may use its pools (list the namespaces whose pods may, as other teams do)`, 'key'));
   const problems: Problem[] = [...exemptionProblems(source, file, clusters)];
   for (const c of clusters) {
-    const [major, minor] = (c.kubernetesVersion ?? '').split('.').map(Number);
-    if (c.kubernetesVersion === undefined || major > 1 || minor >= TENANCY_MIN_MINOR) continue;
+    if (c.kubernetesVersion === undefined || compareMinor(c.kubernetesVersion, TENANCY_MIN_KUBERNETES) >= 0) continue;
     for (const team of new Set(c.pools.filter((p) => p.namespaces).map((p) => p.team))) {
       problems.push(aboutCluster(source.problem(['teams', team, 'namespaces'], `cluster ${c.id} runs Kubernetes ${c.kubernetesVersion}, and the policy that keeps team ${team}'s pools to its namespaces `
-        + `(a ValidatingAdmissionPolicy of admissionregistration.k8s.io/v1) needs 1.${TENANCY_MIN_MINOR} or later: upgrade the cluster first, or leave ${c.id} out of the team's clusters`), c.id));
+        + `(a ValidatingAdmissionPolicy of admissionregistration.k8s.io/v1) needs ${TENANCY_MIN_KUBERNETES} or later: upgrade the cluster first, or leave ${c.id} out of the team's clusters`), c.id));
     }
   }
   return { problems, warnings };
@@ -280,7 +280,7 @@ function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: rea
 }
 
 /** The first Kubernetes minor with admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30). */
-const TENANCY_MIN_MINOR = 30;
+const TENANCY_MIN_KUBERNETES = '1.30';
 
 /** The teams' budgets, located at `teams.<team>.budget.perHour` (docs/cost.md). */
 function budgetsOf(source: SourceFile, file: PlatformFile): { budgets?: TeamBudget[] } {

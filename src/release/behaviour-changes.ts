@@ -10,8 +10,7 @@
  * patch of each line.
  * @see https://github.com/aws/karpenter-provider-aws/releases
  */
-import { compareRelease } from './versions';
-import { minorOf } from './support';
+import { compareRelease, minorOf } from './versions';
 
 /** One behaviour change, in the patch releases that made it. */
 export interface BehaviourChange {

@@ -13,7 +13,7 @@
  *   lines 108-115: the LTS versions table, v1.14 Jul 2026 - Jul 2027, v1.9 Feb 2026 - Feb 2027)
  * @see https://karpenter.sh/v1.9/upgrading/compatibility/ (the same policy, "Support Policy")
  */
-import { compareRelease } from './versions';
+import { compareRelease, minorOf } from './versions';
 
 /** How long an LTS release is supported, from its release date. */
 export const LTS_MONTHS = 12;
@@ -63,12 +63,6 @@ export interface MinorSupport {
   readonly ends?: string;
   /** Why it ends then, for people: "LTS, 12 months from its release on 2026-07-10". */
   readonly basis: string;
-}
-
-/** The minor of a release number: `1.14.1` → `1.14`. */
-export function minorOf(version: string): string {
-  const [major, minor] = version.replace(/^v/, '').split('.');
-  return `${major}.${minor ?? '0'}`;
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
- * How release numbers order: Kubernetes minors and Karpenter releases, by semantic versioning
- * (a missing minor or patch counts as 0; a pre-release orders before its release).
+ * How release numbers read and order: Kubernetes minors and Karpenter releases, by semantic
+ * versioning. The one place a version string becomes a SemVer: Kubernetes minors (`1.33`) are
+ * not full SemVer, so a missing minor or patch counts as 0 (`semver.coerce`); a pre-release
+ * orders before its release.
  * @see https://semver.org/#spec-item-11
  */
 import { coerce, compare, parse, type SemVer } from 'semver';
@@ -10,6 +12,12 @@ function semver(version: string): SemVer {
   const v = parse(version.replace(/^v/, '')) ?? coerce(version, { includePrerelease: true });
   if (!v) throw new Error(`not a version: ${JSON.stringify(version)}`);
   return v;
+}
+
+/** The minor of a release or Kubernetes version: `1.14.1` → `1.14`, `v1.33` → `1.33`. */
+export function minorOf(version: string): string {
+  const v = semver(version);
+  return `${v.major}.${v.minor}`;
 }
 
 /** Orders Kubernetes minor versions numerically ("1.9" before "1.10"). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { CrdDefault, CrdKind, ReleaseFacts } from '../release/types';
+import { compareRelease } from '../release/versions';
 
 /** The release files the facts are generated from. */
 export interface ReleaseFactsInput {
@@ -190,17 +191,9 @@ function tsLiteral(value: unknown): string {
   throw new Error(`${String(value)}: not a JSON value`);
 }
 
-/** Orders versions `1.9.0` before `1.13.1`. */
-function byRelease(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-}
-
 /** `src/release/vendored.generated.ts`: every vendored release's facts, oldest first. */
 export function renderVendored(versions: readonly string[]): string {
-  const sorted = [...new Set(versions)].sort(byRelease);
+  const sorted = [...new Set(versions)].sort(compareRelease);
   const id = (v: string) => `V${v.replace(/[.-]/g, '_')}`;
   return `// GENERATED FILE - DO NOT EDIT BY HAND.
 //

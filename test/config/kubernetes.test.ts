@@ -3,7 +3,9 @@
  * or the Terraform output `cluster_version`, checked against Karpenter's compatibility matrix,
  * and the AMI pins each cluster's pools use checked against it.
  */
+import { coerce, inc } from 'semver';
 import { KUBERNETES_AMIS } from '../../src/release/ami-releases';
+import { compareMinor, minorOf } from '../../src/release/versions';
 import { KUBERNETES_COMPATIBILITY } from '../../src/release/compatibility.generated';
 import { amiAliasFinding } from '../../src/config/kubernetes';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
@@ -18,8 +20,8 @@ const versions = Object.keys(KUBERNETES_COMPATIBILITY.minimumKarpenter);
 const MATRIX = `Karpenter ${KUBERNETES_COMPATIBILITY.karpenterVersion}'s compatibility matrix, ${versions[0]} to ${versions[versions.length - 1]}`.replace(/\./g, '\\.');
 const re = (text: string) => new RegExp(text);
 /** A Kubernetes version newer than both the matrix and the AMI table. */
-const NEWER = `1.${Math.max(...[...versions, ...Object.keys(KUBERNETES_AMIS)].map((v) => Number(v.split('.')[1]))) + 1}`;
-const AMIS_UP_TO = Object.keys(KUBERNETES_AMIS).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1])).pop() ?? '';
+const NEWER = minorOf(inc(coerce([...versions, ...Object.keys(KUBERNETES_AMIS)].sort(compareMinor).pop()) ?? '', 'minor') ?? '');
+const AMIS_UP_TO = Object.keys(KUBERNETES_AMIS).sort(compareMinor).pop() ?? '';
 
 /** Clusters prod (Kubernetes `prod`) and staging (`staging`), by their Terraform outputs unless `cluster_version` is left out. */
 function fleet(versions: { prod?: string; staging?: string }, overrides: Record<string, unknown> = {}, staging: Record<string, unknown> = {}) {
@@ -154,7 +156,7 @@ describe('AMI pins against the cluster\'s Kubernetes version', () => {
     expect(amiAliasFinding('c', version, `al2023@${amis.al2023}`)).toBeUndefined();
     expect(amiAliasFinding('c', version, `al2023@${dayBefore(amis.al2023)}`)?.severity).toBe('error');
     expect(amiAliasFinding('c', version, `bottlerocket@${amis.bottlerocket}`)).toBeUndefined();
-    const [major, minor] = amis.bottlerocket.slice(1).split('.').map(Number);
+    const { major, minor } = coerce(amis.bottlerocket) ?? { major: 0, minor: 0 };
     expect(amiAliasFinding('c', version, `bottlerocket@v${major}.${minor - 1}.9`)?.severity).toBe('error');
     if (amis.al2) expect(amiAliasFinding('c', version, `al2@${amis.al2}`)).toBeUndefined();
     else expect(amiAliasFinding('c', version, 'al2@v20251209')?.severity).toBe('error');

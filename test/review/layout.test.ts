@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inc } from 'semver';
 import { review, Review } from '../../src/review/changes';
 import { markdownReport, terminalReport } from '../../src/review/report';
 import { GeneratedTree } from '../../src/review/tree';
@@ -135,7 +136,7 @@ describe('where a resource lives', () => {
 
   it('reports a staged Karpenter upgrade as a controller change of that cluster only', async () => {
     const fleet = await Fleet.create(config());
-    const next = CHART_VERSION.replace(/^(\d+)\.(\d+)\..*$/, (_, major: string, minor: string) => `${major}.${Number(minor) + 1}.0`);
+    const next = inc(CHART_VERSION, 'minor') ?? '';
     fleet.configure(config({ clusters: { staging: { karpenter: { version: next } } } }));
     expect(byCluster((await fleet.diff()).out.split('\n')).slice(1)).toEqual([
       '0 destructive, 0 replaces-nodes, 0 capacity, 0 access, 2 controller, 0 other',
