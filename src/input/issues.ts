@@ -1,5 +1,5 @@
 import { closest, distance } from 'fastest-levenshtein';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { Problem } from './problems';
 import { SourceFile } from './source';
 import { userMapParts } from './user-map';
@@ -195,55 +195,44 @@ function acceptsMap(schema: z.ZodType, path: Path): boolean {
   const node = nodeAt(schema, path);
   if (!node) return false;
   if (node.map) return true;
-  return node.def.type === 'record' || node.def.type === 'object';
-}
-
-interface Def {
-  readonly type: string;
-  readonly shape?: Record<string, z.ZodType>;
-  readonly innerType?: z.ZodType;
-  readonly valueType?: z.ZodType;
-  readonly keyType?: z.ZodType;
-  readonly element?: z.ZodType;
-  readonly in?: z.ZodType;
-  readonly options?: readonly z.ZodType[];
+  return node.schema instanceof z.ZodRecord || node.schema instanceof z.ZodObject;
 }
 
 /** The keys the schema allows for the object found at `path` (for "did you mean"). */
 export function knownKeysAt(schema: z.ZodType, path: Path): string[] {
   const node = nodeAt(schema, path);
+  const enumValues = (key: z.core.$ZodType) => (key instanceof z.ZodEnum ? key.options.map(String) : []);
   if (!node) return [];
-  const entries = (key: z.ZodType | undefined) => (key as unknown as { _zod: { def: { entries?: Record<string, string> } } } | undefined)?._zod.def.entries;
-  if (node.map) return Object.values(entries(node.map.key) ?? {});
-  if (node.def.shape) return Object.keys(node.def.shape).filter((k) => k !== '$schema');
-  return Object.values(entries(node.def.keyType) ?? {});
+  if (node.map) return enumValues(node.map.key);
+  if (node.schema instanceof z.ZodObject) return Object.keys(node.schema.shape).filter((k) => k !== '$schema');
+  if (node.schema instanceof z.ZodRecord) return enumValues(node.schema.keyType);
+  return [];
 }
 
 /**
  * The schema node at `path`, past optional/nullable wrappers and pipes, taking the object
  * member of a union; a user map (`userMap`) is returned with its parts.
  */
-function nodeAt(schema: z.ZodType, path: Path): { def: Def; map?: { key: z.ZodType; value: z.ZodType } } | undefined {
-  let node: z.ZodType | undefined = schema;
+function nodeAt(schema: z.ZodType, path: Path): { schema: z.core.$ZodType; map?: { key: z.ZodType; value: z.ZodType } } | undefined {
+  let node: z.core.$ZodType | undefined = schema;
   for (let i = 0; i <= path.length && node; ) {
     const map = userMapParts(node);
-    const def: Def = (node as unknown as { _zod: { def: Def } })._zod.def;
     if (map) {
-      if (i === path.length) return { def, map };
+      if (i === path.length) return { schema: node, map };
       node = map.value;
       i++;
       continue;
     }
-    if (def.innerType) { node = def.innerType; continue; }
-    if (def.type === 'pipe' && def.in) { node = def.in; continue; }
-    if (def.type === 'union' && def.options) {
-      node = def.options.find((o: z.ZodType) => (o as unknown as { _zod: { def: Def } })._zod.def.type === 'object');
+    if (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault || node instanceof z.ZodReadonly) { node = node.unwrap(); continue; }
+    if (node instanceof z.ZodPipe) { node = node.in; continue; }
+    if (node instanceof z.ZodUnion) {
+      node = node.options.find((o) => o instanceof z.ZodObject);
       continue;
     }
-    if (i === path.length) return { def };
-    if (def.shape) node = def.shape[String(path[i])];
-    else if (def.valueType) node = def.valueType;
-    else if (def.element) node = def.element;
+    if (i === path.length) return { schema: node };
+    if (node instanceof z.ZodObject) node = node.shape[String(path[i])];
+    else if (node instanceof z.ZodRecord) node = node.valueType;
+    else if (node instanceof z.ZodArray) node = node.element;
     else return undefined;
     i++;
   }

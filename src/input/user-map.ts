@@ -7,9 +7,8 @@ import { z } from 'zod';
 const USER_MAPS = new WeakMap<object, { readonly key: z.ZodType; readonly value: z.ZodType }>();
 
 /** The transform step of a pipe (`z.unknown().transform(...)`), which identifies a userMap. */
-function stepOf(schema: z.ZodType): object | undefined {
-  const def = (schema as unknown as { _zod: { def: { type: string; out?: object } } })._zod.def;
-  return def.type === 'pipe' ? def.out : undefined;
+function stepOf(schema: z.core.$ZodType): object | undefined {
+  return schema instanceof z.ZodPipe ? schema.out : undefined;
 }
 
 /**
@@ -48,7 +47,7 @@ export function userMap<K extends z.ZodType<string>, V extends z.ZodType>(key: K
 }
 
 /** The key and value schemas of a {@link userMap}, or undefined for any other schema. */
-export function userMapParts(schema: z.ZodType): { readonly key: z.ZodType; readonly value: z.ZodType } | undefined {
+export function userMapParts(schema: z.core.$ZodType): { readonly key: z.ZodType; readonly value: z.ZodType } | undefined {
   const step = stepOf(schema);
   return step ? USER_MAPS.get(step) : undefined;
 }
