@@ -1,19 +1,27 @@
 /**
- * The rooms of src/ (docs/architecture.md), read from the import statements of every source
- * file: what each room may import, and no cycle between rooms. A room is a folder of src/;
- * a file directly in src/ (cli.ts, main.ts, synth.ts, render-worker.ts) is a room of its own.
+ * The rooms of src/ (docs/architecture.md), read from the imports of every source file by
+ * dependency-cruiser (TypeScript's own parser: type-only imports count, an `import` inside a
+ * string does not) under the rules of .dependency-cruiser.cjs: what each room may import, and
+ * no cycle between rooms. A room is a folder of src/; a file directly in src/ (cli.ts, main.ts,
+ * synth.ts, render-worker.ts) is a room of its own.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative, sep } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import type { ICruiseResult } from 'dependency-cruiser';
 
-const SRC = join(__dirname, '..', 'src');
+const ROOT = join(__dirname, '..');
+const SRC = join(ROOT, 'src');
+/** The rooms' rules, which `npx depcruise src` applies too. */
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
 /** One import of one file: the room it is in, and what it imports (a room of src/, `imports`, or `pkg:<package>`). */
 interface Import {
   readonly file: string;
   readonly from: string;
   readonly to: string;
-  /** The module imported, relative to src/ (`output/layout`), or the package. */
+  /** The file imported, relative to src/ (`output/layout.ts`), or the package. */
   readonly target: string;
 }
 
@@ -31,40 +39,67 @@ function roomOf(path: string): string {
   return rest.length ? first : first.replace(/\.ts$/, '');
 }
 
-/** Every `import … from`, `import '…'`, `export … from` and `import('…')` of src/. */
-function imports(): Import[] {
-  const found: Import[] = [];
-  for (const path of sourceFiles(SRC)) {
-    const file = relative(SRC, path).split(sep).join('/');
-    const text = readFileSync(path, 'utf8');
-    const specifiers = [
-      ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+['"]([^'"]+)['"]/gm),
-      ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
-      ...text.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g),
-    ].map((m) => m[1]);
-    for (const specifier of specifiers) {
-      let to = `pkg:${specifier}`;
-      let target = specifier;
-      if (specifier.startsWith('.')) {
-        target = posix.normalize(posix.join(posix.dirname(file), specifier));
-        to = target.startsWith('../imports/') ? 'imports' : roomOf(target);
-      }
-      found.push({ file, from: roomOf(file), to, target });
-    }
-  }
-  return found;
+/**
+ * dependency-cruiser over `src/` of each root, with the rooms' rules: every module, what it
+ * imports, and each import that breaks a rule. One child process for all (test/support/depcruise.mjs).
+ */
+function cruise(roots: readonly string[]): ICruiseResult[] {
+  const run = spawnSync(process.execPath, [join(__dirname, 'support', 'depcruise.mjs'), CONFIG, ...roots], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (run.error || run.status !== 0) throw new Error(`dependency-cruiser: ${run.error?.message ?? run.stderr}`);
+  return JSON.parse(run.stdout) as ICruiseResult[];
 }
 
-const all = imports();
+/** Every import of src/ (static, dynamic, `export … from`, type-only), by what it resolves to. */
+function importsOf(result: ICruiseResult): Import[] {
+  return result.modules.filter((m) => m.source.startsWith('src/')).flatMap((m) => m.dependencies.map((d): Import => {
+    const file = m.source.slice('src/'.length);
+    if (d.coreModule) return { file, from: roomOf(file), to: `pkg:node:${d.module.replace(/^node:/, '')}`, target: d.module };
+    if (d.resolved.startsWith('imports/')) return { file, from: roomOf(file), to: 'imports', target: d.resolved };
+    if (d.resolved.startsWith('src/') && !d.couldNotResolve) {
+      const target = d.resolved.slice('src/'.length);
+      return { file, from: roomOf(file), to: roomOf(target), target };
+    }
+    return { file, from: roomOf(file), to: d.couldNotResolve ? `unresolved:${d.module}` : `pkg:${d.module}`, target: d.module };
+  }));
+}
+
+/**
+ * Each import that breaks the rule of .dependency-cruiser.cjs named `rule` (which must be one of
+ * its rules), as `from -> to`, or for a cycle `from -> … -> from`.
+ */
+function violations(result: ICruiseResult, rule: string): string[] {
+  if (!result.summary.ruleSetUsed?.forbidden?.some((r) => r.name === rule)) throw new Error(`.dependency-cruiser.cjs has no rule ${rule}`);
+  return result.summary.violations.filter((v) => v.rule.name === rule).map((v) => [v.from, ...(v.cycle?.map((c) => c.name) ?? [v.to])].join(' -> '));
+}
+
+/**
+ * A src/ that breaks some rules once each, and a generator that writes code importing what it
+ * may not itself import: the rules must find the first and not the second.
+ */
+const FIXTURE: Readonly<Record<string, string>> = {
+  'src/input/writer.ts': "import { b } from './b';\nexport const code = `import { plan } from '../model/plan';\\n${b}`;\n",
+  'src/input/b.ts': "export const b = 'b';\n",
+  'src/model/plan.ts': 'export const plan = 1;\n',
+  'src/charts/chart.ts': "import { platform } from '../config/platform';\nexport const chart = platform;\n",
+  'src/config/platform.ts': 'export const platform = 1;\n',
+  'src/config/pool.ts': "import { NodePool } from '../../imports/karpenter.sh';\nexport const pool = NodePool;\n",
+  'imports/karpenter.sh.ts': 'export class NodePool {}\n',
+  'src/quantity/a.ts': "import type { B } from './b';\nexport interface A { readonly b?: B }\n",
+  'src/quantity/b.ts': "import type { C } from './c';\nexport interface B { readonly c?: C }\n",
+  'src/quantity/c.ts': "import type { A } from './a';\nexport interface C { readonly a?: A }\n",
+  'src/gate/run.ts': "import { readFileSync } from 'node:fs';\nimport { z } from 'zod';\nexport const run = [readFileSync, z];\n",
+};
+const fixtureRoot = mkdtempSync(join(tmpdir(), 'karpenter-gitops-rooms-'));
+afterAll(() => rmSync(fixtureRoot, { recursive: true, force: true }));
+for (const [path, text] of Object.entries(FIXTURE)) {
+  mkdirSync(dirname(join(fixtureRoot, path)), { recursive: true });
+  writeFileSync(join(fixtureRoot, path), text);
+}
+const [cruised, fixture] = cruise([ROOT, fixtureRoot]);
+const all = importsOf(cruised);
 // Every folder and top-level file of src/, whether it imports anything or not (a leaf room imports nothing).
 const ROOMS = [...new Set(sourceFiles(SRC).map((path) => roomOf(relative(SRC, path).split(sep).join('/'))))].sort();
 const isRoom = (to: string) => ROOMS.includes(to);
-/** `file -> target` for each import of a room that is not one of `allowed` (rooms, `imports`, or packages by prefix). */
-function outside(room: string, allowed: (to: string) => boolean): string[] {
-  return all.filter((i) => i.from === room && !allowed(i.to)).map((i) => `${i.file} -> ${i.to}`);
-}
-const CDK8S = (to: string) => to === 'imports' || to === 'pkg:constructs' || to.startsWith('pkg:cdk8s');
-
 /** The room graph: room to the other rooms it imports. */
 function roomGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>(ROOMS.map((r) => [r, new Set()]));
@@ -92,53 +127,6 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   return [...found].sort();
 }
 
-/** Every file of src/ and the files of src/ it imports (relative imports that name a file). */
-function fileGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const i of all) {
-    const edges = graph.get(i.file) ?? [];
-    graph.set(i.file, edges);
-    const file = [`${i.target}.ts`, `${i.target}/index.ts`].find((f) => !f.startsWith('..') && existsSync(join(SRC, f)));
-    if (file !== undefined) edges.push(file);
-  }
-  return graph;
-}
-
-/** The strongly connected components of a graph (Tarjan), each sorted: a component of two or more files is a cycle. */
-function stronglyConnected(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const out: string[][] = [];
-  const visit = (v: string) => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) {
-        low.set(v, Math.min(low.get(v)!, index.get(w)!));
-      }
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const component: string[] = [];
-    let w: string;
-    do {
-      w = stack.pop()!;
-      onStack.delete(w);
-      component.push(w);
-    } while (w !== v);
-    out.push(component.sort());
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return out;
-}
-
 /**
  * Cycles between rooms that are documented in docs/architecture.md with the reason they
  * stay. None today: keep it that way, or list one here and there with its reason.
@@ -152,45 +140,49 @@ describe('the rooms of src/', () => {
     expect(all.filter((i) => i.from === 'constructs' && i.to === 'imports').length).toBeGreaterThan(0);
     expect(all.filter((i) => i.from === 'charts' && i.to === 'pkg:cdk8s').length).toBeGreaterThan(0);
     expect(all.filter((i) => i.from === 'gate' && i.to === 'pkg:node:https').length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.to.startsWith('unresolved:')).map((i) => `${i.file} -> ${i.target}`)).toEqual([]);
   });
 
   it('charts/ render the plan: they import model types and constructs, never config/', () => {
-    expect(outside('charts', (to) => !isRoom(to) || ['model', 'constructs'].includes(to))).toEqual([]);
+    expect(violations(cruised, 'charts-render-the-plan')).toEqual([]);
   });
 
   it('constructs/ take model types, never config/', () => {
-    expect(outside('constructs', (to) => !isRoom(to) || ['model', 'constructs'].includes(to))).toEqual([]);
+    expect(violations(cruised, 'constructs-take-model-types')).toEqual([]);
   });
 
   it('input/ knows no other room of src/', () => {
-    expect(outside('input', (to) => !isRoom(to) || to === 'input')).toEqual([]);
+    expect(violations(cruised, 'input-knows-no-room')).toEqual([]);
   });
 
   it('catalog/ knows neither config/ nor model/', () => {
-    expect(outside('catalog', (to) => !['config', 'model'].includes(to))).toEqual([]);
+    expect(violations(cruised, 'catalog-knows-neither-config-nor-model')).toEqual([]);
   });
 
   it('release/ imports nothing but release/ and the leaf quantity/', () => {
-    expect(outside('release', (to) => !isRoom(to) || ['release', 'quantity'].includes(to))).toEqual([]);
+    expect(violations(cruised, 'release-is-a-leaf')).toEqual([]);
   });
 
   it('config/ and model/ are plain data: no cdk8s, no constructs, no imports/', () => {
-    expect(outside('config', (to) => !CDK8S(to))).toEqual([]);
-    expect(outside('model', (to) => !CDK8S(to))).toEqual([]);
+    expect(violations(cruised, 'plain-data-has-no-cdk8s')).toEqual([]);
   });
 
   it('model/ builds on config/, release/ and the leaf rooms only (the plan is derived, never rendered; from output/ only the layout)', () => {
-    expect(outside('model', (to) => !isRoom(to) || ['model', 'config', 'input', 'release', 'quantity', 'catalog', 'schedule', 'gate', 'output'].includes(to))).toEqual([]);
-    expect(all.filter((i) => ['model', 'config'].includes(i.from) && i.to === 'output' && i.target !== 'output/layout').map((i) => `${i.file} -> ${i.target}`)).toEqual([]);
+    expect(violations(cruised, 'model-builds-on-config-and-leaves')).toEqual([]);
+    expect(violations(cruised, 'only-the-layout-of-output')).toEqual([]);
   });
 
   it('quantity/ and schedule/ (time arithmetic of maintenance windows) know no other room of src/', () => {
-    expect(outside('quantity', (to) => !isRoom(to) || to === 'quantity')).toEqual([]);
-    expect(outside('schedule', (to) => !isRoom(to) || to === 'schedule')).toEqual([]);
+    expect(violations(cruised, 'quantity-is-a-leaf')).toEqual([]);
+    expect(violations(cruised, 'schedule-is-a-leaf')).toEqual([]);
   });
 
   it('gate/ (the drift gate program, run alone as node -e in the Job) knows no other room of src/ and no npm package: node: built-ins only', () => {
-    expect(outside('gate', (to) => to === 'gate' || to.startsWith('pkg:node:'))).toEqual([]);
+    expect(violations(cruised, 'gate-runs-alone')).toEqual([]);
+  });
+
+  it('breaks no rule of .dependency-cruiser.cjs', () => {
+    expect(cruised.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.cycle?.map((c) => c.name).join(' -> ') ?? v.to}`)).toEqual([]);
   });
 
   it('no cycle between rooms, except the documented ones', () => {
@@ -198,15 +190,18 @@ describe('the rooms of src/', () => {
   });
 
   it('no file of src/ imports itself through others (file by file, type imports included)', () => {
-    const graph = fileGraph();
     // Not blind: the plan's imports are there, a type-only one too.
-    expect(graph.get('model/plan.ts')).toEqual(expect.arrayContaining(['model/cost.ts', 'output/layout.ts', 'config/platform.ts']));
-    expect(stronglyConnected(graph).filter((c) => c.length > 1)).toEqual([]);
+    expect(all.filter((i) => i.file === 'model/plan.ts').map((i) => i.target)).toEqual(expect.arrayContaining(['model/cost.ts', 'output/layout.ts', 'config/platform.ts']));
+    expect(violations(cruised, 'no-file-cycle')).toEqual([]);
   });
 
-  it('finds a file cycle when there is one (the check can fail)', () => {
-    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
-    expect(stronglyConnected(graph).filter((c) => c.length > 1)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  it('reads code, not strings, and the rules can fail: a template string\'s import is none; a room\'s forbidden import, imports/ in config/, a file cycle, a package in gate/ are found', () => {
+    expect(importsOf(fixture).filter((i) => i.file === 'input/writer.ts').map((i) => i.target)).toEqual(['input/b.ts']);
+    expect(violations(fixture, 'input-knows-no-room')).toEqual([]);
+    expect(violations(fixture, 'charts-render-the-plan')).toEqual(['src/charts/chart.ts -> src/config/platform.ts']);
+    expect(violations(fixture, 'no-file-cycle')).toEqual(['src/quantity/a.ts -> src/quantity/b.ts -> src/quantity/c.ts -> src/quantity/a.ts']);
+    expect(violations(fixture, 'gate-runs-alone')).toEqual(['src/gate/run.ts -> zod']);
+    expect(violations(fixture, 'plain-data-has-no-cdk8s')).toEqual(['src/config/pool.ts -> imports/karpenter.sh.ts']);
   });
 
   it('finds a cycle when there is one (the check can fail)', () => {
