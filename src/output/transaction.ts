@@ -211,10 +211,15 @@ function moveAside(root: string, txn: string, path: string, ops: FsOps): void {
   ops.rename(join(root, path), join(txn, 'old', path));
 }
 
-/** The folders whose entries a change renames, so they are flushed before the journal goes. */
+/**
+ * The folders whose entries a change renames, so they are flushed before the journal goes. A
+ * folder moved in whole changes only its parent's entries: what is inside it was flushed when
+ * it was staged (a cold synth of a thousand teams flushes a few folders, not a thousand).
+ */
 function touchedDirs(root: string, j: Journal): string[] {
+  const moved = new Set(j.moves ?? []);
   const paths = [...j.writes.map((w) => w.path), ...j.deletes, ...j.rmdirs, ...j.mkdirs];
-  return [...new Set(paths.map((p) => join(root, dirname(p))))];
+  return [...new Set(paths.filter((p) => !parents(p).some((d) => moved.has(d))).map((p) => join(root, dirname(p))))];
 }
 
 function readJournal(path: string, scope: ChangeScope): Journal {

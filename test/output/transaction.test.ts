@@ -112,11 +112,19 @@ describe('replacing the output tree', () => {
     const files = new Map(NEW);
     for (let i = 0; i < 1000; i++) files.set(`dist/qa/nodepools/team-${i}/team-${i}.yaml`, `pool ${i}\n`);
     let renames = 0;
-    const counting: FsOps = { ...REAL_FS, rename: (from, to) => { renames++; REAL_FS.rename(from, to); } };
+    const flushed: string[] = [];
+    const counting: FsOps = {
+      ...REAL_FS,
+      rename: (from, to) => { renames++; REAL_FS.rename(from, to); },
+      fsyncDir: (path) => { flushed.push(path); REAL_FS.fsyncDir(path); },
+    };
     await replace(root, files, counting);
     expect(snapshot(root)).toEqual(expected(files));
     // The journal's commit, dist/qa itself, and the few files of folders that already existed (and their backups).
     expect(renames).toBeLessThan(20);
+    // The folders whose entries were renamed; dist/qa's own folders were flushed when staged.
+    expect(flushed.filter((p) => p.includes('/dist/qa'))).toEqual([]);
+    expect(flushed.length).toBeLessThan(20);
   });
 
   it('keeps a few files open at a time, whatever the number of files (a thousand teams\' files would exceed ulimit -n 256)', async () => {
