@@ -112,7 +112,7 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
  * Why the controller would not take a setting's value, or undefined. The value is read
  * with Go's own grammar (src/release/go-values.ts): a value Go cannot parse makes
  * Karpenter's env parser fall back to the default, silently (CONTROLLER_OPTIONS in
- * src/upgrade/settings-generator.ts records it from the Go code); a value below a
+ * src/upgrade/controller-options.ts records it from the Go code); a value below a
  * minimum is refused by Karpenter's option validation, and the controller does not start.
  * Nothing else is refused here.
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/env/env.go

@@ -7,7 +7,7 @@
 //   charts/karpenter/values.yaml (sha256 38652eae97bec5bf709a394d1f4260398ed8c564f567927bb19fe46f7a6fa4ab)
 //   charts/karpenter/templates/deployment.yaml (sha256 7ea35e8612a3874149aaf40dca495f8315d3f2b9853c3510ce5fd7f80fc625ec)
 // checked against the controller's Go options (CONTROLLER_OPTIONS in
-// src/upgrade/settings-generator.ts, read at v1.14.1).
+// src/upgrade/controller-options.ts, read at v1.14.1).
 //
 // To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
 // (README, "Upgrading Karpenter"), then review the diff and the notes it prints.

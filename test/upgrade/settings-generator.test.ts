@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { CHART_VALUES_KEYS } from '../../src/release/chart-values-keys.generated';
 import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RULES_VERSION } from '../../src/release/settings-rules.generated';
 import type { SettingRule } from '../../src/release/types';
-import { buildSettingsRules, CONTROLLER_OPTIONS, renderSettingsRules, SettingsRulesInput, SOURCE_PATHS } from '../../src/upgrade/settings-generator';
+import { CONTROLLER_OPTIONS } from '../../src/upgrade/controller-options';
+import { buildSettingsRules, renderSettingsRules } from '../../src/upgrade/settings-generator';
+import { SettingsRulesInput, SOURCE_PATHS } from '../../src/upgrade/settings-sources';
 import type { SettingValue } from '../../src/release/types';
 import { containerEnv, findManifest, helmTemplate } from '../support/helm';
 
