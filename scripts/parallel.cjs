@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`'s checks before jest: runs the npm scripts named on the command line side by side,
+// `npm run test:all`'s checks before jest: runs the npm scripts named on the command line side by side,
 // then prints each one's output whole, in the order named, and exits 1 when any failed. The type
 // check and the typed lint each keep one core busy for 15-25 s; one after the other, they left
 // the second core of a 2-core machine idle.
