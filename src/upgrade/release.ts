@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UnpackSync } from 'tar';
 
 /**
  * The files of a Karpenter release the generator derives its code and data from, by their
@@ -139,13 +139,22 @@ export function readReleaseDir(dir: string, version: string): Release {
   }
 }
 
-/** Unpacks a packaged chart archive into a temporary folder (with the system's tar), or notes why not. */
+/**
+ * Unpacks a packaged chart archive into a temporary folder, or notes why not. node-tar, not the
+ * system's tar: it runs where no `tar` is installed, and refuses an entry that would land
+ * outside the folder (`..`). Strict: a damaged archive or entry is a problem, not a warning,
+ * reported as an event (an unheard error event would throw a wrapper instead of the error).
+ * @see https://github.com/isaacs/node-tar#class-unpack
+ */
 function unpackChart(archive: string, problems: string[]): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'karpenter-gitops-chart-'));
-  const run = spawnSync('tar', ['-xzf', archive, '-C', dir], { encoding: 'utf8' });
-  if (run.status === 0) return dir;
+  let failure: Error | undefined;
+  const unpack = new UnpackSync({ cwd: dir, strict: true });
+  unpack.on('error', (err: Error) => { failure ??= err; });
+  unpack.end(readFileSync(archive));
+  if (!failure) return dir;
   rmSync(dir, { recursive: true, force: true });
-  problems.push(`${archive.split('/').pop()}: cannot unpack it with tar (${(run.error?.message ?? run.stderr ?? '').trim().split('\n')[0]})`);
+  problems.push(`${archive.split('/').pop()}: cannot unpack it (${failure.message.split('\n')[0]})`);
   return undefined;
 }
 

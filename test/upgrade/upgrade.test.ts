@@ -1,8 +1,8 @@
 import { createServer, Server } from 'node:http';
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { create as createTar } from 'tar';
 import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { FsOps, REAL_FS } from '../../src/output/fs-ops';
 import { OutputDir } from '../../src/output/output-dir';
@@ -101,7 +101,7 @@ describe('npm run upgrade', () => {
     copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
     copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
     copy('pkg/apis/v1/ec2nodeclass.go', 'ec2nodeclass.go');
-    execFileSync('tar', ['-czf', join(flat, 'karpenter-chart-1.15.0.tgz'), '-C', join(checkout, 'charts'), 'karpenter']);
+    createTar({ gzip: true, sync: true, file: join(flat, 'karpenter-chart-1.15.0.tgz'), cwd: join(checkout, 'charts') }, ['karpenter']);
     const viaFlat = aRepository();
     const viaCheckout = aRepository();
     const fromFlat = await upgrade(viaFlat, ['1.15.0', '--from', flat]);
@@ -135,7 +135,7 @@ describe('npm run upgrade', () => {
     copy('website/content/en/docs/upgrading/compatibility.md', 'compatibility.md');
     copy('pkg/providers/pricing/zz_generated.pricing_aws.go', 'zz_generated.pricing_aws.go');
     copy('pkg/apis/v1/ec2nodeclass.go', 'ec2nodeclass.go');
-    execFileSync('tar', ['-czf', join(flat, `karpenter-chart-${CHART_VERSION}.tgz`), '-C', join(checkout, 'charts'), 'karpenter']);
+    createTar({ gzip: true, sync: true, file: join(flat, `karpenter-chart-${CHART_VERSION}.tgz`), cwd: join(checkout, 'charts') }, ['karpenter']);
     const root = aRepository();
     const before = snapshot(root);
     const { code, err } = await upgrade(root, ['1.15.0', '--from', flat]);
