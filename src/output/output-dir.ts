@@ -5,7 +5,7 @@ import { INIT_TXN_DIR, STATE_DIR, UPGRADE_TXN_DIR } from './layout';
 import { acquireLock, OutputLock } from './lock';
 import { OutputError } from './output-error';
 import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './transaction';
-import { kindOf, OutputTree, readOutputTree } from './tree';
+import { kindOf, listOutputTree, OutputTree, readOutputTree } from './tree';
 
 /**
  * The generator's state folder under `root` (the lock, and the staging areas of synth, upgrade
@@ -47,7 +47,7 @@ export class OutputDir {
         throw new OutputError(`an npm run init was interrupted (${STATE_DIR}/${INIT_TXN_DIR} is left): run npm run init -- CLUSTER --terraform FILE --force again, it finishes or undoes that one first`);
       }
       // Refuse links before a leftover change renames anything into the tree.
-      readOutputTree(root);
+      listOutputTree(root);
       const recovered = recover(root, join(state, TXN_DIR), ops);
       return new OutputDir(root, state, lock, ops, recovered === 'finished');
     } catch (err) {

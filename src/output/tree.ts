@@ -19,7 +19,17 @@ export interface OutputTree {
  * the repository.
  */
 export function readOutputTree(root: string): OutputTree {
-  const files = new Map<string, string>();
+  const { files, dirs } = listOutputTree(root);
+  return { files: new Map(files.map((path) => [path, readRegular(root, path)])), dirs };
+}
+
+/**
+ * The files and folders under `dist/` and `argocd/`, by name only, refusing what
+ * {@link readOutputTree} refuses: what a run checks before it touches the tree, without
+ * reading every file a second time.
+ */
+export function listOutputTree(root: string): { readonly files: readonly string[]; readonly dirs: readonly string[] } {
+  const files: string[] = [];
   const dirs: string[] = [];
   const walk = (rel: string) => {
     for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
@@ -28,7 +38,7 @@ export function readOutputTree(root: string): OutputTree {
         dirs.push(path);
         walk(path);
       } else if (entry.isFile()) {
-        files.set(path, readRegular(root, path));
+        files.push(path);
       } else {
         throw notRegular(path, entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file');
       }
