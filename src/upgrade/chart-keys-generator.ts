@@ -13,6 +13,7 @@
  * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml
  */
 import { createHash } from 'node:crypto';
+import { valid } from 'semver';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { ChartKeyNode } from '../release/types';
 
@@ -51,7 +52,8 @@ export const VALUES_PATH = 'charts/karpenter/values.yaml';
 
 /** Reads a chart's values.yaml into its key tree; throws naming the key on what it cannot read. */
 export function buildChartKeys(source: string, version: string): ChartKeys {
-  if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) throw new Error(`"${version}" is not a chart version (x.y.z)`);
+  // valid() gives back the version it read: equal only for a plain x.y.z[-pre] (no v, no build).
+  if (valid(version) !== version) throw new Error(`"${version}" is not a chart version (x.y.z)`);
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter });
   if (doc.errors.length > 0) throw new Error(`${VALUES_PATH}: ${doc.errors.map((e) => e.message).join('; ')}`);
