@@ -1,3 +1,4 @@
+import { parseArgs, ParseArgsConfig } from 'node:util';
 import { distance } from 'fastest-levenshtein';
 
 /** An option of a command, `--name` or `--name VALUE`. */
@@ -28,6 +29,9 @@ export interface ArgumentSpec {
   readonly invalid?: string;
 }
 
+/** The options of a command line that were read, by name, whatever else is wrong with it; a flag's value is `true`. */
+export type Given = ReadonlyMap<string, string | boolean>;
+
 /** A command of the command line: what its help says and what it accepts. */
 export interface CommandSpec {
   /** Its name, the npm script that runs it: `diff` (`npm run diff`). */
@@ -44,6 +48,12 @@ export interface CommandSpec {
   readonly examples: readonly string[];
   /** Lines its help ends with (exit codes, environment). @default - none */
   readonly notes?: string;
+  /**
+   * What it needs of its options together, beyond each one alone (`diff`: `--base` or `--live`),
+   * one message each; asked even when the line has other problems, so all are said at once.
+   * @default - nothing beyond each option
+   */
+  readonly constraints?: (given: Given, argument: string | undefined) => readonly string[];
 }
 
 /** `--help` and `--version`: every command takes them. */
@@ -52,112 +62,153 @@ export const COMMON_OPTIONS: readonly OptionSpec[] = [
   { name: 'version', help: 'print the version of karpenter-gitops and of Karpenter it generates for, and exit' },
 ];
 
-/** A command line cut into options and arguments. */
-export interface Tokens {
-  /** The options of the table that were given, by name; a flag's value is `true`. The last one given wins. */
-  readonly given: ReadonlyMap<string, string | true>;
-  /** Options that are not in the table, as typed (`--form`, `-x`). */
-  readonly unknown: readonly string[];
-  /** Everything that is not an option or an option's value, in order. */
-  readonly positionals: readonly string[];
-  /** An option's value missing, or a value given to a flag. */
+/** The value an option's spec admits: one of its choices, any text, or, for a flag, whether it was given. */
+type ValueOf<O extends OptionSpec> = O extends { readonly choices: readonly (infer C)[] } ? C : O extends { readonly value: string } ? string : boolean;
+
+/** The options of a command line read for `S`, by name: a required option always there, any other valued one maybe. */
+export type OptionValues<S extends CommandSpec> = {
+  readonly [O in S['options'][number] as O['name']]: O extends { readonly required: string } ? ValueOf<O>
+    : O extends { readonly value: string } ? ValueOf<O> | undefined : boolean;
+};
+
+/** A command line `S` accepts: its options, typed by its spec, and its argument. */
+export interface CommandLine<S extends CommandSpec> {
+  readonly options: OptionValues<S>;
+  /** The command's argument, there exactly when its spec has one. */
+  readonly argument: S extends { readonly argument: ArgumentSpec } ? string : undefined;
+}
+
+/** A command line read for one command: what it asks for, or every problem it has. */
+export interface Reading<S extends CommandSpec> {
+  /** `--help` or `-h` was given: print the help, whatever else the line holds. */
+  readonly help: boolean;
+  /** `--version` was given. */
+  readonly version: boolean;
+  /** Every problem of the line, one message each; empty when `line` is there. */
   readonly problems: readonly string[];
+  /** The line, when it has no problem. */
+  readonly line?: CommandLine<S>;
+  /** The options that were read, the line's problems notwithstanding. */
+  readonly given: Given;
+}
+
+/** How `parseArgs` reads a command's options: its own, `--help` (`-h`) and `--version`. */
+function parseConfig(spec: CommandSpec): ParseArgsConfig & { readonly options: NonNullable<ParseArgsConfig['options']> } {
+  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } };
+  for (const o of spec.options) options[o.name] = { type: o.value === undefined ? 'boolean' : 'string' };
+  return { options, allowPositionals: true };
+}
+
+/** The error code of a command line `parseArgs` refuses (`ERR_PARSE_ARGS_UNKNOWN_OPTION`), or undefined when it reads it. */
+function refusal(config: ParseArgsConfig, args: readonly string[]): string | undefined {
+  try {
+    parseArgs({ ...config, args: [...args], strict: true });
+    return undefined;
+  } catch (err) {
+    // Not `instanceof Error`: Node's own errors come from another realm under jest's sandbox.
+    if (!(typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_PARSE_ARGS_'))) throw err;
+    return err.code;
+  }
 }
 
 /**
- * Cuts a command line into options (`--name VALUE`, `--name=VALUE`, `--flag`, `-h`) and
- * arguments; everything after `--` is an argument. An option that is not in `table` is set
- * aside for {@link commandProblems}, and so is the value after it when the option it most
- * likely meant takes one (`--form json` is one mistake, not two).
+ * Reads a command line for `spec` with `node:util` `parseArgs`, strict: `--name VALUE`,
+ * `--name=VALUE`, `--flag`, `-h`, everything after `--` an argument; the last of a repeated
+ * option wins. Then each value against its choices, the required options, the argument and the
+ * spec's constraints: every problem, in the user's words.
+ * @param argv the command line after the command's name
+ * @param others the options of the other commands: one of them here is said to belong elsewhere
+ * @see https://nodejs.org/api/util.html#utilparseargsconfig
  */
-export function tokenize(argv: readonly string[], table: readonly OptionSpec[]): Tokens {
-  const given = new Map<string, string | true>();
-  const unknown: string[] = [];
-  const positionals: string[] = [];
+export function readCommandLine<S extends CommandSpec>(spec: S, argv: readonly string[], others: readonly OptionSpec[] = []): Reading<S> {
+  const config = parseConfig(spec);
+  const { kept, problems }: { kept: readonly string[]; problems: string[] } = refusal(config, argv) === undefined
+    ? { kept: argv, problems: [] } : refusedOptions(spec, config, argv, others);
+  const { values, positionals } = parseArgs({ ...config, args: [...kept], strict: true });
+  const given = new Map<string, string | boolean>();
+  for (const [name, value] of Object.entries(values)) if (typeof value === 'string' || typeof value === 'boolean') given.set(name, value);
+  const read = {
+    options: Object.fromEntries(spec.options.map((o) => [o.name, given.get(o.name) ?? (o.value === undefined ? false : undefined)])),
+    argument: positionals[0],
+  };
+  problems.push(
+    ...spec.options.flatMap((o) => (given.has(o.name) ? optionProblem(o, given.get(o.name)) ?? [] : [])),
+    ...argumentProblems(spec, positionals),
+    ...spec.options.flatMap((o) => (given.has(o.name) ? [] : optionProblem(o, undefined) ?? [])),
+    ...(spec.constraints?.(given, positionals[0]) ?? []),
+  );
+  const base = { help: given.get('help') === true, version: given.get('version') === true, given };
+  return problems.length === 0 && accepts(spec, read) ? { ...base, problems, line: read } : { ...base, problems };
+}
+
+/**
+ * The options `parseArgs` refuses, one message each, and the rest of the line. Strict, it
+ * stops at the first option it refuses; its tokens (the same reading, not strict) say which
+ * options the line holds, and each one read alone, strict, says whether it is refused and why
+ * (its error code), so a line's problems are all said at once. The value after an unknown
+ * option goes with it when the option it most likely meant takes one (`--form json` is one
+ * mistake, not two).
+ */
+function refusedOptions(spec: CommandSpec, config: ParseArgsConfig, argv: readonly string[], others: readonly OptionSpec[]): { kept: string[]; problems: string[] } {
+  const { tokens } = parseArgs({ ...config, args: [...argv], strict: false, tokens: true });
+  const kept: string[] = [];
   const problems: string[] = [];
-  const isOption = (arg: string | undefined) => arg !== undefined && arg.startsWith('-') && arg !== '-';
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!isOption(arg)) {
-      positionals.push(arg);
+  const own = [...spec.options, ...COMMON_OPTIONS];
+  let skip = -1;
+  for (const [i, token] of tokens.entries()) {
+    // A group of short options (`-hx`) is one argument with a token per letter: read it once.
+    if (token.index <= skip || (i > 0 && token.index === tokens[i - 1].index)) continue;
+    const args = argv.slice(token.index, token.index + (token.kind === 'option' && token.value !== undefined && !token.inlineValue ? 2 : 1));
+    const code = token.kind === 'option' ? refusal(config, args) : undefined;
+    if (token.kind !== 'option' || code === undefined) {
+      kept.push(...args);
       continue;
     }
-    if (!arg.startsWith('--')) {
-      if (arg === '-h') given.set('help', true);
-      else unknown.push(arg);
+    const option = token.rawName.startsWith('--') ? own.find((o) => o.name === token.name) : undefined;
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+      // A flag given a value (`--full=yes`), or an option's value missing (`--base` last, or `--base --full`).
+      problems.push(option.value === undefined ? `--${option.name} takes no value (given "${token.value ?? ''}")` : `--${option.name} needs a value: --${option.name} ${option.value}`);
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    const spec = table.find((o) => o.name === name);
-    if (!spec) {
-      unknown.push(`--${name}`);
-      if (inline === undefined && closest(name, table)?.value !== undefined && !isOption(argv[i + 1])) i++;
-      continue;
-    }
-    if (spec.value === undefined) {
-      if (inline !== undefined) problems.push(`--${name} takes no value (given "${inline}")`);
-      else given.set(name, true);
-      continue;
-    }
-    const value = inline ?? (isOption(argv[i + 1]) ? undefined : argv[++i]);
-    if (value === undefined) problems.push(`--${name} needs a value: --${name} ${spec.value}`);
-    else given.set(name, value);
+    if (code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new Error(`parseArgs refused ${args.join(' ')} with ${code}, which karpenter-gitops does not put in words`);
+    const long = token.rawName.startsWith('--') ? token.name : undefined;
+    const elsewhere = others.find((o) => o.name === long);
+    const meant = elsewhere ?? (long === undefined ? undefined : closest(long, own));
+    problems.push(elsewhere
+      ? `--${elsewhere.name} does not go with ${spec.name} (${spec.name} takes ${list(spec.options.map((o) => `--${o.name}`))})`
+      : `unknown option ${long === undefined ? argv[token.index] : token.rawName} for ${spec.name}${meant ? ` (did you mean --${meant.name}?)` : ''}`);
+    const next = tokens[i + 1];
+    if (meant?.value !== undefined && token.value === undefined && next?.kind === 'positional') skip = next.index;
   }
-  return { given, unknown, positionals, problems };
+  return { kept, problems };
 }
 
-/** The values of a command's options and its argument, once {@link commandProblems} found none. */
-export interface CommandArgs {
-  /** Option values by name; a flag's value is `true`. */
-  readonly values: Readonly<Record<string, string | true | undefined>>;
-  /** The command's argument. @default - the command takes none */
-  readonly argument?: string;
+/** What is wrong with one option's value, if anything: not one of its choices, or missing when required. */
+function optionProblem(option: OptionSpec, value: string | boolean | undefined): string | undefined {
+  if (value === undefined) return option.required;
+  if (option.choices && typeof value === 'string' && !option.choices.includes(value)) {
+    return `unknown ${option.noun ?? 'value'} "${value}" for --${option.name} (allowed: ${option.choices.join(', ')})`;
+  }
+  return undefined;
+}
+
+/** A missing, extra or malformed argument. */
+function argumentProblems(spec: CommandSpec, positionals: readonly string[]): string[] {
+  const argument = spec.argument;
+  if (!argument) return positionals.length > 0 ? [`${spec.name} takes no arguments, got: ${positionals.join(' ')}`] : [];
+  if (positionals.length === 0) return [argument.missing];
+  if (positionals.length > 1) return [`${spec.name} takes one ${argument.name}, got ${positionals.length}: ${positionals.join(' ')}`];
+  return argument.pattern && !argument.pattern.test(positionals[0]) ? [argument.invalid ?? argument.missing] : [];
 }
 
 /**
- * Everything wrong with a command line for `spec`, one message each: unknown options
- * (with the closest one the command has), options of other commands, values outside
- * an option's choices, a missing required option, a missing or extra argument.
- * @param positionals the arguments after the command's name
+ * Whether a command line read for `spec` is one it accepts: each option of its kind (a flag
+ * true or false, a value text) with no problem, and the argument there exactly when it takes one.
  */
-export function commandProblems(spec: CommandSpec, tokens: Tokens, positionals: readonly string[]): string[] {
-  const problems = [...tokens.problems];
-  const own = [...spec.options, ...COMMON_OPTIONS];
-  for (const raw of tokens.unknown) {
-    const near = raw.startsWith('--') ? closest(raw.slice(2), own) : undefined;
-    problems.push(`unknown option ${raw} for ${spec.name}${near ? ` (did you mean --${near.name}?)` : ''}`);
-  }
-  for (const [name, value] of tokens.given) {
-    const option = own.find((o) => o.name === name);
-    if (!option) {
-      problems.push(`--${name} does not go with ${spec.name} (${spec.name} takes ${list(spec.options.map((o) => `--${o.name}`))})`);
-    } else if (option.choices && typeof value === 'string' && !option.choices.includes(value)) {
-      problems.push(`unknown ${option.noun ?? 'value'} "${value}" for --${name} (allowed: ${option.choices.join(', ')})`);
-    }
-  }
-  const argument = spec.argument;
-  if (!argument && positionals.length > 0) {
-    problems.push(`${spec.name} takes no arguments, got: ${positionals.join(' ')}`);
-  } else if (argument && positionals.length === 0) {
-    problems.push(argument.missing);
-  } else if (argument && positionals.length > 1) {
-    problems.push(`${spec.name} takes one ${argument.name}, got ${positionals.length}: ${positionals.join(' ')}`);
-  } else if (argument?.pattern && !argument.pattern.test(positionals[0])) {
-    problems.push(argument.invalid ?? argument.missing);
-  }
-  for (const o of spec.options) if (o.required && !tokens.given.has(o.name)) problems.push(o.required);
-  return problems;
-}
-
-/** The option values and argument of a command line that has no problems. */
-export function commandArgs(tokens: Tokens, positionals: readonly string[]): CommandArgs {
-  return { values: Object.fromEntries(tokens.given), argument: positionals[0] };
+function accepts<S extends CommandSpec>(spec: S, read: { readonly options: Readonly<Record<string, string | boolean | undefined>>; readonly argument: string | undefined }): read is CommandLine<S> {
+  const fits = (o: OptionSpec, value: string | boolean | undefined) => (o.value === undefined ? typeof value === 'boolean' : typeof value !== 'boolean');
+  return spec.options.every((o) => fits(o, read.options[o.name]) && optionProblem(o, read.options[o.name]) === undefined)
+    && (spec.argument === undefined) === (read.argument === undefined);
 }
 
 /**
@@ -174,43 +225,6 @@ export function closest<T extends { readonly name: string }>(typed: string, opti
     if (!best || score < best.score) best = { option, score };
   }
   return best?.option;
-}
-
-/** `npm run diff -- --base REF [--config FILE] [--full]`. */
-export function synopsis(spec: CommandSpec): string {
-  const placeholder = (o: OptionSpec) => (o.value === undefined ? `--${o.name}` : `--${o.name} ${o.choices ? o.choices.join('|') : o.value}`);
-  const parts = [
-    ...(spec.argument ? [spec.argument.name] : []),
-    ...spec.options.filter((o) => o.required).map(placeholder),
-    ...spec.options.filter((o) => !o.required).map((o) => `[${placeholder(o)}]`),
-  ];
-  return `npm run ${spec.name}${parts.length ? ` -- ${parts.join(' ')}` : ''}`;
-}
-
-/** The help of one command: its synopsis, what it does, its options and examples. */
-export function commandHelp(spec: CommandSpec): string {
-  const rows = [...spec.options, ...COMMON_OPTIONS].map((o) => [
-    `${o.name === 'help' ? '-h, ' : ''}--${o.name}${o.value === undefined ? '' : ` ${o.value}`}`,
-    o.help,
-  ]);
-  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
-  return [
-    `usage: ${synopsis(spec)}`,
-    '',
-    spec.description,
-    '',
-    'options:',
-    ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
-    '',
-    spec.examples.length > 1 ? 'examples:' : 'example:',
-    ...spec.examples.map((e) => `  ${e}`),
-    ...(spec.notes ? ['', spec.notes] : []),
-  ].join('\n');
-}
-
-/** The lines printed after usage errors: the command's synopsis and where its help is. */
-export function usageHint(spec: CommandSpec): string[] {
-  return [`usage: ${synopsis(spec)}`, `\`npm run ${spec.name} -- --help\` explains each option`];
 }
 
 /** `a`, `a and b`, `a, b and c`. */

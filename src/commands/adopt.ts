@@ -1,6 +1,8 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AdoptionError, adoptConfig } from '../adopt/adopt';
+import type { CommandLine, CommandSpec } from '../command-line/args';
+import { CONFIG_OPTION, EXIT_CODES_NOTE } from '../command-line/options';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import { platformSchema } from '../config/schema';
 import { suggest } from '../input/issues';
@@ -11,10 +13,48 @@ import { clusterLayout, FLEET_FILES } from '../output/layout';
 import { generatedObjects, sameObjects } from '../review/live';
 import { GeneratedTree } from '../review/tree';
 import { synthesize } from '../synth';
+import { Context, locations } from './context';
 import { EXIT, Reporter } from './reporter';
 
+/** `npm run adopt`: take over a running cluster. */
+export const spec = {
+  name: 'adopt',
+  summary: 'take over a cluster that already runs Karpenter: write the config that makes exactly what runs',
+  description: 'Reads FILE, what `kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh\n'
+    + '-o yaml` prints for CLUSTER (an entry of config/platform.yaml), and writes the config under which synth makes,\n'
+    + 'for that cluster, exactly those objects: the same names, the same specs once the CRD defaults apply, nothing\n'
+    + 'of the generator\'s own (an adopted team). With --helm-values, the controller keeps the running release\'s\n'
+    + 'values. Checks the result against FILE and every other cluster\'s files before it writes; on any problem\n'
+    + 'nothing is written (docs/adopting.md).',
+  argument: { name: 'CLUSTER', missing: 'adopt needs a CLUSTER of config/platform.yaml, e.g. npm run adopt -- prod --live live.yaml' },
+  options: [
+    { name: 'live', value: 'FILE', required: 'adopt needs --live FILE: kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > FILE', help: 'the cluster\'s NodePools, EC2NodeClasses and NodeOverlays as kubectl prints them, from where you run npm (required)' },
+    { name: 'helm-values', value: 'FILE', help: 'helm get values karpenter -n NS -o yaml: the running controller\'s user-supplied values' },
+    { name: 'namespace', value: 'NS', help: 'the namespace the running release is in (default: the config\'s karpenter.namespace)' },
+    { name: 'team', value: 'TEAM', help: 'the team the NodePools become the pools of (default: platform); clusters of one shape share one' },
+    CONFIG_OPTION,
+  ],
+  examples: [
+    'kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > prod.live.yaml',
+    'helm get values karpenter -n kube-system -o yaml > prod.values.yaml',
+    'npm run adopt -- prod --live prod.live.yaml --helm-values prod.values.yaml',
+  ],
+  notes: EXIT_CODES_NOTE,
+} as const satisfies CommandSpec;
+
+/** `adopt CLUSTER --live FILE [--helm-values FILE]`, paths read from where the user ran npm. */
+export function run({ options, argument: cluster }: CommandLine<typeof spec>, context: Context): number {
+  const { say } = context;
+  const helmValues = options['helm-values'];
+  return adopt(say, {
+    configPath: locations(context, options).configPath, cluster, live: say.paths.resolve(options.live),
+    ...(helmValues !== undefined ? { helmValues: say.paths.resolve(helmValues) } : {}),
+    namespace: options.namespace, team: options.team,
+  });
+}
+
 /** What `adopt` is asked for, paths absolute. */
-export interface AdoptOptions {
+interface AdoptOptions {
   readonly configPath: string;
   readonly cluster: string;
   readonly live: string;
@@ -33,7 +73,7 @@ export interface AdoptOptions {
  * objects for the cluster (CRD defaults applied, requirements as sets) and every other cluster's
  * files as before, and that the controller keeps the running values. On any problem nothing is written.
  */
-export async function adopt(say: Reporter, o: AdoptOptions): Promise<number> {
+function adopt(say: Reporter, o: AdoptOptions): number {
   const text = readFileSync(o.configPath, 'utf8');
   const before = readPlan(o.configPath, say.loadOptions);
   if (!before.platform || before.problems.length) throw new InputError(before.problems);

@@ -1,11 +1,27 @@
 import { join } from 'node:path';
+import type { CommandLine, CommandSpec } from '../command-line/args';
+import { CONFIG_OPTION, outdirOption } from '../command-line/options';
 import { OutputDir } from '../output/output-dir';
 import { checkTree, Drift } from '../review/check';
-import { build, Options } from './build';
-import { EXIT, Reporter } from './reporter';
+import { build } from './build';
+import { Context, locations } from './context';
+import { EXIT } from './reporter';
+
+/** `npm run check`. */
+export const spec = {
+  name: 'check',
+  summary: 'exit 1 when dist/ or argocd/ differ from a fresh synth (the CI drift check)',
+  description: 'Synthesizes in memory and compares with dist/ and argocd/ on disk, naming every stale, missing or\n'
+    + 'extra file with a short diff. Writes nothing.',
+  options: [CONFIG_OPTION, outdirOption('compare DIR/dist and DIR/argocd on disk (nothing is written)')],
+  examples: ['npm run check'],
+  notes: 'exit codes: 0 up to date, 1 differs (or input problems), 2 bad command line',
+} as const satisfies CommandSpec;
 
 /** The CI drift check: the committed output must be exactly what synth makes of the committed config. */
-export async function check(say: Reporter, options: Options): Promise<number> {
+export async function run({ options: given }: CommandLine<typeof spec>, context: Context): Promise<number> {
+  const { say } = context;
+  const options = locations(context, given);
   const output = OutputDir.open(options.root, 'check');
   let drifts;
   let files;

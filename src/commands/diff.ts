@@ -1,5 +1,7 @@
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
+import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import type { Colour } from '../command-line/colour';
+import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
 import { suggest } from '../input/issues';
 import { InputError } from '../input/problems';
 import { SourceFile } from '../input/source';
@@ -12,13 +14,50 @@ import { summaryDataOf } from '../review/summary-data';
 import { GeneratedTree } from '../review/tree';
 import { stageAdoptionLine, stageAdoptions } from '../review/windows';
 import { build, Options } from './build';
+import { Context, locations } from './context';
 import { EXIT, Reporter } from './reporter';
+
+/** `npm run diff`: the review of a change. */
+export const spec = {
+  name: 'diff',
+  summary: 'what the working tree changes against a git ref (or what runs), by cluster, resource and field, loudest first',
+  description: 'Compares dist/ and argocd/ as committed at REF with a fresh synth of the working tree; with --live,\n'
+    + 'compares what a cluster runs (an export of its NodePools, EC2NodeClasses and NodeOverlays) with what the\n'
+    + 'config makes for it. Each change says whether it deletes pools, replaces nodes, changes capacity or the\n'
+    + 'controller, and why.',
+  options: [
+    { name: 'base', value: 'REF', help: 'the git ref to compare with, e.g. origin/main (this or --live)' },
+    { name: 'live', value: 'FILE', help: 'instead of a ref: what runs, kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml (with --cluster)' },
+    { name: 'cluster', value: 'CLUSTER', help: 'with --live: the cluster the export is of' },
+    CONFIG_OPTION, outdirOption('compare DIR/dist and DIR/argocd as committed at REF (nothing is written)'),
+    formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
+    { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
+    {
+      name: 'fail-on', value: 'CLASS', choices: ['destructive', 'replaces-nodes', 'cost'], noun: 'class',
+      help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one; cost: exit 3 when a team\'s cost ceiling rises',
+    },
+    { name: 'report-url', value: 'URL', help: 'with --format markdown: where the full report is, linked when the comment is shortened' },
+  ],
+  examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive', 'npm run diff -- --live prod.live.yaml --cluster prod --fail-on replaces-nodes'],
+  notes: 'exit codes: 0 done, 1 failed, 2 bad command line, 3 --fail-on found a change of that class or louder',
+  constraints: baseProblems,
+} as const satisfies CommandSpec;
+
+/** What `diff` needs of its options beyond each one alone: a base to compare with, git's or what runs. */
+function baseProblems(given: Given): string[] {
+  const [base, live, cluster] = [given.has('base'), given.has('live'), given.has('cluster')];
+  if (!base && !live) return ['diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER'];
+  if (base && live) return ['diff takes --base REF or --live FILE, not both'];
+  if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
+  if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
+  return [];
+}
 
 /** Colour of the line of each class of change in `diff`. */
 const RISK_COLOURS: Partial<Record<Risk, Colour>> = { 'destructive': 'red', 'replaces-nodes': 'yellow', 'capacity': 'cyan', 'access': 'bold', 'controller': 'magenta' };
 
 /** What `diff` is asked for. */
-export interface DiffOptions {
+interface DiffOptions {
   /** The git ref to compare with. */
   readonly base: string;
   readonly format: 'terminal' | 'markdown';
@@ -35,11 +74,20 @@ export interface DiffOptions {
   readonly live?: { readonly file: string; readonly cluster: string };
 }
 
+/** `diff --base REF` or `diff --live FILE --cluster CLUSTER`. */
+export async function run({ options: given }: CommandLine<typeof spec>, context: Context): Promise<number> {
+  const options = locations(context, given);
+  return diff(context.say, options, {
+    base: given.base ?? '', format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
+    ...(given.live !== undefined ? { live: { file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '' } } : {}),
+  });
+}
+
 /**
  * What a PR changes: the output committed at `base` against a fresh synth of the
  * working tree. Only the files whose text differs are read from git and parsed.
  */
-export async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
+async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
   if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
   const { files } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);

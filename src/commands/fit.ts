@@ -1,10 +1,27 @@
+import type { CommandLine, CommandSpec } from '../command-line/args';
+import { CONFIG_OPTION, formatOption, SELECT_OPTIONS } from '../command-line/options';
 import { readManifest } from '../fit/manifest';
 import { fitWorkloads } from '../fit/placement';
 import { fitJson, fitTerminal } from '../fit/report';
 import { InputError, Problem } from '../input/problems';
-import { ClusterSelector, selectClusters, selects } from '../model/cluster-sets';
+import { selectClusters, selects } from '../model/cluster-sets';
 import { loadPlan } from '../model/checks';
-import { EXIT, Reporter } from './reporter';
+import { chosenClusters, Context, locations } from './context';
+import { EXIT } from './reporter';
+
+/** `npm run fit`: will it fit? */
+export const spec = {
+  name: 'fit',
+  summary: 'which clusters and pools each workload of a manifest can run on, and why not the others',
+  description: 'For each Pod, Deployment, StatefulSet, DaemonSet, Job or CronJob in MANIFEST (a YAML file, relative\n'
+    + 'to where you run npm): every cluster and pool it can schedule on, and the first reason each other\n'
+    + 'pool rejects it; only on the clusters --cluster, --stage and --group choose, when given. Exits 0\n'
+    + 'even when nothing fits: it answers a question, it is not a gate.',
+  argument: { name: 'MANIFEST', missing: 'fit needs a MANIFEST: a YAML file of Kubernetes objects' },
+  options: [CONFIG_OPTION, ...SELECT_OPTIONS, formatOption(['terminal', 'json'], '; json prints one object')],
+  examples: ['npm run fit -- shop.yaml', 'npm run fit -- shop.yaml --format json', 'npm run fit -- shop.yaml --cluster prod-eu-01'],
+  notes: 'exit codes: 0 answered, 1 problems in the manifest or the config, 2 bad command line',
+} as const satisfies CommandSpec;
 
 /**
  * `fit MANIFEST`: for each workload in the manifest, the clusters and pools it can run on
@@ -13,7 +30,10 @@ import { EXIT, Reporter } from './reporter';
  * when nothing fits (a question, not a gate); 1 when the manifest or the config (or its plan)
  * has problems, or the selector names what the fleet does not have, all printed.
  */
-export function fit(say: Reporter, configPath: string, manifestPath: string, format: 'terminal' | 'json', selector: ClusterSelector = {}): number {
+export function run({ options, argument: manifestPath }: CommandLine<typeof spec>, context: Context): number {
+  const { say } = context;
+  const { configPath } = locations(context, options);
+  const [format, selector] = [options.format ?? 'terminal', chosenClusters(options)];
   const problems: Problem[] = [];
   const read = <T>(f: () => T): T | undefined => {
     try {

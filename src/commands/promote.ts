@@ -1,14 +1,82 @@
 import { readFileSync } from 'node:fs';
+import type { CommandLine, CommandSpec, Given } from '../command-line/args';
+import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
 import type { Cluster } from '../config/platform';
 import { loadPlan } from '../model/checks';
 import { clusterLayout } from '../output/layout';
 import { ApplicationsFile, mergeApplications, minutesText, Promotion, promotion, promotionPlan, rfc3339 } from '../promote/promote';
 import { commitOf, sameFiles } from '../review/git';
 import type { Options } from './build';
+import { Context, locations } from './context';
 import { EXIT, Reporter } from './reporter';
 
+/** `npm run promote`: a revision to the next stage, when the one before has it healthy and soaked. */
+export const spec = {
+  name: 'promote',
+  summary: 'exit 0 and print the git push that promotes SHA to STAGE when the stage before has it, healthy, soaked',
+  description: 'Reads the Applications Argo CD reports (FILE: `kubectl -n argocd get applications.argoproj.io\n'
+    + '-o json`, one file per Argo CD instance, comma-separated, or - for stdin). When every automated\n'
+    + 'Application of every cluster of stage STAGE-1 (its root, CRDs, controller, policies, pools, overlays\n'
+    + 'and drift gate) is Synced at SHA and Healthy (its drift gate done: no drifted node left), the\n'
+    + 'stage\'s soak (gitops.stages) has passed since the last of them became so, as Argo CD recorded it,\n'
+    + 'and the main branch (--main REF) still has SHA\'s files for the clusters of STAGE, prints the\n'
+    + 'command that moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE, and\n'
+    + 'the GitHub environment to push in; otherwise names what holds it back, and why. `promote plan`\n'
+    + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md).',
+  argument: {
+    name: 'STAGE|plan', pattern: /^(?:[0-9]+|plan)$/,
+    missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan',
+    invalid: 'promote takes a STAGE, a number such as 2, or plan',
+  },
+  options: [
+    { name: 'revision', value: 'SHA', help: 'the commit to promote (required with STAGE)' },
+    { name: 'applications', value: 'FILE', help: 'kubectl -n argocd get applications.argoproj.io -o json, one file per Argo CD instance, comma-separated (FILE,FILE), or - for stdin (required with STAGE)' },
+    { name: 'main', value: 'REF', help: 'the main branch: SHA is promoted only while it still has SHA\'s files for the stage\'s clusters (default origin/HEAD, else origin/main)' },
+    { name: 'now', value: 'TIME', help: 'the time the soak is measured up to, e.g. 2027-01-12T09:00:00Z (default: the clock)' },
+    formatOption(['terminal', 'json'], '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it)'),
+    outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
+    CONFIG_OPTION,
+  ],
+  examples: [
+    'kubectl -n argocd get applications.argoproj.io -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -',
+    'npm run --silent promote -- 3 --revision SHA --applications eu.json,us.json --format json',
+    'npm run --silent promote -- plan --format json',
+  ],
+  notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
+  constraints: stageProblems,
+} as const satisfies CommandSpec;
+
+/** What `promote` needs of its options beyond each one alone: a stage needs the revision and the Applications; `plan` reads only the config. */
+function stageProblems(given: Given, target: string | undefined): string[] {
+  if (target === undefined) return [];
+  const now = given.get('now');
+  // RFC 3339 with its offset, the form Argo CD writes its times in: a time without one would be read in the runner's zone.
+  const problems = typeof now === 'string' && (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$/.test(now) || Number.isNaN(Date.parse(now)))
+    ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : [];
+  if (target === 'plan') {
+    const stageOnly = ['revision', 'applications', 'main', 'now'].filter((o) => given.has(o));
+    return stageOnly.length ? [`promote plan reads only the config: ${stageOnly.map((o) => `--${o}`).join(', ')} go with a STAGE`] : [];
+  }
+  return [
+    ...(given.has('revision') ? [] : ['promote needs --revision SHA: the commit to promote']),
+    ...(given.has('applications') ? [] : ['promote needs --applications FILE: kubectl -n argocd get applications.argoproj.io -o json (one file per Argo CD instance, comma-separated), or - for stdin']),
+    ...problems,
+  ];
+}
+
+/** `promote STAGE …` or `promote plan`. */
+export function run({ options, argument }: CommandLine<typeof spec>, context: Context): number {
+  const paths = locations(context, options);
+  const format = options.format ?? 'terminal';
+  if (argument === 'plan') return promotePlan(context.say, paths, format);
+  return promote(context.say, paths, Number(argument), {
+    revision: options.revision ?? '', files: (options.applications ?? '-').split(','), main: options.main, format,
+    ...(options.now !== undefined ? { now: Date.parse(options.now) } : {}),
+  });
+}
+
 /** What `promote STAGE` is given besides the stage. */
-export interface PromoteArgs {
+interface PromoteArgs {
   /** The commit to promote. */
   readonly revision: string;
   /** The Applications files, one per Argo CD instance, as the user named them; `-` is stdin. */
@@ -35,7 +103,7 @@ function decisionJson(stage: number, revision: string, d: Promotion): Record<str
 }
 
 /** `promote STAGE --revision SHA --applications FILE[,FILE…]` (docs/windows.md). */
-export function promote(say: Reporter, { configPath, root }: Options, stage: number, args: PromoteArgs): number {
+function promote(say: Reporter, { configPath, root }: Options, stage: number, args: PromoteArgs): number {
   const { revision, files, main, now, format = 'terminal' } = args;
   // Every problem synth would report, not only the config's: the same set on every command.
   const { platform } = loadPlan(configPath, say.loadOptions);
@@ -75,7 +143,7 @@ export function promote(say: Reporter, { configPath, root }: Options, stage: num
 }
 
 /** `promote plan`: the Argo CD instances to read and the stages to promote, for the promote workflow's jobs. */
-export function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' | 'json' = 'terminal'): number {
+function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' | 'json' = 'terminal'): number {
   // Every problem synth would report, not only the config's: the same set on every command.
   const { platform } = loadPlan(configPath, say.loadOptions);
   const plan = promotionPlan(platform);

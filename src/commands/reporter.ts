@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-line/args';
-import { usageHint } from '../command-line/args';
+import { usageHint } from '../command-line/help';
 import { Colour, Paint, paintErrors, paintFor } from '../command-line/colour';
 import { UserPaths } from '../command-line/paths';
 import { formatProblem, Problem } from '../input/problems';

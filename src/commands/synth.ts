@@ -1,17 +1,31 @@
+import type { CommandLine, CommandSpec } from '../command-line/args';
+import { CONFIG_OPTION, EXIT_CODES_NOTE, outdirOption } from '../command-line/options';
 import { count, describeClusters, someNames } from '../model/cluster-sets';
 import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
 import { legacyPoolsAppProblems } from '../review/guard';
-import { build, Options } from './build';
-import { EXIT, Reporter } from './reporter';
+import { build } from './build';
+import { Context, locations } from './context';
+import { EXIT } from './reporter';
 
-/** How synth prints what it did. */
-export interface SynthPrint {
-  /** Print a row per pool and every file removed, not the short summary's counts alone. @default false */
-  readonly verbose?: boolean;
-}
+/** `npm run synth`, the default command. */
+export const spec = {
+  name: 'synth',
+  summary: 'validate the config and write dist/ and argocd/ (the default command)',
+  description: 'Reads the platform config and every Terraform outputs file it names, reports every problem at once\n'
+    + '(nothing is written then), and makes dist/ and argocd/ hold exactly the generated files: new and\n'
+    + 'changed files written, files of removed pools removed. Prints any warnings and a short summary: how\n'
+    + 'many clusters and pools, which clusters\' files changed, the files removed, and the files written,\n'
+    + 'removed and unchanged.',
+  options: [
+    CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
+    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits) and every file removed' },
+  ],
+  examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
+  notes: EXIT_CODES_NOTE,
+} as const satisfies CommandSpec;
 
 /** Most files removed that the short summary names one by one; `--verbose` names every one. */
 const REMOVED_SHOWN = 20;
@@ -20,9 +34,11 @@ const REMOVED_SHOWN = 20;
  * `synth`: validates the config and makes dist/ and argocd/ hold exactly the generated files
  * (contract section 3), then prints a short summary (contract 8.2): the fleet's counts, what
  * changed by cluster, the files removed, the files written, removed and unchanged; with
- * `verbose`, a row per pool first and every file removed.
+ * `--verbose`, a row per pool first and every file removed.
  */
-export async function synth(say: Reporter, options: Options, print: SynthPrint = {}): Promise<number> {
+export async function run({ options: given }: CommandLine<typeof spec>, context: Context): Promise<number> {
+  const { say } = context;
+  const options = locations(context, given);
   const output = OutputDir.open(options.root, 'synth');
   try {
     const { plan, warnings, files } = await build(say, options);
@@ -31,7 +47,7 @@ export async function synth(say: Reporter, options: Options, print: SynthPrint =
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
     for (const w of warnings) say.warning(w);
-    if (print.verbose) {
+    if (given.verbose) {
       const [header, ...rows] = table(plan);
       say.outIn('bold', header);
       for (const row of rows) say.out(row);
@@ -41,7 +57,7 @@ export async function synth(say: Reporter, options: Options, print: SynthPrint =
     say.out(`${fleetLine(plan)}${warnings.length ? `; ${count(warnings.length, 'warning')}` : ''}`);
     say.out(changedLine(plan, [...result.written, ...result.removed]));
     if (output.finishedInterrupted) say.out('finished the change of an earlier run that was interrupted');
-    const removed = print.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
+    const removed = given.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
     for (const path of removed) say.out(`removed ${at}${path}`);
     if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
     say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { commandArgs, commandHelp, commandProblems, CommandSpec, COMMON_OPTIONS, tokenize, usageHint } from '../command-line/args';
-import { versionText } from '../command-line/commands';
+import { CommandSpec, readCommandLine } from '../command-line/args';
+import { commandHelp, usageHint, versionText } from '../command-line/help';
 import { userDir } from '../command-line/paths';
 import { CHART_VERSION } from '../release/chart-values-keys.generated';
 import { FsOps, REAL_FS } from '../output/fs-ops';
@@ -36,7 +36,7 @@ export interface UpgradeContext {
 }
 
 /** What `npm run upgrade -- --help` says and what the command accepts. */
-export const UPGRADE_COMMAND: CommandSpec = {
+export const UPGRADE_COMMAND = {
   name: 'upgrade',
   summary: 'regenerate imports/, chart keys, settings, compatibility and catalog for a Karpenter release',
   description: `Regenerates everything karpenter-gitops derives from a Karpenter release: imports/ (the
@@ -54,7 +54,7 @@ VERSION is a Karpenter release, e.g. 1.15.0 (tag v1.15.0 of aws/karpenter-provid
   notes: `Downloads come from ${DEFAULT_RELEASE_URL}/vVERSION/...;
 set KARPENTER_GITOPS_RELEASE_URL to use a mirror with the same layout.
 exit codes: 0 done (or already so), 1 failed (nothing changed), 2 bad command line`,
-};
+} as const satisfies CommandSpec;
 
 /** What an upgrade may change: the generated files and the vendored release. */
 const UPGRADE_SCOPE: ChangeScope = { roots: [VENDORED_RELEASE], allows: isUpgradePath, name: 'the upgraded files' };
@@ -65,24 +65,21 @@ const UPGRADE_SCOPE: ChangeScope = { roots: [VENDORED_RELEASE], allows: isUpgrad
  * repository untouched), 2 on a usage error.
  */
 export async function upgradeCommand(argv: readonly string[], io: UpgradeIo, context: UpgradeContext = {}): Promise<number> {
-  const tokens = tokenize(argv, [...UPGRADE_COMMAND.options, ...COMMON_OPTIONS]);
-  if (tokens.given.has('help')) {
+  const reading = readCommandLine(UPGRADE_COMMAND, argv);
+  if (reading.help) {
     io.out(commandHelp(UPGRADE_COMMAND));
     return 0;
   }
-  if (tokens.given.has('version')) {
+  if (reading.version) {
     io.out(versionText());
     return 0;
   }
-  const problems = commandProblems(UPGRADE_COMMAND, tokens, tokens.positionals);
-  if (problems.length) {
-    for (const p of problems) io.err(`error: ${p}`);
+  if (!reading.line) {
+    for (const p of reading.problems) io.err(`error: ${p}`);
     for (const line of usageHint(UPGRADE_COMMAND)) io.err(line);
     return 2;
   }
-  const args = commandArgs(tokens, tokens.positionals);
-  const given = args.argument ?? '';
-  const from = typeof args.values.from === 'string' ? args.values.from : undefined;
+  const { argument: given, options: { from } } = reading.line;
   const version = given.replace(/^v(?=\d)/, '');
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
     io.err(`error: "${given}" is not a Karpenter version: write x.y.z, e.g. 1.15.0`);
