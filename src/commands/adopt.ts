@@ -20,12 +20,12 @@ import { EXIT, Reporter } from './reporter';
 export const spec = {
   name: 'adopt',
   summary: 'take over a cluster that already runs Karpenter: write the config that makes exactly what runs',
-  description: 'Reads FILE, what `kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh\n'
-    + '-o yaml` prints for CLUSTER (an entry of config/platform.yaml), and writes the config under which synth makes,\n'
-    + 'for that cluster, exactly those objects: the same names, the same specs once the CRD defaults apply, nothing\n'
-    + 'of the generator\'s own (an adopted team). With --helm-values, the controller keeps the running release\'s\n'
-    + 'values. Checks the result against FILE and every other cluster\'s files before it writes; on any problem\n'
-    + 'nothing is written (docs/adopting.md).',
+  description: 'Reads FILE, CLUSTER\'s NodePools, EC2NodeClasses and NodeOverlays as kubectl prints them (the first\n'
+    + 'example; CLUSTER is an entry of config/platform.yaml), and writes the config under which synth\n'
+    + 'makes, for that cluster, exactly those objects: the same names, the same specs once the CRD defaults\n'
+    + 'apply, nothing of the generator\'s own (an adopted team). With --helm-values, the controller keeps\n'
+    + 'the running release\'s values. Checks the result against FILE and every other cluster\'s files before\n'
+    + 'it writes; on any problem nothing is written (docs/adopting.md).',
   argument: { name: 'CLUSTER', missing: 'adopt needs a CLUSTER of config/platform.yaml, e.g. npm run adopt -- prod --live live.yaml' },
   options: [
     { name: 'live', value: 'FILE', required: 'adopt needs --live FILE: kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > FILE', help: 'the cluster\'s NodePools, EC2NodeClasses and NodeOverlays as kubectl prints them, from where you run npm (required)' },

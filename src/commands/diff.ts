@@ -22,9 +22,9 @@ export const spec = {
   name: 'diff',
   summary: 'what the working tree changes against a git ref (or what runs), by cluster, resource and field, loudest first',
   description: 'Compares dist/ and argocd/ as committed at REF with a fresh synth of the working tree; with --live,\n'
-    + 'compares what a cluster runs (an export of its NodePools, EC2NodeClasses and NodeOverlays) with what the\n'
-    + 'config makes for it. Each change says whether it deletes pools, replaces nodes, changes capacity or the\n'
-    + 'controller, and why.',
+    + 'compares what a cluster runs (an export of its NodePools, EC2NodeClasses and NodeOverlays) with what\n'
+    + 'the config makes for it. Each change says whether it deletes pools, replaces nodes, changes capacity\n'
+    + 'or the controller, and why.',
   options: [
     { name: 'base', value: 'REF', help: 'the git ref to compare with, e.g. origin/main (this or --live)' },
     { name: 'live', value: 'FILE', help: 'instead of a ref: what runs, kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml (with --cluster)' },
