@@ -89,10 +89,10 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
   if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
-  const { files } = await build(say, options);
+  const { files, documents } = await build(say, options);
   const before = treeAt(diffOptions.base, options.root, files);
   const baseTree = new GeneratedTree(before, diffOptions.base);
-  const headTree = new GeneratedTree(files, 'the working tree');
+  const headTree = new GeneratedTree(files, 'the working tree', documents);
   const reviewed = review(baseTree, headTree);
   // A cluster moving onto a stage ref (docs/windows.md), said with the report, at its head.
   const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
@@ -134,7 +134,7 @@ function gated(say: Reporter, result: ReturnType<typeof review>, diffOptions: Di
  * defaults of the cluster's release applied on both sides, requirements as sets (review/live.ts).
  */
 async function diffLive(say: Reporter, options: Options, diffOptions: DiffOptions, live: NonNullable<DiffOptions['live']>): Promise<number> {
-  const { plan, files } = await build(say, options);
+  const { plan, files, documents } = await build(say, options);
   const cluster = plan.clusters.find((c) => c.id === live.cluster);
   if (!cluster) {
     const near = suggest(live.cluster, plan.clusters.map((c) => c.id));
@@ -147,7 +147,7 @@ async function diffLive(say: Reporter, options: Options, diffOptions: DiffOption
   for (const note of exported.notes) say.err(`note: ${note}`);
   const version = cluster.karpenterVersion;
   const running = objectTree([...exported.nodePools, ...exported.nodeClasses, ...exported.overlays], live.cluster, version, show);
-  const made = objectTree(generatedObjects(new GeneratedTree(files, 'the working tree'), live.cluster), live.cluster, version, 'the working tree');
+  const made = objectTree(generatedObjects(new GeneratedTree(files, 'the working tree', documents), live.cluster), live.cluster, version, 'the working tree');
   const result = review(running, made);
   const style = (risk: Risk, text: string) => {
     const colour = RISK_COLOURS[risk];

@@ -48,15 +48,23 @@ export class GeneratedTree {
   /**
    * @param files path (relative to the output root) to text
    * @param where what the files are, for errors (`origin/main`, `the working tree`)
+   * @param documents the documents a synth rendered into `files`, by path: read from here, a
+   *   file is not parsed back from the text that was just written (test/review/tree.test.ts holds
+   *   that both give the same resources). @default - every file is parsed from its text
    */
-  public constructor(public readonly files: ReadonlyMap<string, string>, public readonly where: string) {}
+  public constructor(
+    public readonly files: ReadonlyMap<string, string>,
+    public readonly where: string,
+    private readonly documents: ReadonlyMap<string, readonly unknown[]> = new Map(),
+  ) {}
 
   /** The resources of one file, in document order; none for a file that is not YAML or not in the tree. */
   public resourcesIn(file: string): readonly Resource[] {
     let resources = this.parsed.get(file);
     if (!resources) {
       const text = this.files.get(file);
-      resources = text === undefined || !file.endsWith('.yaml') ? [] : read(file, text, this.where);
+      const docs = this.documents.get(file);
+      resources = text === undefined || !file.endsWith('.yaml') ? [] : read(file, docs ? bodiesOf(file, docs, this.where) : documentsOf(file, text, this.where), this.where);
       this.parsed.set(file, resources);
     }
     return resources;
@@ -240,8 +248,7 @@ export function labelsOf(body: Body): Record<string, string> {
   return ((body.metadata as { labels?: Record<string, string> } | undefined)?.labels) ?? {};
 }
 
-function read(file: string, text: string, where: string): Resource[] {
-  const docs = documentsOf(file, text, where);
+function read(file: string, docs: readonly Body[], where: string): Resource[] {
   // A YAML file of dist/ that is not a Kubernetes object is a chart values file, known by its path.
   if (docs.length === 1 && docs[0].kind === undefined && docs[0].apiVersion === undefined) {
     const cluster = clusterOfPath(file) ?? FLEET;
@@ -261,6 +268,21 @@ function read(file: string, text: string, where: string): Resource[] {
 
 function key(cluster: string, kind: string, namespace: string, name: string, instance?: string): string {
   return `${cluster}\0${kind}\0${namespace}\0${name}${instance === undefined ? '' : `\0${instance}`}`;
+}
+
+/**
+ * The documents synth rendered, as a reader of their YAML would see them: plain JSON data
+ * (a field left `undefined` is not written, so it is not there), each a map.
+ */
+function bodiesOf(file: string, docs: readonly unknown[], where: string): Body[] {
+  return docs.flatMap((doc, i) => {
+    if (doc === null || doc === undefined) return [];
+    const body: unknown = JSON.parse(JSON.stringify(doc));
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new TreeError(`${file} in ${where}: document ${i + 1} is not a map: fix or regenerate it there first`);
+    }
+    return [body as Body];
+  });
 }
 
 /** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */
