@@ -88,6 +88,9 @@ function announce(label, n) {
 /** Runs a whole process, announcing it on stderr; returns wall milliseconds and peak RSS in MB. */
 function timed(args, label, n) {
   announce(label, n);
+  // Each process pays for its own writes only: synth flushes its files to disk (sync -f), which
+  // would also write back what the process before it left unflushed (the floor flushes nothing).
+  spawnSync('sync');
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--require', rss, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -249,11 +252,15 @@ for (const n of [...new Set([...sizes, ...diffSizes])].sort((a, b) => a - b)) {
   for (let i = 0; i < runs; i++) {
     const fresh = join(dir, `cold-${i}`);
     const run = `run ${i + 1}/${runs}`;
-    synth.cold.push(timed(synthArgs(main, join(fresh, 'synth')), `synth cold ${run}`, n));
-    if (before) old.cold.push(timed(synthArgs(before, join(fresh, 'before')), `synth of ${values.compare} cold ${run}`, n));
+    // The synth of --compare goes first in every other run, so that neither synth always follows the floor.
+    const synths = (kind, to, toBefore) => {
+      const ours = () => synth[kind].push(timed(synthArgs(main, to), `synth ${kind} ${run}`, n));
+      const theirs = () => before && old[kind].push(timed(synthArgs(before, toBefore), `synth of ${values.compare} ${kind} ${run}`, n));
+      for (const step of i % 2 ? [theirs, ours] : [ours, theirs]) step();
+    };
+    synths('cold', join(fresh, 'synth'), join(fresh, 'before'));
     flo.cold.push(timed([floor, docsPath, join(fresh, 'floor')], `floor cold ${run}`, n));
-    synth.warm.push(timed(synthArgs(main, out), `synth warm ${run}`, n));
-    if (before) old.warm.push(timed(synthArgs(before, outBefore), `synth of ${values.compare} warm ${run}`, n));
+    synths('warm', out, outBefore);
     flo.warm.push(timed([floor, docsPath, join(dir, 'floor-warm')], `floor warm ${run}`, n));
   }
   for (const kind of ['cold', 'warm']) {
