@@ -177,7 +177,9 @@ function rollForward(root: string, txn: string, j: Journal, ops: FsOps, scope: C
     if (w.replaces && exists(at(w.path)) && !exists(backup(w.path))) moveAside(root, txn, w.path, ops);
     ops.rename(staged, at(w.path));
   }
-  for (const d of touchedDirs(root, j)) if (exists(d)) ops.fsyncDir(d);
+  // Moved in whole: its staged copy is gone (a folder that was there already took its files one by one).
+  const whole = (j.moves ?? []).filter((d) => !exists(join(txn, 'new', d)));
+  for (const d of touchedDirs(root, j, whole)) if (exists(d)) ops.fsyncDir(d);
   try {
     ops.unlink(join(txn, JOURNAL));
   } catch (err) {
@@ -200,7 +202,8 @@ function rollBack(root: string, txn: string, j: Journal, ops: FsOps): void {
   for (const d of [...j.mkdirs].reverse()) if (isEmptyDir(at(d), ops)) ops.rmdir(at(d));
   for (const d of [...j.rmdirs].reverse()) if (!exists(at(d))) ops.mkdir(at(d));
   for (const path of [...j.deletes].reverse()) if (exists(backup(path))) ops.rename(backup(path), at(path));
-  for (const d of touchedDirs(root, j)) if (exists(d)) ops.fsyncDir(d);
+  const whole = (j.moves ?? []).filter((d) => !exists(at(d)));
+  for (const d of touchedDirs(root, j, whole)) if (exists(d)) ops.fsyncDir(d);
   ops.unlink(join(txn, JOURNAL));
   ops.removeAll(txn);
 }
@@ -213,11 +216,12 @@ function moveAside(root: string, txn: string, path: string, ops: FsOps): void {
 
 /**
  * The folders whose entries a change renames, so they are flushed before the journal goes. A
- * folder moved in whole changes only its parent's entries: what is inside it was flushed when
- * it was staged (a cold synth of a thousand teams flushes a few folders, not a thousand).
+ * folder moved whole (`whole`, in or back) changes only its parent's entries: what is inside it
+ * was flushed when it was staged (a cold synth of a thousand teams flushes a few folders, not a
+ * thousand).
  */
-function touchedDirs(root: string, j: Journal): string[] {
-  const moved = new Set(j.moves ?? []);
+function touchedDirs(root: string, j: Journal, whole: readonly string[]): string[] {
+  const moved = new Set(whole);
   const paths = [...j.writes.map((w) => w.path), ...j.deletes, ...j.rmdirs, ...j.mkdirs];
   return [...new Set(paths.filter((p) => !parents(p).some((d) => moved.has(d))).map((p) => join(root, dirname(p))))];
 }
