@@ -44,4 +44,6 @@ module.exports.SLOW = {
   'test/bench-fleet.test.ts': 'writes and synthesizes the bench\'s fleets in a child process',
   'test/architecture.test.ts': 'runs dependency-cruiser over src/ in a child process',
   'test/lint-profile.test.ts': 'runs ESLint to print its configuration',
+  'test/gate/program.test.ts': 'runs the drift gate program in node child processes',
+  'test/line-endings.test.ts': 'checks a synthesized tree copied with CRLF and cloned with core.autocrlf, in git repositories',
 };
