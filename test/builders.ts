@@ -130,16 +130,26 @@ const projects: string[] = [];
 export function writeProject(input: ProjectInput = {}): Project {
   const dir = mkdtempSync(join(tmpdir(), 'karpenter-gitops-test-'));
   projects.push(dir);
+  mkdirSync(join(dir, 'config', 'terraform'), { recursive: true });
+  const { files, ...project } = projectFiles(dir, input);
+  for (const [path, text] of files) writeFileSync(path, text);
+  return project;
+}
+
+/**
+ * A project's files, by absolute path under `dir`, without writing them: what `loadPlatform`
+ * reads in place of the disk (`LoadOptions.files`). @param dir where the project would be
+ */
+export function projectFiles(dir: string, input: ProjectInput = {}): Project & { readonly files: ReadonlyMap<string, string> } {
   const configDir = join(dir, 'config');
-  mkdirSync(join(configDir, 'terraform'), { recursive: true });
   const configPath = join(configDir, 'platform.yaml');
   const configText = input.rawConfig ?? stringify(withDestinations(input.config ?? aConfig()));
-  writeFileSync(configPath, configText);
   const terraformPath = (cluster: string) => join(configDir, 'terraform', `${cluster}.json`);
+  const files = new Map([[configPath, configText]]);
   for (const [cluster, outputs] of Object.entries(input.terraform ?? { demo: aTerraform() })) {
-    writeFileSync(terraformPath(cluster), typeof outputs === 'string' ? outputs : `${JSON.stringify(outputs, null, 2)}\n`);
+    files.set(terraformPath(cluster), typeof outputs === 'string' ? outputs : `${JSON.stringify(outputs, null, 2)}\n`);
   }
-  return { dir, configPath, configText, terraformPath };
+  return { dir, configPath, configText, terraformPath, files };
 }
 
 /**

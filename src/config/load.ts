@@ -32,6 +32,13 @@ export interface LoadOptions {
    * Terraform outputs files it names): what `adopt` checks before it writes. @default - read the file
    */
   readonly configText?: string;
+  /**
+   * Texts of input files by absolute path, read in place of the disk: the config (when
+   * `configText` is not given) and the Terraform outputs files it names. A caller that already
+   * holds them (a test, an editor) loads without writing them; a path not here is read from
+   * disk. @default - every file is read from disk
+   */
+  readonly files?: ReadonlyMap<string, string>;
 }
 
 /** A path relative to the working directory. */
@@ -74,7 +81,8 @@ export interface ReadResult {
  */
 export function readPlatform(configPath: string, options: LoadOptions = {}): ReadResult {
   const show = options.showPath ?? fromWorkingDirectory;
-  const source = options.configText !== undefined ? SourceFile.parse(options.configText, show(resolve(configPath)))
+  const configText = options.configText ?? options.files?.get(resolve(configPath));
+  const source = configText !== undefined ? SourceFile.parse(configText, show(resolve(configPath)))
     : SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
   if (source.problems.length) return { problems: source.problems, warnings: [] };
   const data = source.value ?? {};
@@ -93,7 +101,7 @@ export function readPlatform(configPath: string, options: LoadOptions = {}): Rea
     const more = resolved.problems.filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped));
     return { platform: deepFreeze(resolved.platform), problems: dedupe([...schemaProblems, ...more]), warnings: dedupe(resolved.warnings) };
   }
-  const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, configPath, id, path, show).problems);
+  const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, { configPath, id, path, show, files: options.files }).problems);
   return { problems: dedupe([...schemaProblems, ...more]), warnings: [] };
 }
 
@@ -106,7 +114,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   for (const [id, cluster] of Object.entries(file.clusters)) {
     const [problemsBefore, warningsBefore] = [problems.length, warnings.length];
     const groups = groupsOf(file, id);
-    const tf = readClusterTerraform(source, configPath, id, cluster.terraformOutputs, options.showPath ?? fromWorkingDirectory);
+    const tf = readClusterTerraform(source, { configPath, id, path: cluster.terraformOutputs, show: options.showPath ?? fromWorkingDirectory, files: options.files });
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
     const k = resolveKarpenter(source, file, { id, cluster, groups }, tf.outputs);
@@ -392,10 +400,17 @@ function inputOptions(configPath: string, maxBytes: number, show: (path: string)
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
-function readClusterTerraform(source: SourceFile, configPath: string, id: string, path: string, show: (path: string) => string): TerraformResult {
+function readClusterTerraform(source: SourceFile, { configPath, id, path, show, files }: {
+  readonly configPath: string;
+  readonly id: string;
+  /** As the config names it: relative to the config's folder. */
+  readonly path: string;
+  readonly show: (path: string) => string;
+  readonly files?: ReadonlyMap<string, string>;
+}): TerraformResult {
   const tfPath = resolve(dirname(configPath), path);
   const tfDisplay = show(tfPath);
-  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES, show));
+  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES, show), files?.get(tfPath));
   if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
     const repo = repositoryOf(resolve(configPath));
     const how = repo.isRepository

@@ -82,10 +82,12 @@ export function zoneProblem(zone: string, region: string): string | undefined {
 /**
  * Reads a Terraform outputs file. Both shapes are accepted: the one
  * `terraform output -json` writes (`{"name": {"value": ...}}`) and a flat
- * `{"name": value}`. An output whose value is null counts as absent.
+ * `{"name": value}`. An output whose value is null counts as absent. `given` is the file's
+ * text when the caller already holds it. @default - read from `path`
  */
-export function readTerraformOutputs(path: string, displayPath: string, options: InputOptions): TerraformResult {
-  const text = readInput(path, displayPath, {
+export function readTerraformOutputs(path: string, displayPath: string, options: InputOptions, given?: string): TerraformResult {
+  // `given`: the file's text, already held by the caller (LoadOptions.files), in place of the disk.
+  const text = given ?? readInput(path, displayPath, {
     ...options, utf16Hint: 'in PowerShell: terraform output -json | Out-File -Encoding utf8 <file>',
   });
   if (typeof text !== 'string') return { problems: [text], warnings: [] };

@@ -8,7 +8,10 @@ import { CHART_VERSION } from '../../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../../src/config/load';
 import { Cluster, Platform, Pool } from '../../src/config/platform';
 import { formatProblem, InputError } from '../../src/input/problems';
-import { aConfig, aTerraform, EXAMPLE_CONFIG, Plain, rawConfigWithTeams, removeProjects, writeProject } from '../builders';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { aConfig, aTerraform, EXAMPLE_CONFIG, Plain, projectFiles, rawConfigWithTeams, removeProjects, withDestinations, writeProject } from '../builders';
 import { aProblem, inputErrorOf, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);
@@ -326,5 +329,35 @@ describe('the example config (test/fixtures/example)', () => {
   it('loads without problems', () => {
     const { platform } = loadPlatform(EXAMPLE_CONFIG);
     expect(platform.clusters.map((c) => c.id)).toEqual(['demo']);
+  });
+});
+
+describe('files given in memory (LoadOptions.files)', () => {
+  const input = { config: aConfig({ teams: { web: { owner: 'web@acme.example', budget: { perHour: 'x' } } } }), terraform: { demo: aTerraform() } };
+
+  it('loads a project from the texts given, as from the same files on disk, reading nothing there', () => {
+    const onDisk = writeProject({ config: aConfig(), terraform: { demo: aTerraform() } });
+    const fromDisk = loadPlatform(onDisk.configPath).platform;
+    const given = projectFiles(onDisk.dir, { config: aConfig(), terraform: { demo: aTerraform() } });
+    rmSync(join(onDisk.dir, 'config'), { recursive: true });
+    expect(existsSync(given.configPath)).toBe(false);
+    expect(loadPlatform(given.configPath, { files: given.files }).platform).toEqual(fromDisk);
+  });
+
+  it('reports the problems of the texts given, at the lines of those texts', () => {
+    const onDisk = writeProject(input);
+    const given = projectFiles(onDisk.dir, input);
+    const show = (path: string) => path.replace(onDisk.dir, '<project>');
+    const fromDisk = inputErrorOf(() => loadPlatform(onDisk.configPath, { showPath: show })).problems.map(formatProblem);
+    rmSync(join(onDisk.dir, 'config'), { recursive: true });
+    expect(fromDisk).toEqual([expect.stringMatching(/^<project>\/config\/platform\.yaml:\d+:\d+: teams\.web\.budget\.perHour: "x"/)]);
+    expect(inputErrorOf(() => loadPlatform(given.configPath, { showPath: show, files: given.files })).problems.map(formatProblem)).toEqual(fromDisk);
+  });
+
+  it('reads from disk a Terraform outputs file the texts do not hold', () => {
+    const onDisk = writeProject(input);
+    const configOnly = new Map([[onDisk.configPath, stringify(withDestinations(aConfig()))]]);
+    writeFileSync(onDisk.terraformPath('demo'), '{');
+    expect(inputErrorOf(() => loadPlatform(onDisk.configPath, { files: configOnly })).problems.map((p) => p.file)).toEqual([expect.stringMatching(/demo\.json$/)]);
   });
 });

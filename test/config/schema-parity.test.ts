@@ -8,11 +8,12 @@
 import Ajv from 'ajv';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadPlatform } from '../../src/config/load';
 import { InputError } from '../../src/input/problems';
-import { aConfig, EXAMPLE_CONFIG, Overrides, Plain, removeProjects, writeProject } from '../builders';
+import { aConfig, EXAMPLE_CONFIG, Overrides, Plain, projectFiles, removeProjects } from '../builders';
 
 afterAll(removeProjects);
 
@@ -39,10 +40,14 @@ function schemaFields(config: unknown): string[] {
   return validate(config) ? [] : (validate.errors ?? []).map((e) => schemaPath(e as never));
 }
 
+/** Where the sweep's projects would be: they are loaded from memory (LoadOptions.files), never written. */
+const PROJECT_DIR = join(tmpdir(), 'karpenter-gitops-schema-parity');
+
 /** The fields the command line refuses a config at; none when it accepts it. */
 function cliFields(config: Plain): string[] {
   try {
-    loadPlatform(writeProject({ config }).configPath);
+    const { configPath, files } = projectFiles(PROJECT_DIR, { config });
+    loadPlatform(configPath, { files });
     return [];
   } catch (err) {
     if (err instanceof InputError) return err.problems.map((p) => p.path);
