@@ -22,7 +22,7 @@ function tier(name) {
   const suites = results.testResults.map((r) => ({
     path: relative(root, r.name).split('\\').join('/'),
     tier: name,
-    seconds: (r.perfStats.end - r.perfStats.start) / 1000,
+    seconds: (r.endTime - r.startTime) / 1000,
     tests: r.assertionResults.length,
     failed: r.assertionResults.filter((a) => a.status === 'failed').length,
   }));

@@ -10,6 +10,10 @@ import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { loadPlatform } from '../src/config/load';
 import { synthesize } from '../src/synth';
 import { copyExample } from './builders';
+import { UserPaths } from '../src/command-line/paths';
+
+/** A path as the command line shows it: relative to where it runs, or absolute when that is shorter (a clone in another temporary folder). */
+const shown = (path: string) => new UserPaths(process.cwd()).show(path);
 
 
 /** A copy of the example config (test/fixtures/example) in a fresh folder. */
@@ -81,10 +85,10 @@ describe('synth command', () => {
       '1 cluster, 3 pools of 3 teams; Karpenter 1.14.1',
       // The root Application argocd/demo.yaml is the cluster's; the rest of argocd/ and the summaries, the fleet's.
       `changed: cluster demo, ${files - 5} files; argocd/argocd-cm-patch.yaml, argocd/bootstrap.yaml, argocd/helm-repository.yaml, dist/SUMMARY.md, dist/summary.json`,
-      `${dir}/dist and ${dir}/argocd: ${files} files (${files} written, 0 removed, 0 unchanged)`,
+      `${shown(dir)}/dist and ${shown(dir)}/argocd: ${files} files (${files} written, 0 removed, 0 unchanged)`,
     ]);
     const again = await synth(['--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
-    expect(again.out.split('\n').slice(1)).toEqual(['nothing changed', `${dir}/dist and ${dir}/argocd: ${files} files (0 written, 0 removed, ${files} unchanged)`]);
+    expect(again.out.split('\n').slice(1)).toEqual(['nothing changed', `${shown(dir)}/dist and ${shown(dir)}/argocd: ${files} files (0 written, 0 removed, ${files} unchanged)`]);
   });
 
   it('prints a row per pool with --verbose', async () => {
