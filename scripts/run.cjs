@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry of `npm run synth` (and of cdk8s.yaml's app) and of the other commands: bundles src/ into
 // lib/karpenter-gitops.cjs (and its YAML-rendering worker, lib/render-worker.cjs) with esbuild
-// when a source is newer than the bundle (no type checking at run time; `npm test` type-checks),
+// when a source is newer than the bundle (no type checking at run time; `npm run typecheck`, part of `npm run test:all`, type-checks),
 // then runs it in this same process. `upgrade` has a bundle of its own, lib/upgrade.cjs, which
 // does not need imports/: it is how imports/ are regenerated.
 const { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } = require('node:fs');

@@ -8,7 +8,7 @@
  * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/pkg/providers/instancetype/types.go
  * @see https://github.com/aws/karpenter-provider-aws/blob/1d927085/designs/dynamic-kubelet-configuration-via-expressions.md
  */
-import { celEnv, celFunc, CelScalar, isCelError, parse, plan } from '@bufbuild/cel';
+import type * as Cel from '@bufbuild/cel';
 import type { InstanceType } from '../catalog/catalog';
 import { isQuantity } from '../config/kubelet';
 
@@ -26,25 +26,42 @@ export interface ExpressionVars {
 /** Variables the controller has and the catalog does not: an expression using one is compiled but not evaluated here. */
 const UNKNOWN_VARIABLES = ['default_enis', 'ips_per_eni'] as const;
 
-const I = CelScalar.INT;
-const D = CelScalar.DOUBLE;
+let celLibrary: typeof Cel | undefined;
+/**
+ * The CEL library, loaded on the first expression: most fleets have none, and loading it cost
+ * every command (and every test suite that loads a config) about 0.15 s.
+ */
+function cel(): typeof Cel {
+  return (celLibrary ??= require('@bufbuild/cel'));
+}
+
 /** `max` and `min` over int and double, a mixed pair giving a double: environment.go L95-L179. */
-const minMax = (['max', 'min'] as const).flatMap((name) => {
-  const pick = (l: number | bigint, r: number | bigint) => (name === 'max' ? (l > r ? l : r) : (l < r ? l : r));
-  return [
-    celFunc(name, [I, I], I, (l, r) => pick(l, r) as bigint),
-    celFunc(name, [D, D], D, (l, r) => pick(l, r) as number),
-    celFunc(name, [I, D], D, (l, r) => pick(Number(l), r) as number),
-    celFunc(name, [D, I], D, (l, r) => pick(l, Number(r)) as number),
-  ];
-});
+function minMax({ celFunc, CelScalar }: typeof Cel) {
+  const I = CelScalar.INT;
+  const D = CelScalar.DOUBLE;
+  return (['max', 'min'] as const).flatMap((name) => {
+    const pick = (l: number | bigint, r: number | bigint) => (name === 'max' ? (l > r ? l : r) : (l < r ? l : r));
+    return [
+      celFunc(name, [I, I], I, (l, r) => pick(l, r) as bigint),
+      celFunc(name, [D, D], D, (l, r) => pick(l, r) as number),
+      celFunc(name, [I, D], D, (l, r) => pick(Number(l), r) as number),
+      celFunc(name, [D, I], D, (l, r) => pick(l, Number(r)) as number),
+    ];
+  });
+}
 
 /** The controller's CEL environment, made on first use: most fleets have no expression. */
-let env: ReturnType<typeof celEnv> | undefined;
-const ENV = () => (env ??= celEnv({
-  variables: { vcpus: I, memory_mib: I, max_pods: I, instance_type: CelScalar.STRING, default_enis: I, ips_per_eni: I },
-  funcs: minMax,
-}));
+let env: ReturnType<typeof Cel.celEnv> | undefined;
+function ENV(): ReturnType<typeof Cel.celEnv> {
+  if (env) return env;
+  const library = cel();
+  const I = library.CelScalar.INT;
+  env = library.celEnv({
+    variables: { vcpus: I, memory_mib: I, max_pods: I, instance_type: library.CelScalar.STRING, default_enis: I, ips_per_eni: I },
+    funcs: minMax(library),
+  });
+  return env;
+}
 
 /** Compiled expressions by their text: one pool's expression is evaluated for every type it admits, on every cluster. */
 const compiled = new Map<string, Compiled>();
@@ -71,14 +88,14 @@ export function compileExpression(expression: string): Compiled {
 function compile(expression: string): Compiled {
   let evaluate: (vars: Record<string, unknown>) => unknown;
   try {
-    evaluate = plan(ENV(), parse(expression)) as (vars: Record<string, unknown>) => unknown;
+    evaluate = cel().plan(ENV(), cel().parse(expression)) as (vars: Record<string, unknown>) => unknown;
   } catch (err) {
     return { error: `does not compile: ${(err as Error).message.split('\n')[0]}` };
   }
   return {
     run: (vars) => {
       const out = evaluate({ ...vars });
-      if (isCelError(out)) return out.message === 'unresolved attribute' ? 'uses a variable Karpenter does not define (vcpus, memory_mib, default_enis, ips_per_eni, max_pods, instance_type)' : out.message;
+      if (cel().isCelError(out)) return out.message === 'unresolved attribute' ? 'uses a variable Karpenter does not define (vcpus, memory_mib, default_enis, ips_per_eni, max_pods, instance_type)' : out.message;
       if (typeof out === 'bigint') return out;
       if (typeof out === 'number') return Number.isFinite(out) ? BigInt(Math.trunc(out)) : `returned a non-finite value (${out})`;
       return `must return int or double, returned ${typeof out === 'string' ? 'a string' : typeof out}`;
