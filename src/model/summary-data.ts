@@ -97,7 +97,7 @@ export interface SummaryData {
    */
   readonly stages?: readonly SummaryDataStage[];
   /** Each team's ceiling per cluster (USD per hour; null: unbounded), in total, and its budget. */
-  readonly teams: readonly { readonly team: string; readonly perCluster: Readonly<Record<string, number | null>>; readonly total: number | null; readonly budgetPerHour: number | null }[];
+  readonly teams: readonly SummaryDataTeam[];
 }
 
 /** What the summary data reads of a cluster's plan (a `ClusterPlan` is one). */
@@ -116,6 +116,21 @@ interface DataClusterPlan {
 }
 
 /** The fleet's plan as data: per cluster its release, stage, window and pools, and every team's ceiling. */
+/** A team's ceilings and budgets in the summary data. */
+export interface SummaryDataTeam {
+  readonly team: string;
+  readonly perCluster: Readonly<Record<string, number | null>>;
+  readonly total: number | null;
+  /** `teams.<team>.budget.perHour`, over every cluster; null: none. */
+  readonly budgetPerHour: number | null;
+  /**
+   * The team's budgets in groups (`groups.<group>.teams.<team>.budget.perHour`), each over the
+   * group's clusters. Added within version 1; written only when the team has one.
+   * @default [] - none
+   */
+  readonly groupBudgets?: readonly { readonly group: string; readonly clusters: readonly string[]; readonly perHour: number }[];
+}
+
 export function summaryData(platform: Platform, plans: readonly DataClusterPlan[], ceilings: readonly TeamCeiling[]): SummaryData {
   return {
     summaryVersion: SUMMARY_DATA_VERSION,
@@ -160,6 +175,13 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
       perCluster: Object.fromEntries(t.perCluster),
       total: t.total,
       budgetPerHour: t.budget !== undefined ? Number(t.budget) : null,
+      ...groupBudgetsOf(platform, t.team),
     })),
   };
+}
+
+/** A team's group budgets, for {@link SummaryDataTeam.groupBudgets}: nothing when it has none. */
+function groupBudgetsOf(platform: Platform, team: string): Pick<SummaryDataTeam, 'groupBudgets'> {
+  const budgets = (platform.budgets ?? []).flatMap((b) => (b.team === team && b.group ? [{ group: b.group.name, clusters: [...b.group.clusters], perHour: Number(b.perHour) }] : []));
+  return budgets.length ? { groupBudgets: budgets } : {};
 }

@@ -5,6 +5,7 @@
  * compared as numbers (to 1/10000 of a dollar), shown to the cent.
  */
 import { ceilingCell, usd } from '../model/cost';
+import type { SummaryDataTeam } from '../model/summary-data';
 import { summaryDataOf } from './summary-data';
 import type { GeneratedTree } from './tree';
 
@@ -27,11 +28,11 @@ export interface CostChange {
 type Ceilings = Map<string, number | null>;
 
 /** Each team's ceilings in a tree (and `all teams`, per cluster and in total), or undefined when its summary data cannot be read. */
-function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budgets: Map<string, number | null> } | undefined {
+function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budgets: Map<string, string> } | undefined {
   const read = summaryDataOf(tree);
   if (!('data' in read)) return undefined;
   const teams = new Map<string, Ceilings>();
-  const budgets = new Map<string, number | null>();
+  const budgets = new Map<string, string>();
   const all: Ceilings = new Map();
   const add = (into: Ceilings, key: string, v: number | null) => {
     const was = into.get(key);
@@ -41,7 +42,7 @@ function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budget
     const ceilings: Ceilings = new Map(Object.entries(t.perCluster));
     ceilings.set('total', t.total);
     teams.set(t.team, ceilings);
-    budgets.set(t.team, t.budgetPerHour);
+    budgets.set(t.team, budgetText(t));
     for (const [cluster, v] of Object.entries(t.perCluster)) add(all, cluster, v);
     add(all, 'total', t.total);
   }
@@ -50,6 +51,15 @@ function ceilingsOf(tree: GeneratedTree): { teams: Map<string, Ceilings>; budget
 }
 
 const cell = ceilingCell;
+
+/** A team's budgets as the review says them: `$40.00` (every cluster), `group prod $40.00`, both, or `-`. */
+function budgetText(t: SummaryDataTeam): string {
+  const parts = [
+    ...(t.budgetPerHour === null ? [] : [usd(t.budgetPerHour)]),
+    ...(t.groupBudgets ?? []).map((b) => `group ${b.group} ${usd(b.perHour)}`),
+  ];
+  return parts.length ? parts.join(', ') : '-';
+}
 
 /** An amount to compare: Infinity for unbounded, 0 for none. */
 function amount(v: number | null | undefined): number {
@@ -70,10 +80,10 @@ export function costChanges(base: GeneratedTree, head: GeneratedTree): CostChang
     const columns = [...new Set([...a.keys(), ...b.keys()].filter((k) => k !== 'total')), 'total'];
     if (columns.every((c) => b.get(c) === a.get(c))) continue;
     const shown = (m: Ceilings) => new Map(columns.map((c) => [c, cell(m.get(c))]));
-    const budget = now.budgets.get(team) ?? was.budgets.get(team);
+    const budget = now.budgets.get(team) ?? was.budgets.get(team) ?? '-';
     out.push({
       team, columns, before: shown(b), after: shown(a), amounts: { before: b, after: a },
-      budget: budget === undefined || budget === null ? '-' : usd(budget),
+      budget,
       rises: amount(a.get('total')) > amount(b.get('total')),
     });
   }

@@ -6,6 +6,9 @@
 import { costChanges } from '../../src/review/cost';
 import { costLines } from '../../src/review/cost-lines';
 import { GeneratedTree } from '../../src/review/tree';
+import { synthesize } from '../../src/synth';
+import { aTerraform } from '../builders';
+import { load } from '../config/helpers';
 import { aFleetConfig, Fleet, removeFleets, TEAMS } from './fleet';
 
 afterAll(removeFleets);
@@ -65,6 +68,20 @@ describe('costChanges', () => {
     const changes = costChanges(tree(data(1)), tree(data(2)));
     expect(changes.map((c) => c.team)).toEqual(['web', 'all teams']);
     expect(changes[0]).toMatchObject({ team: 'web', rises: true, budget: '$40.00' });
+  });
+
+  it('says a team\'s budget in a group, as synth writes it into dist/summary.json', () => {
+    const synthesized = (cpu: string) => {
+      const config = aFleetConfig(['prod', 'staging'], {
+        clusters: { prod: { labels: { env: 'prod' } }, staging: { labels: { env: 'staging' } } },
+        groups: { production: { match: { labels: { env: 'prod' } }, teams: { web: { limits: { cpu }, budget: { perHour: '40' } } } } },
+      });
+      const { platform } = load({ config, terraform: { prod: aTerraform({ cluster_name: 'prod' }), staging: aTerraform({ cluster_name: 'staging' }) } });
+      return new GeneratedTree(synthesize(platform), 'x');
+    };
+    const web = costChanges(synthesized('10'), synthesized('20')).find((c) => c.team === 'web');
+    expect(web).toMatchObject({ rises: true, budget: 'group production $40.00' });
+    expect(web?.after.get('staging')).toBe(web?.before.get('staging'));
   });
 
   it('sees a rise under a cent (amounts compared as numbers, shown to the cent)', () => {
