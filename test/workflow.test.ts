@@ -31,7 +31,7 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it('installs with npm ci, decides whether the tool changed, then runs the tool\'s tests, the drift check and the diff against the base branch, in that order', () => {
-    const order = [/^npm ci$/, /git check-attr/, TESTS, /^npm run check$/, /npm run --silent diff -- --base "origin\/\$BASE_REF" --format markdown/].map(at);
+    const order = [/^npm ci$/, /git check-attr/, TESTS, /^npm run check$/, /npm run --silent diff -- --base "origin\/\$BASE_REF" --full/].map(at);
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(steps.find((s) => s.run?.includes('diff'))?.env?.BASE_REF).toBe('${{ github.base_ref }}');
@@ -46,8 +46,9 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it('keeps the full report as an artifact and links it from a shortened comment', () => {
-    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" --full --fail-on destructive > karpenter-diff\.txt/);
-    expect(runs.join('\n')).toMatch(/--format markdown --report-url "\$RUN_URL" > karpenter-diff\.md/);
+    // One run of diff gives both: the full report on stdout and the comment in karpenter-diff.md.
+    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" --full --fail-on destructive \\\n\s+--markdown-out karpenter-diff\.md --report-url "\$RUN_URL" > karpenter-diff\.txt/);
+    expect(runs.join('\n').match(/npm run --silent diff/g)).toHaveLength(1);
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
   });
@@ -154,7 +155,8 @@ describe('.github/workflows/pr.yaml', () => {
 
     /** Runs the step's script as GitHub does (bash -e), with an `npm` that exits with `status` for the terminal report. */
     function runStep(status: number) {
-      writeFileSync(join(dir, 'npm'), `#!/bin/sh\ncase "$*" in *markdown*) echo md;; *) echo report; exit ${status};; esac\n`);
+      // As diff does: the comment to the file after --markdown-out, the report to stdout, then its exit code.
+      writeFileSync(join(dir, 'npm'), `#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --markdown-out ] && echo md > "$2"; shift; done\necho report\nexit ${status}\n`);
       chmodSync(join(dir, 'npm'), 0o755);
       const output = join(dir, 'output');
       writeFileSync(output, '');

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import type { Colour } from '../command-line/colour';
@@ -36,7 +37,8 @@ export const spec = {
       name: 'fail-on', value: 'CLASS', choices: ['destructive', 'replaces-nodes', 'cost'], noun: 'class',
       help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one; cost: exit 3 when a team\'s cost ceiling rises',
     },
-    { name: 'report-url', value: 'URL', help: 'with --format markdown: where the full report is, linked when the comment is shortened' },
+    { name: 'report-url', value: 'URL', help: 'with --format markdown or --markdown-out: where the full report is, linked when the comment is shortened' },
+    { name: 'markdown-out', value: 'FILE', help: 'with --base: also write the PR comment (--format markdown, without --full) to FILE, from the same review' },
   ],
   examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive', 'npm run diff -- --live prod.live.yaml --cluster prod --fail-on replaces-nodes'],
   notes: 'exit codes: 0 done, 1 failed, 2 bad command line, 3 --fail-on found a change of that class or louder',
@@ -50,6 +52,7 @@ function baseProblems(given: Given): string[] {
   if (base && live) return ['diff takes --base REF or --live FILE, not both'];
   if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
   if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
+  if (live && given.has('markdown-out')) return ['diff takes --markdown-out only with --base REF'];
   return [];
 }
 
@@ -67,6 +70,8 @@ interface DiffOptions {
   readonly failOn?: Risk | 'cost';
   /** Where the full report is, linked from a shortened PR comment. @default - no link */
   readonly reportUrl?: string;
+  /** Also write the markdown report (without `full`) to this file, absolute: a PR's comment from the same review. @default - none */
+  readonly markdownOut?: string;
   /**
    * Compare with what runs instead of `base`: an export of a cluster's NodePools, EC2NodeClasses
    * and NodeOverlays (docs/adopting.md). @default - compare with `base`
@@ -79,6 +84,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   const options = locations(context, given);
   return diff(context.say, options, {
     base: given.base ?? '', format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
+    ...(given['markdown-out'] !== undefined ? { markdownOut: context.say.paths.resolve(given['markdown-out']) } : {}),
     ...(given.live !== undefined ? { live: { file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '' } } : {}),
   });
 }
@@ -108,6 +114,11 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   say.out(diffOptions.format === 'markdown'
     ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full, fleet })
     : terminalReport(result, diffOptions.base, { full: diffOptions.full, style, fleet }));
+  // The pull-request workflow's comment and its full report from one synth and one review (docs/review.md).
+  if (diffOptions.markdownOut !== undefined) {
+    const comment = markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: false, fleet });
+    writeFileSync(diffOptions.markdownOut, comment.endsWith('\n') ? comment : `${comment}\n`);
+  }
   return gated(say, result, diffOptions);
 }
 

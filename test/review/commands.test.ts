@@ -148,6 +148,7 @@ describe('diff on the example', () => {
     [['check', '--base', 'HEAD']],
     [['check', '--fail-on', 'destructive']],
     [['diff', '--base', 'HEAD', '--fail-on', 'capacity']],
+    [['diff', '--live', 'x.yaml', '--cluster', 'demo', '--markdown-out', 'x.md']],
   ])('exits 2 for %j', async (args) => {
     expect((await cli(args)).code).toBe(2);
   });
@@ -185,6 +186,11 @@ describe('diff in a fleet: every change in its cluster', () => {
     ]);
     const md = await fleet.diff('--format', 'markdown');
     expect(md.code).toBe(0);
+    // The pull-request workflow's one run: the terminal report printed, the comment written to a file, the same as each alone.
+    const comment = join(mkdtempSync(join(tmpdir(), 'kg-md-')), 'comment.md');
+    const both = await fleet.diff('--full', '--markdown-out', comment);
+    expect(both.out).toBe((await fleet.diff('--full')).out);
+    expect(readFileSync(comment, 'utf8')).toBe(md.out);
     // The head commit's time is the test's own: the line that says it is matched without it.
     expect(md.out.split('\n').slice(3).map((l) => l.replace(/\(times from the head commit, [^)]*\)/, '(times from the head commit, …)'))).toEqual([
       '3 destructive, 0 replaces-nodes, 0 capacity, 0 access, 0 controller, 1 other',
