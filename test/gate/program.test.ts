@@ -59,7 +59,8 @@ describe('DRIFT_GATE_PROGRAM: the text the Job runs', () => {
       expect(run).toMatchObject({ code: 0, err: '' });
       const lines = run.out.trim().split('\n');
       expect(lines[0]).toMatch(/^reading https:\/\/127\.0\.0\.1:\d+ as the ServiceAccount of .*\/token$/);
-      expect(lines.at(-1)).toMatch(/^done: karpenter karpenter-1\.14\.1 rolled out \(2\/2 available\); .*; held 1s$/);
+      // Held at least the settle time (1 s); a busy machine's polls can make it a little more.
+      expect(lines.at(-1)).toMatch(/^done: karpenter karpenter-1\.14\.1 rolled out \(2\/2 available\); .*; held [1-9]\d*s$/);
     });
 
     it('exits 1 when the API server keeps denying a read, naming the ClusterRole', async () => {
