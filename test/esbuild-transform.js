@@ -1,5 +1,5 @@
 // Jest's transform of the TypeScript of src/ and test/: esbuild, the compiler of the bundle users
-// run (scripts/run.cjs), as a transpiler only. Type errors are tsc's job, which `npm test` runs
+// run (scripts/run.cjs), as a transpiler only. Type errors are tsc's job, which `npm run test:all` runs
 // first; a transpiler takes milliseconds where a type-checking transform takes seconds per file.
 const { createHash } = require('node:crypto');
 const { readFileSync } = require('node:fs');

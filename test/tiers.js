@@ -46,4 +46,8 @@ module.exports.SLOW = {
   'test/lint-profile.test.ts': 'runs ESLint to print its configuration',
   'test/gate/program.test.ts': 'runs the drift gate program in node child processes',
   'test/line-endings.test.ts': 'checks a synthesized tree copied with CRLF and cloned with core.autocrlf, in git repositories',
+  'test/fleet-delivery.test.ts': 'renders the real Argo CD and Karpenter charts with Helm for a two-cluster fleet',
+  'test/model/controller-chart.test.ts': 'renders the real Karpenter chart with Helm for each values file',
+  'test/output/readers.test.ts': 'reads the generated output back with Helm (go-yaml v2) and two YAML readers',
+  'test/adopt/adopt.test.ts': 'adopts a cluster\'s export through the command line: adopt, synth and diff --live',
 };
