@@ -43,9 +43,10 @@ export function stagePolicies(file: PlatformFile): StagePolicy[] {
 
 /** Every problem and warning of the fleet's delivery. */
 export function deliveryFindings(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): { problems: Problem[]; warnings: Problem[] } {
+  const clashes = destinationClashes(source, file, clusters);
   return {
-    problems: [...instanceProblems(source, file), ...destinationClashes(source, file, clusters), ...stagePolicyProblems(source, file), ...driftFreezes(source, file, clusters)],
-    warnings: noGracePeriod(source, file, clusters),
+    problems: [...instanceProblems(source, file), ...clashes.problems, ...stagePolicyProblems(source, file), ...driftFreezes(source, file, clusters)],
+    warnings: [...clashes.warnings, ...noGracePeriod(source, file, clusters)],
   };
 }
 
@@ -87,12 +88,17 @@ function shownDestination(d: Destination, set: boolean): string {
 
 /**
  * Two clusters one Argo CD instance deploys to the same cluster would write the same NodePools,
- * EC2NodeClasses and controller (each Application undoing the other's): an error at the second,
- * naming the first. A cluster without a destination is Argo CD's own cluster.
+ * EC2NodeClasses and controller (each Application undoing the other's). Written so in both
+ * (`destination` set on each): an error at the second, naming the first. Where either leaves it
+ * out (Argo CD's own cluster), a warning: a fleet that runs one Argo CD inside each cluster and
+ * applies there only that cluster's root Application (argocd/<cluster>.yaml) has no clash, and
+ * configs written before destinations were checked keep synthesizing; the warning says both ways
+ * to make it explicit.
  */
-function destinationClashes(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): Problem[] {
+function destinationClashes(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): { problems: Problem[]; warnings: Problem[] } {
   const seen = new Map<string, Cluster>();
-  const problems: Problem[] = [];
+  const found: { problems: Problem[]; warnings: Problem[] } = { problems: [], warnings: [] };
+  const set = (id: string) => file.clusters[id]?.destination !== undefined;
   for (const c of clusters) {
     const key = `${c.argocd ?? ''}\0${destinationKey(c.destination)}`;
     const first = seen.get(key);
@@ -100,12 +106,15 @@ function destinationClashes(source: SourceFile, file: PlatformFile, clusters: re
       seen.set(key, c);
       continue;
     }
-    const set = (id: string) => file.clusters[id]?.destination !== undefined;
     const at: FieldPath = set(c.id) ? ['clusters', c.id, 'destination'] : ['clusters', c.id];
-    problems.push(source.problem(at, `cluster ${c.id} deploys to ${shownDestination(c.destination, set(c.id))}, as cluster ${first.id} does${first.argocd ? ` (Argo CD ${first.argocd})` : ''}: `
-      + `their Applications would overwrite each other's NodePools and controller; give each its own destination (the name given to argocd cluster add)`));
+    const clash = `cluster ${c.id} deploys to ${shownDestination(c.destination, set(c.id))}, as cluster ${first.id} does${first.argocd ? ` (Argo CD ${first.argocd})` : ''}: `;
+    if (set(c.id) && set(first.id)) {
+      found.problems.push(source.problem(at, `${clash}their Applications would overwrite each other's NodePools and controller; give each its own destination (the name given to argocd cluster add)`));
+    } else {
+      found.warnings.push(source.problem(at, `${clash}if one Argo CD deploys both, their Applications would overwrite each other's NodePools and controller; give each its own destination (the name given to argocd cluster add), or, with an Argo CD inside each cluster, each its own instance (gitops.argocd, clusters.<id>.argocd)`));
+    }
   }
-  return problems;
+  return found;
 }
 
 /** A stage of `gitops.stages` is one some cluster is at. */

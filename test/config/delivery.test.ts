@@ -26,19 +26,22 @@ const raw = (clusters: string[], rest: string[] = []) => ({
 });
 
 describe('destinations', () => {
-  it('fails when two clusters say no destination: both would deploy to Argo CD\'s own cluster', () => {
+  it('warns when two clusters say no destination: one Argo CD would deploy both to its own cluster (an Argo CD inside each would not)', () => {
     const input = raw(['demo: { terraformOutputs: terraform/demo.json }', 'prod: { terraformOutputs: terraform/prod.json }']);
-    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(input.rawConfig, '{ terraformOutputs: terraform/prod.json')}: clusters\\.prod: cluster prod deploys to Argo CD's own cluster \\(no destination\\), as cluster demo does: `
-      + 'their Applications would overwrite each other\'s NodePools and controller; give each its own destination'))]);
+    expect(warningsOf(input).filter((w) => w.includes('deploys to'))).toEqual([expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(input.rawConfig, '{ terraformOutputs: terraform/prod.json')}: clusters\\.prod: cluster prod deploys to Argo CD's own cluster \\(no destination\\), as cluster demo does: `
+      + 'if one Argo CD deploys both, their Applications would overwrite each other\'s NodePools and controller; give each its own destination .*, or, with an Argo CD inside each cluster, each its own instance \\(gitops\\.argocd'))]);
   });
 
   it.each([
-    ['the same name', '{ name: prod }', '{ name: prod }', /destination\.name prod, as cluster demo does/],
+    ['the same name', '{ name: prod }', '{ name: prod }', /destination\.name prod, as cluster demo does: their Applications would overwrite/],
     ['the same server, one with a trailing slash', '{ server: "https://a.example.com" }', '{ server: "https://a.example.com/" }', /destination\.server https:\/\/a\.example\.com\/, as cluster demo does/],
-    ['in-cluster by name and by default', '{ name: in-cluster }', undefined, /Argo CD's own cluster \(no destination\), as cluster demo does/],
-  ])('fails for %s, at the second cluster', (_, a, b, message) => {
-    const second = b === undefined ? 'prod: { terraformOutputs: terraform/prod.json }' : `prod: { terraformOutputs: terraform/prod.json, destination: ${b} }`;
-    expect(problemsOf(raw([`demo: { terraformOutputs: terraform/demo.json, destination: ${a} }`, second]))).toEqual([expect.stringMatching(message)]);
+  ])('fails for %s written in both, at the second cluster', (_, a, b, message) => {
+    expect(problemsOf(raw([`demo: { terraformOutputs: terraform/demo.json, destination: ${a} }`, `prod: { terraformOutputs: terraform/prod.json, destination: ${b} }`]))).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('warns for in-cluster by name and by default, at the second cluster', () => {
+    const input = raw(['demo: { terraformOutputs: terraform/demo.json, destination: { name: in-cluster } }', 'prod: { terraformOutputs: terraform/prod.json }']);
+    expect(warningsOf(input).filter((w) => w.includes('deploys to'))).toEqual([expect.stringMatching(/Argo CD's own cluster \(no destination\), as cluster demo does: if one Argo CD deploys both/)]);
   });
 
   it('accepts one destination per cluster, and the same one in two Argo CD instances', () => {
