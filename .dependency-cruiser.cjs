@@ -11,6 +11,8 @@
 const room = (name) => `^src/${name}/`;
 /** Any room of src/ but those named (a folder, or a file directly in src/). */
 const roomsBut = (...names) => ({ path: '^src/', pathNot: `^src/(${names.join('|')})/` });
+/** A rule that a room imports no other room of src/. */
+const leaf = (name, rule, comment) => ({ name: rule, comment, severity: 'error', from: { path: room(name) }, to: roomsBut(name) });
 /** cdk8s and its generated classes: imports/, the constructs and cdk8s* packages. */
 const CDK8S = '^(imports/|node_modules/(constructs|cdk8s[^/]*)/)';
 
@@ -31,13 +33,7 @@ module.exports = {
       from: { path: room('constructs') },
       to: roomsBut('model', 'constructs'),
     },
-    {
-      name: 'input-knows-no-room',
-      comment: 'input/ knows no other room of src/',
-      severity: 'error',
-      from: { path: room('input') },
-      to: roomsBut('input'),
-    },
+    leaf('input', 'input-knows-no-room', 'input/ knows no other room of src/'),
     {
       name: 'catalog-knows-neither-config-nor-model',
       comment: 'catalog/ knows neither config/ nor model/',
@@ -73,20 +69,8 @@ module.exports = {
       from: { path: '^src/(config|model)/' },
       to: { path: room('output'), pathNot: '^src/output/layout\\.ts$' },
     },
-    {
-      name: 'quantity-is-a-leaf',
-      comment: 'quantity/ knows no other room of src/',
-      severity: 'error',
-      from: { path: room('quantity') },
-      to: roomsBut('quantity'),
-    },
-    {
-      name: 'schedule-is-a-leaf',
-      comment: 'schedule/ (time arithmetic of maintenance windows) knows no other room of src/',
-      severity: 'error',
-      from: { path: room('schedule') },
-      to: roomsBut('schedule'),
-    },
+    leaf('quantity', 'quantity-is-a-leaf', 'quantity/ knows no other room of src/'),
+    leaf('schedule', 'schedule-is-a-leaf', 'schedule/ (time arithmetic of maintenance windows) knows no other room of src/'),
     {
       name: 'gate-runs-alone',
       comment: 'gate/ (the drift gate program, run alone as node -e in the Job) knows no other room of src/ and no npm package: node: built-ins only',
