@@ -21,8 +21,9 @@ export interface Built {
   /** Every file's text, by path relative to the output root. */
   readonly files: Map<string, string>;
   /**
-   * The documents of every YAML file, as rendered into `files`: a review reads these rather
-   * than parsing back the text just written (about half of a large review's time).
+   * The documents of every YAML file, as rendered into `files`, when asked for (`keep`): a
+   * review reads these rather than parsing back the text just written (about half of a large
+   * review's time); synth and check do not hold them. @default - empty
    */
   readonly documents: ReadonlyMap<string, readonly unknown[]>;
 }
@@ -30,15 +31,16 @@ export interface Built {
 /**
  * Validates the config and builds every file in memory. Bundled, a large fleet's YAML is
  * rendered on a worker thread while the main thread builds the next file.
+ * @param keep what to keep beside the files: `documents` for a review
  */
-export async function build(say: Reporter, { configPath, root }: Options): Promise<Built> {
+export async function build(say: Reporter, { configPath, root }: Options, keep: { readonly documents?: boolean } = {}): Promise<Built> {
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
   const { plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(plan));
   try {
     const documents = new Map<string, readonly unknown[]>();
     render(plan, (file) => {
-      if (file.docs && file.text === undefined) documents.set(file.path, file.docs);
+      if (keep.documents && file.docs && file.text === undefined) documents.set(file.path, file.docs);
       renderer.add(file);
     });
     return { plan, warnings, files: await renderer.finish(), documents };

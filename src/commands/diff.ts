@@ -95,7 +95,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
   if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
-  const { files, documents } = await build(say, options);
+  const { files, documents } = await build(say, options, { documents: true });
   const before = treeAt(diffOptions.base, options.root, files);
   const baseTree = new GeneratedTree(before, diffOptions.base);
   const headTree = new GeneratedTree(files, 'the working tree', documents);
@@ -145,7 +145,7 @@ function gated(say: Reporter, result: ReturnType<typeof review>, diffOptions: Di
  * defaults of the cluster's release applied on both sides, requirements as sets (review/live.ts).
  */
 async function diffLive(say: Reporter, options: Options, diffOptions: DiffOptions, live: NonNullable<DiffOptions['live']>): Promise<number> {
-  const { plan, files, documents } = await build(say, options);
+  const { plan, files, documents } = await build(say, options, { documents: true });
   const cluster = plan.clusters.find((c) => c.id === live.cluster);
   if (!cluster) {
     const near = suggest(live.cluster, plan.clusters.map((c) => c.id));

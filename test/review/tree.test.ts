@@ -29,7 +29,7 @@ afterAll(() => {
 const quiet = new Reporter({ out: () => undefined, err: () => undefined }, {}, new UserPaths(process.cwd()));
 
 async function bothReadings(configPath: string, root: string) {
-  const { files, documents } = await build(quiet, { configPath, root });
+  const { files, documents } = await build(quiet, { configPath, root }, { documents: true });
   const rendered = new GeneratedTree(files, 'the working tree', documents);
   const parsed = new GeneratedTree(files, 'the working tree');
   const yamlFiles = [...files.keys()].filter((f) => f.endsWith('.yaml'));
@@ -56,7 +56,7 @@ describe('the head of a review, read from what synth rendered', () => {
 
   it('is not the parsed text: a document changed after rendering is what the review sees (so the test above can fail)', async () => {
     const dir = tempDir();
-    const { files, documents } = await build(quiet, { configPath: copyExample(dir), root: dir });
+    const { files, documents } = await build(quiet, { configPath: copyExample(dir), root: dir }, { documents: true });
     const file = [...documents.keys()].find((f) => f.includes('/nodepools/'));
     if (!file) throw new Error('the example has no NodePool file');
     const changed = new Map(documents);
