@@ -5,7 +5,7 @@ import { HelmRepositoryChart } from './charts/helm-repository-chart';
 import { NodePoolChart } from './charts/node-pool-chart';
 import { OverlayChart } from './charts/overlay-chart';
 import { CapacityBufferChart } from './charts/capacity-buffer-chart';
-import { PolicyChart, TeamTenancyDefinitionChart } from './charts/policy-chart';
+import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
 import { DriftGateChart } from './charts/drift-gate-chart';
@@ -65,8 +65,6 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
     });
     const policy = cluster.tenancyPolicy;
     if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model }));
-    const definition = cluster.tenancyDefinition;
-    if (definition) add(definition.path, (scope) => new TeamTenancyDefinitionChart(scope, 'team-tenancy-crd'));
     for (const buffer of cluster.buffers) add(buffer.path, (scope) => new CapacityBufferChart(scope, buffer.model.name, { buffer: buffer.model }));
     for (const overlay of cluster.overlays) add(overlay.path, (scope) => new OverlayChart(scope, overlay.model.name, { overlay: overlay.model }));
     for (const pool of cluster.pools) {

@@ -307,7 +307,7 @@ describe('fit after overlays', () => {
     // One pool on two clusters: fit reads each cluster's plan of it.
     const platform = aPlatform([aCluster([pool], { id: 'plain' }), aCluster([pool], { id: 'sliced', overlays: [overlay] })]);
     const plan = fleetPlan(platform);
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod }], platform, plan);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod, object: {} }], platform, plan);
     expect(w.rejected).toEqual([{ cluster: 'plain', pool: 'web', reason: 'requests 1 example.com/gpu-slice: no instance type the pool admits has example.com/gpu-slice' }]);
     const sliced = plan.clusters[1].pools[0].facts.admitted.filter((t) => t.allocatable.get('example.com/gpu-slice') === 4);
     expect(sliced.length).toBeGreaterThan(0);
@@ -319,7 +319,7 @@ describe('fit after overlays', () => {
     const half = { name: 'half', requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['g6'] }] as never, priceAdjustment: '-50%' };
     const platform = aPlatform([aCluster([pool], { id: 'list' }), aCluster([pool], { id: 'discounted', overlays: [half] })]);
     const plan = fleetPlan(platform);
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec()) }], platform, plan);
+    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec()), object: {} }], platform, plan);
     const [list, discounted] = w.fits.map((f) => f.prices);
     expect(discounted?.min).toBeCloseTo((list?.min ?? NaN) / 2, 10);
     expect(discounted?.max).toBeCloseTo((list?.max ?? NaN) / 2, 10);

@@ -10,7 +10,7 @@ import { formatProblem } from '../src/input/problems';
 import { synthesize } from '../src/synth';
 import { aConfig, removeProjects, writeProject } from './builders';
 import { aFleetConfig, Fleet, TEAMS } from './review/fleet';
-import { admit, JsonObject } from './support/admission-policy';
+import { admitAll, JsonObject } from './support/admission-policy';
 import { renderedPolicy } from './model/tenancy-facts';
 import { aDeploymentPod } from './support/pods';
 
@@ -37,7 +37,7 @@ describe('docs/tenancy.md', () => {
   it('shows the refusal the policy words', () => {
     const files = synthesize(loadPlatform(project.configPath).platform);
     const pair = renderedPolicy(files);
-    const decision = admit(pair, { operation: 'CREATE', namespace: 'web', object: aDeploymentPod({ tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'vision', effect: 'NoSchedule' }] }) });
+    const decision = admitAll(pair, { operation: 'CREATE', namespace: 'web', object: aDeploymentPod({ tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'vision', effect: 'NoSchedule' }] }) });
     const shown = blockStarting(/^Error from server/).join(' ');
     expect(shown).toBe(`Error from server (Forbidden): error when creating "app.yaml": ${decision.message}`);
   });

@@ -74,6 +74,8 @@ export interface Workload {
   readonly pod: PodConstraints;
   /** A Pod whose controller (its ownerReference with `controller: true`) is an `apps/v1` DaemonSet. @default false */
   readonly ownedByDaemonSet?: boolean;
+  /** The object as written (what the API server's admission, and so the tenancy policies, read). */
+  readonly object: Readonly<Record<string, unknown>>;
 }
 
 /** An object of the manifest that is not a workload. */
@@ -232,7 +234,7 @@ function readObject(source: SourceFile, data: unknown, at: FieldPath, found: Fou
   const pod = readPod(source, data, [...at, ...POD_SPEC[workloadKind]], workloadKind === 'DaemonSet', problems);
   const ownedByDaemonSet = workloadKind === 'Pod'
     && (metadata?.ownerReferences ?? []).some((r) => r.apiVersion === 'apps/v1' && r.kind === 'DaemonSet' && r.controller === true);
-  if (pod) workloads.push({ kind: workloadKind, namespace, name, pod, ...(ownedByDaemonSet ? { ownedByDaemonSet } : {}) });
+  if (pod) workloads.push({ kind: workloadKind, namespace, name, pod, ...(ownedByDaemonSet ? { ownedByDaemonSet } : {}), object: isPlainMap(data) ? { ...data, metadata: { ...metadata, namespace } } : {} });
 }
 
 /** The constraints of the pod spec at `at`, or undefined after adding its problems. */

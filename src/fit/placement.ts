@@ -13,7 +13,8 @@ import type { PodConstraints, Workload, WorkloadKind } from './manifest';
 import { expressionRequirements, nodeSelectorRequirements, poolTemplate, PoolTemplate, selectNodes, Selection } from './node-selection';
 import { poolBounds, poolLimitReason, resourceReason, typesThatHold } from './resources';
 import { formatTaint, untoleratedTaints } from './tolerations';
-import { PodAdmissionFacts, refusalMessage, tenancyRefusal, TenancyPolicyModel } from '../model/tenancy';
+import type { TenancyPolicyModel } from '../model/tenancy';
+import { evaluateTenancy, KIND_RESOURCES } from './admission';
 
 /** A pool of a cluster. */
 export interface PoolRef {
@@ -140,9 +141,10 @@ interface WorkloadAdmission {
 function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission {
   const allowed = { of: () => ({ allowed: true }) };
   if (policy.exemptNamespaces.includes(w.namespace)) return allowed;
-  const refusal = tenancyRefusal(admissionFacts(w), policy);
-  if (refusal) {
-    const message = refusalMessage(w.namespace, refusal, w.kind);
+  const refusal = evaluateTenancy(policy, { operation: 'CREATE', namespace: w.namespace, object: w.object, resource: KIND_RESOURCES[w.kind] })
+    .flatMap((v) => v.refusals)[0];
+  if (refusal !== undefined) {
+    const message = refusal;
     if (policy.action === 'Deny') {
       const refused = { allowed: false, reason: `admission refuses the ${w.kind === 'Pod' ? 'pod' : w.kind}: ${message}` };
       return { refused: refused.reason, of: () => refused };
@@ -165,25 +167,6 @@ function admissionOf(w: Workload, policy: TenancyPolicyModel): WorkloadAdmission
         reason: `namespace ${w.namespace} may not use team ${g.team}'s pools (only ${g.namespaces.join(', ')}): admission refuses the pod once it tolerates or selects this pool${chance}`,
       };
     },
-  };
-}
-
-/**
- * The workload as the policy sees it when it is applied: a DaemonSet by its template (the
- * DaemonSet controller's pods are judged through it), a Deployment or StatefulSet by its pod
- * template (what a CapacityBuffer may provision from; its pods are judged by the same rule), a
- * Job, CronJob or Pod by its pods, created by the user who applies the manifest.
- */
-function admissionFacts(w: Workload): PodAdmissionFacts {
-  const kind = w.kind === 'Job' || w.kind === 'CronJob' ? 'Pod' : w.kind;
-  return {
-    namespace: w.namespace,
-    kind,
-    tolerations: w.pod.tolerations,
-    nodeSelector: w.pod.nodeSelector,
-    ...(w.pod.nodeSelectorTerms ? { nodeSelectorTerms: w.pod.nodeSelectorTerms } : {}),
-    ...(w.pod.nodeName ? { nodeName: w.pod.nodeName } : {}),
-    ownedByDaemonSet: w.ownedByDaemonSet === true,
   };
 }
 

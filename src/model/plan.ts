@@ -22,7 +22,7 @@ import { clusterSummaryMarkdown } from './cluster-summary';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
 import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
-import { GuardedPool, TEAM_TENANCY, TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { SummaryData, summaryData } from './summary-data';
 
 /** Options of {@link fleetPlan}. */
@@ -108,8 +108,6 @@ export interface ClusterPlan {
   readonly controllerValues: Planned<Record<string, unknown>>;
   /** `dist/<cluster>/policies/team-pools.yaml`. @default - none: no team of the cluster lists namespaces */
   readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
-  /** `dist/<cluster>/policies/team-tenancy-crd.yaml`: the name of the CRD of the policy's parameters. @default - none: no policy */
-  readonly tenancyDefinition?: Planned<string>;
   /** In the cluster's pool order. */
   readonly pools: readonly PoolPlan[];
   /** `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer, with its team's pools. */
@@ -222,7 +220,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     applications: children.map((app) => ({ path: layout.app(app.file), model: app })),
     root: { path: layout.root, model: root },
     controllerValues: { path: layout.controllerValues, model: controllerValues },
-    ...(policy ? { tenancyPolicy: { path: layout.tenancyPolicy, model: policy }, tenancyDefinition: { path: layout.tenancyDefinition, model: `${TEAM_TENANCY.plural}.${TEAM_TENANCY.group}` } } : {}),
+    ...(policy ? { tenancyPolicy: { path: layout.tenancyPolicy, model: policy } } : {}),
     pools,
     buffers: cluster.buffers.map((b) => ({ path: layout.buffer(b.team), model: capacityBufferModel(cluster, b) })),
     overlays: overlays.map((overlay) => ({ path: layout.overlay(overlay.name), model: overlay })),

@@ -1,21 +1,40 @@
 /**
- * Pools a team cannot borrow (docs/tenancy.md): per cluster, one ValidatingAdmissionPolicy,
- * evaluated once per team against that team's `TeamTenancy` parameter object, refuses any object a
- * user creates in a namespace the team does not list that would make Karpenter launch, size or
- * place a pod on one of the team's pools: a pod that selects a pool or can run on a dedicated
- * one, a DaemonSet whose pods can run on a pool (Karpenter sizes every node of it for them), a
- * pod template (PodTemplate, Deployment, ReplicaSet, StatefulSet: what a CapacityBuffer
- * provisions from) that would; and a pod that claims a DaemonSet as its controller unless the
- * DaemonSet controller made it. The DaemonSet controller's own pods are judged through their
- * DaemonSet, by the request's user, never by ownerReferences. This file holds the plan (which
- * pools, what their nodes carry, which namespaces, how they split into parameter objects), the
- * policy's CEL, and the same rule in TypeScript for `fit` (the tests hold the two to the same
- * answers, and both to a model of Kubernetes and Karpenter).
+ * Pools a team cannot borrow (docs/tenancy.md): per cluster, a set of ValidatingAdmissionPolicies
+ * with no parameter kind, each holding some teams' pools as literal data in its own
+ * `spec.variables`, refuses any object a user creates in a namespace a pool's team does not list
+ * that would make Karpenter launch, size or place a pod on that pool: a pod that selects a pool or
+ * can run on a dedicated one, a DaemonSet whose pods can run on a pool (Karpenter sizes every node
+ * of it for them), a pod template (PodTemplate, Deployment, ReplicaSet, StatefulSet, Job,
+ * CronJob, ReplicationController) that would; and a pod whose controller reference someone other
+ * than a built-in workload controller sets, by the DaemonSet rule (Karpenter takes any pod whose
+ * controller reference carries a DaemonSet's UID for that DaemonSet's).
+ *
+ * Why no parameter kind: the API server resolves a `paramKind` through cached discovery, which
+ * lags a new CRD and a restarted API server, and waits for a cold parameter informer; each is a
+ * configuration error, and a configuration error denies under `failurePolicy: Fail` whatever
+ * the binding's actions say (apiserver v0.34.0 pkg/admission/plugin/policy/validating/dispatcher.go
+ * l. 76-114 `addConfigError`, l. 130-134, l. 140-175). A policy whose data are its own literals has
+ * nothing to resolve: it is whole the moment it is stored, and one object is stored atomically.
+ *
+ * Why parts: the API server evaluates each policy once per request (no parameter: one
+ * evaluation, dispatcher.go l. 182-214), with its own runtime budget, and the cost of one
+ * evaluation grows with the pools it holds; client-side apply keeps the whole object in a 256 KiB
+ * annotation, and cel-go parses at most 100,000 code points of an expression. So the pools are
+ * packed, team by team, into parts of at most {@link MAX_POOLS_PER_PART} pools and
+ * {@link MAX_PART_BYTES} bytes of data. A part is named after the digest of what it holds, and
+ * Argo CD creates the new parts (and their bindings) in the earliest waves and prunes the old
+ * ones last (PruneLast), so at every moment of a sync the live set judges at least as strictly
+ * as one whole revision: never a half-installed set.
+ *
+ * Why a bounded cost: an object beyond sane sizes (tolerations, node selector entries, required
+ * terms and their expressions) is refused by each part before any pool is looked at, so no
+ * hostile object makes any part do more than a bounded amount of work per pool.
  * @see https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
  */
 import type { Cluster, Pool } from '../config/platform';
 import type { TenancyAction } from '../config/schema';
 import { SMOKE_TEST_NAMESPACE } from './applications';
+import { digestOf } from './digest';
 import { DEDICATED_TAINT_KEY, NodePoolModel, sortKeys, Taint, TEAM_LABEL } from './node-pool';
 
 /** The label Karpenter puts on every node with the name of its NodePool. */
@@ -33,7 +52,7 @@ export const NODECLASS_LABEL = 'karpenter.k8s.aws/ec2nodeclass';
 /** The labels that name a pool or its team: a pod that asks for one of them with `In` selects the pool. */
 const NAMING_LABELS: readonly string[] = [NODEPOOL_LABEL, NODECLASS_LABEL, TEAM_LABEL];
 
-/** Name of the policy and of its binding, on every cluster. */
+/** How the cluster's tenancy policies are named: `<prefix>-<digest of the part>`; their bindings likewise. */
 export const TENANCY_POLICY_NAME = 'karpenter-gitops-team-pools';
 
 /**
@@ -47,43 +66,67 @@ export const TENANCY_POLICY_NAME = 'karpenter-gitops-team-pools';
 export const DAEMON_SET_CONTROLLER_USER = 'system:serviceaccount:kube-system:daemon-set-controller';
 
 /**
- * Argo CD sync options of the policy, its binding and the parameters' CRD: removing any of them
- * opens every team's pools to every namespace, so a person confirms it, as for a pool.
+ * The built-in controllers that create pods with a controller reference to the object they
+ * reconcile (a ReplicaSet, StatefulSet, Job or ReplicationController, by that object's own UID,
+ * never one a user wrote): their pods' references are not a claim on a DaemonSet. Any other
+ * user who creates a pod with a controller reference, or gives one to a pod, could name a
+ * DaemonSet's UID under any kind (Karpenter matches by UID alone), so that pod is judged by the
+ * DaemonSet rule.
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.34.0/cmd/kube-controller-manager/app/apps.go (replicaset-controller, statefulset-controller)
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.34.0/cmd/kube-controller-manager/app/batch.go (job-controller)
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.34.0/cmd/kube-controller-manager/app/core.go (replication-controller)
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.34.0/pkg/controller/controller_utils.go (CreatePodsWithGenerateName: the controller reference is the controller's own object)
+ */
+export const WORKLOAD_CONTROLLER_USERS: readonly string[] = ['replicaset-controller', 'statefulset-controller', 'job-controller', 'replication-controller']
+  .map((sa) => `system:serviceaccount:kube-system:${sa}`);
+
+/**
+ * Argo CD sync options of every tenancy policy and binding: a part whose content changes is
+ * replaced by a part of another name, so the old one is pruned only after every wave of the sync
+ * (the new parts included) is applied; deleting the Application still asks a person.
+ * @see https://github.com/argoproj/gitops-engine/blob/v0.7.3/pkg/sync/sync_context.go#L940-L957 (PruneLast: the sync phase's last wave + 1)
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/
  */
-export const POLICY_SYNC_OPTIONS = 'Prune=confirm,Delete=confirm';
+export const POLICY_SYNC_OPTIONS = 'PruneLast=true,Delete=confirm';
 
 /**
- * The kind of the policy's parameter objects: one per team (or per part of a team with many
- * pools), cluster-scoped, defined by a CRD the policies Application installs first.
+ * The Argo CD sync waves of the parts within the policies Application: before anything else
+ * there (waves of 0 and later, such as the objects of an earlier release being pruned, whose
+ * prune waves are mirrored among themselves: gitops-engine sync_context.go l. 911-938), so the
+ * new set is whole before any old object goes.
  */
-export const TEAM_TENANCY = {
-  group: 'karpenter-gitops.io',
-  version: 'v1',
-  kind: 'TeamTenancy',
-  plural: 'teamtenancies',
-  singular: 'teamtenancy',
-  listKind: 'TeamTenancyList',
-} as const;
-
-/** `karpenter-gitops.io/v1`. */
-export const TEAM_TENANCY_API_VERSION = `${TEAM_TENANCY.group}/${TEAM_TENANCY.version}`;
+export const POLICY_WAVES = { policy: -2, binding: -1 } as const;
 
 /**
- * The most pools one parameter object holds, and the most bytes its pools take as JSON: a team
- * with more is split (`<team>`, `<team>.2`, ...). Each object then stays far below the 256 KiB
- * that client-side apply's last-applied annotation allows, and one evaluation of the policy
- * (one team's part) far below the API server's cost limits, at any fleet size.
+ * The most pools one policy holds, and the most bytes of data: a cluster with more is split into
+ * parts. Each part then stays far below the 256 KiB that client-side apply's last-applied
+ * annotation allows, each data variable below cel-go's 100,000 code points, and one evaluation
+ * within the per-call cost limit at the sizes {@link SANE} allows (test/model/tenancy-limits.test.ts).
  * @see https://github.com/kubernetes/apimachinery/blob/v0.34.0/pkg/api/validation/objectmeta.go#L36 (TotalAnnotationSizeLimitB)
  * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/apis/cel/config.go (PerCallLimit, RuntimeCELCostBudget)
  */
-export const MAX_POOLS_PER_PARAM = 50;
-const MAX_PARAM_POOL_BYTES = 64 * 1024;
+export const MAX_POOLS_PER_PART = 500;
+/** The most bytes of one part's data (JSON). */
+export const MAX_PART_BYTES = 160 * 1024;
+/** The most bytes of one data variable: below cel-go's 100,000 code points (a code point is at least one byte). */
+const MAX_VARIABLE_BYTES = 90_000;
+
+/**
+ * The sizes an object's scheduling may have for the policies to judge it; an object beyond any
+ * of them is refused (Deny) before any pool is looked at, so its cost stays bounded. Kubernetes
+ * itself has no such limits; these are far beyond what a workload writes (the largest in the
+ * tests: 40 tolerations, 8 selector entries, 10 terms of 10 expressions).
+ * - `relevant`: expressions of one term on a label some guarded pool's nodes carry (its team,
+ *   NodePool, EC2NodeClass and template labels): only those are compared with each pool;
+ * - `relevantValues`: values of one such expression.
+ */
+export const SANE = { tolerations: 64, nodeSelector: 64, terms: 16, expressions: 64, fields: 16, relevant: 4, relevantValues: 32, ownerReferences: 32 } as const;
 
 /** The Kubernetes resources the policy judges, by API group: what a pod is made from, or is. */
 export const JUDGED_RESOURCES = {
-  core: ['pods', 'podtemplates'],
+  core: ['pods', 'podtemplates', 'replicationcontrollers'],
   apps: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'],
+  batch: ['jobs', 'cronjobs'],
 } as const;
 
 /** One pool the policy guards: whose it is, what its nodes carry, who may use it. */
@@ -105,23 +148,26 @@ export interface GuardedPool {
   readonly namespaces: readonly string[];
 }
 
-/** One parameter object of the policy: a team's pools (all, or one part) and who may use them. */
-export interface TeamTenancyParam {
-  /** `<team>`, or `<team>.<n>` for the n-th part of a team with many pools (a team id has no dot). */
+/** One ValidatingAdmissionPolicy of the set, with its binding of the same name. */
+export interface TenancyPolicyPart {
+  /** `karpenter-gitops-team-pools-<digest>`: a change of what it holds is a new part. */
   readonly name: string;
-  readonly team: string;
-  readonly namespaces: readonly string[];
+  /** Its pools, in the cluster's pool order. */
   readonly pools: readonly GuardedPool[];
+  /** The policy's spec, as the API server stores it. */
+  readonly spec: PolicySpec;
+  /** The binding's spec. */
+  readonly binding: BindingSpec;
 }
 
 /** The tenancy policy of one cluster; the constructs only render it. */
 export interface TenancyPolicyModel {
-  /** Name of the ValidatingAdmissionPolicy and of its binding. */
+  /** The prefix of the parts' names. */
   readonly name: string;
   /** The pools of the teams that list namespaces, in the cluster's pool order. */
   readonly pools: readonly GuardedPool[];
-  /** The parameter objects, one per team, split when large, in name order. */
-  readonly params: readonly TeamTenancyParam[];
+  /** The policies (each with its binding), in pool order. */
+  readonly parts: readonly TenancyPolicyPart[];
   /**
    * Namespaces the policy never looks at: kube-system, Karpenter's own and the cluster's
    * `tenancy.exemptNamespaces`. Only cluster administrators create pods there, and a mistake in
@@ -161,61 +207,158 @@ export function tenancyPolicy(cluster: Cluster, modelled: readonly ModelledPool[
   });
   if (pools.length === 0) return undefined;
   const configured = cluster.tenancyExemptNamespaces ?? [];
+  const action = cluster.tenancyAction ?? 'Deny';
+  const exemptNamespaces = [...new Set(['kube-system', cluster.karpenter.namespace, ...configured])].sort();
   return {
     name: TENANCY_POLICY_NAME,
     pools,
-    params: teamParams(pools),
-    exemptNamespaces: [...new Set(['kube-system', cluster.karpenter.namespace, ...configured])].sort(),
+    parts: packParts(pools).map((held) => part(held, exemptNamespaces, action)),
+    exemptNamespaces,
     configuredExemptions: [...configured],
-    action: cluster.tenancyAction ?? 'Deny',
+    action,
   };
 }
 
-/** The parameter objects of the guarded pools: per team, in parts of at most MAX_POOLS_PER_PARAM pools and MAX_PARAM_POOL_BYTES. */
-function teamParams(pools: readonly GuardedPool[]): TeamTenancyParam[] {
-  const teams = new Map<string, GuardedPool[]>();
-  for (const p of pools) teams.set(p.team, [...(teams.get(p.team) ?? []), p]);
-  return [...teams].flatMap(([team, own]) => {
-    const parts: GuardedPool[][] = [[]];
-    let bytes = 0;
-    for (const p of own) {
-      const size = JSON.stringify(paramPool(p)).length;
-      const part = parts[parts.length - 1];
-      if (part.length > 0 && (part.length >= MAX_POOLS_PER_PARAM || bytes + size > MAX_PARAM_POOL_BYTES)) {
-        parts.push([p]);
-        bytes = size;
-      } else {
-        part.push(p);
-        bytes += size;
-      }
+// ==== Data: a part's pools as literals
+
+/**
+ * A part's pools as the policy's data variables hold them: literals that are JSON too (the review
+ * reads them back), each of one type as Kubernetes' CEL requires of a literal
+ * (HomogeneousAggregateLiterals), looked up by pool name.
+ */
+export interface PartData {
+  /** The pools, in the cluster's order (the order a refusal names them in). */
+  readonly pools: readonly string[];
+  /** Each pool's team. */
+  readonly teams: Readonly<Record<string, string>>;
+  /** Each team's namespaces: who may use its pools. */
+  readonly namespaces: Readonly<Record<string, readonly string[]>>;
+  /** Whether each pool is dedicated (its nodes carry `dedicated=<team>:NoSchedule`). */
+  readonly dedicated: Readonly<Record<string, boolean>>;
+  /** The labels of each pool's nodes. */
+  readonly labels: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** The distinct NoSchedule and NoExecute taints of the part's pools. */
+  readonly taintSet: readonly { readonly key: string; readonly value: string; readonly effect: string }[];
+  /** Each pool's taints, as indexes into {@link taintSet}. */
+  readonly taintIds: Readonly<Record<string, readonly number[]>>;
+  /** The label keys any of the part's pools carries (a requirement on another key holds on every pool). */
+  readonly carried: readonly string[];
+}
+
+/** The names of the data variables, in the policy's order. */
+const DATA_VARIABLES = ['pools', 'teams', 'namespaces', 'dedicated', 'labels', 'taintSet', 'taintIds', 'carried'] as const satisfies readonly (keyof PartData)[];
+
+/** The data of some pools. */
+export function partData(pools: readonly GuardedPool[]): PartData {
+  const taintKey = (t: Taint) => JSON.stringify([t.key, t.value ?? '', t.effect]);
+  const distinct = [...new Map(pools.flatMap((p) => p.taints).map((t) => [taintKey(t), t] as const)).values()];
+  const index = new Map(distinct.map((t, i) => [taintKey(t), i]));
+  return {
+    pools: pools.map((p) => p.pool),
+    teams: Object.fromEntries(pools.map((p) => [p.pool, p.team])),
+    namespaces: Object.fromEntries(pools.map((p) => [p.team, p.namespaces])),
+    dedicated: Object.fromEntries(pools.map((p) => [p.pool, p.dedicated])),
+    labels: Object.fromEntries(pools.map((p) => [p.pool, p.labels])),
+    taintSet: distinct.map((t) => ({ key: t.key, value: t.value ?? '', effect: t.effect })),
+    taintIds: Object.fromEntries(pools.map((p) => [p.pool, p.taints.map((t) => index.get(taintKey(t)) ?? -1)])),
+    carried: [...new Set([...NAMING_LABELS, ...pools.flatMap((p) => Object.keys(p.labels))])].sort(),
+  };
+}
+
+/**
+ * The pools packed into parts, in pool order: a part takes pools while it holds at most
+ * {@link MAX_POOLS_PER_PART}, its data at most {@link MAX_PART_BYTES} and each data variable at
+ * most {@link MAX_VARIABLE_BYTES}. Sizes are counted as the JSON of each variable grows (an entry
+ * and its comma), so packing costs one pass.
+ */
+function packParts(pools: readonly GuardedPool[]): GuardedPool[][] {
+  const json = (v: unknown) => Buffer.byteLength(JSON.stringify(v)) + 1;
+  const parts: GuardedPool[][] = [];
+  let current: GuardedPool[] = [];
+  let sizes = new Map<string, number>();
+  let seen = new Set<string>();
+  const grow = (p: GuardedPool) => {
+    const add = new Map<string, number>([
+      ['pools', json(p.pool)], ['teams', json(p.pool) + json(p.team)], ['dedicated', json(p.pool) + 6], ['labels', json(p.pool) + json(p.labels)],
+      ['taintIds', json(p.pool) + json(p.taints.map(() => 9999))],
+      ['namespaces', seen.has(`team:${p.team}`) ? 0 : json(p.team) + json(p.namespaces)],
+      ['taintSet', p.taints.filter((t) => !seen.has(`taint:${JSON.stringify(t)}`)).reduce((n, t) => n + json({ key: t.key, value: t.value ?? '', effect: t.effect }), 0)],
+      ['carried', Object.keys(p.labels).filter((k) => !seen.has(`key:${k}`)).reduce((n, k) => n + json(k), 0)],
+    ]);
+    return new Map([...add].map(([k, v]) => [k, (sizes.get(k) ?? 2) + v]));
+  };
+  const note = (p: GuardedPool) => {
+    seen.add(`team:${p.team}`);
+    for (const t of p.taints) seen.add(`taint:${JSON.stringify(t)}`);
+    for (const k of Object.keys(p.labels)) seen.add(`key:${k}`);
+  };
+  for (const p of pools) {
+    let next = grow(p);
+    const total = [...next.values()].reduce((a, b) => a + b, 0);
+    if (current.length > 0 && (current.length + 1 > MAX_POOLS_PER_PART || total > MAX_PART_BYTES || Math.max(...next.values()) > MAX_VARIABLE_BYTES)) {
+      parts.push(current);
+      current = [];
+      sizes = new Map();
+      seen = new Set();
+      next = grow(p);
     }
-    return parts.map((part, i) => ({ name: i === 0 ? team : `${team}.${i + 1}`, team, namespaces: own[0].namespaces, pools: part }));
-  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    current.push(p);
+    sizes = next;
+    note(p);
+  }
+  if (current.length > 0) parts.push(current);
+  return parts;
 }
 
-/** A pool as its parameter object holds it (the shape the CRD's schema gives). */
-export interface ParamPool {
-  readonly name: string;
-  readonly dedicated: boolean;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly { readonly key: string; readonly value: string; readonly effect: string }[];
+// ==== The policy's spec and its binding
+
+/** A ValidatingAdmissionPolicy's spec as the policy sets it (admissionregistration.k8s.io/v1). */
+export interface PolicySpec {
+  readonly failurePolicy: 'Fail' | 'Ignore';
+  readonly matchConstraints: {
+    readonly matchPolicy: 'Equivalent';
+    readonly resourceRules: readonly { readonly apiGroups: readonly string[]; readonly apiVersions: readonly string[]; readonly operations: readonly string[]; readonly resources: readonly string[]; readonly scope: '*' }[];
+    readonly namespaceSelector: { readonly matchExpressions: readonly { readonly key: string; readonly operator: 'NotIn'; readonly values: readonly string[] }[] };
+    readonly objectSelector: Record<string, never>;
+  };
+  readonly matchConditions: readonly { readonly name: string; readonly expression: string }[];
+  readonly variables: readonly CelVariable[];
+  readonly validations: readonly (CelValidation & { readonly reason: 'Forbidden' })[];
 }
 
-/** The `spec` of a TeamTenancy parameter object. */
-export interface TeamTenancySpec {
-  readonly team: string;
-  readonly namespaces: readonly string[];
-  readonly pools: readonly ParamPool[];
+/** A ValidatingAdmissionPolicyBinding's spec. */
+export interface BindingSpec {
+  readonly policyName: string;
+  readonly validationActions: readonly string[];
 }
 
-/** One pool of a parameter object's spec. */
-export function paramPool(g: GuardedPool): ParamPool {
-  return { name: g.pool, dedicated: g.dedicated, labels: g.labels, taints: g.taints.map((t) => ({ key: t.key, value: t.value ?? '', effect: t.effect })) };
-}
-
-/** The spec of a parameter object. */
-export function teamTenancySpec(param: TeamTenancyParam): TeamTenancySpec {
-  return { team: param.team, namespaces: param.namespaces, pools: param.pools.map(paramPool) };
+/**
+ * One part: its policy, named by the digest of its spec, and its binding. `Deny` fails closed
+ * (an object the policy cannot judge, a cost limit hit, is refused); `Warn` and `Audit` fail open
+ * (`Ignore`): neither ever refuses anything, a configuration error or a failed evaluation
+ * included (dispatcher.go l. 86-89, validator.go l. 60-65).
+ */
+function part(pools: readonly GuardedPool[], exempt: readonly string[], action: TenancyAction): TenancyPolicyPart {
+  const cel = tenancyCel(partData(pools));
+  const spec: PolicySpec = {
+    failurePolicy: action === 'Deny' ? 'Fail' : 'Ignore',
+    // The API server's defaults written out (matchPolicy, objectSelector, scope), so Argo CD sees no diff.
+    matchConstraints: {
+      matchPolicy: 'Equivalent',
+      resourceRules: [
+        { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [...JUDGED_RESOURCES.core], scope: '*' },
+        { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [...JUDGED_RESOURCES.apps], scope: '*' },
+        { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [...JUDGED_RESOURCES.batch], scope: '*' },
+      ],
+      namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...exempt] }] },
+      objectSelector: {},
+    },
+    matchConditions: [{ name: 'judged', expression: cel.matchCondition }],
+    variables: cel.variables,
+    validations: cel.validations.map((v) => ({ ...v, reason: 'Forbidden' as const })),
+  };
+  const name = `${TENANCY_POLICY_NAME}-${digestOf({ spec, action }).slice(0, 10)}`;
+  return { name, pools, spec, binding: { policyName: name, validationActions: validationActions(action) } };
 }
 
 /** The binding's validationActions for an action (Deny and Warn never go together). */
@@ -224,10 +367,10 @@ export function validationActions(action: TenancyAction): string[] {
 }
 
 // ==== The rule
-// Per team (each parameter object), an object of a namespace the team does not list is refused:
+// An object of a namespace that a pool's team does not list is refused when:
 //
 // - a pod (created, or updated in what it tolerates or selects), by anyone but the DaemonSet
-//   controller, when it selects one of the team's pools or can run on a dedicated one:
+//   controller, selects the pool or can run on it while it is dedicated:
 //   - it selects the pool: its nodeSelector, together with one of its required node affinity
 //     terms (any one: the scheduler may use any, and Karpenter tries each in turn), holds on the
 //     pool's nodes and asks for one of NAMING_LABELS with In (a nodeSelector entry is an In);
@@ -235,34 +378,39 @@ export function validationActions(action: TenancyAction): string[] {
 //     them and it tolerates each of their NoSchedule and NoExecute taints; a pod created with
 //     spec.nodeName skips the scheduler, and with it the NoSchedule taints (the kubelet checks
 //     only NoExecute ones);
-// - a pod template (PodTemplate, Deployment, ReplicaSet, StatefulSet: what a CapacityBuffer's
-//   podTemplateRef or scalableRef provisions from, as virtual pods no admission sees) by the
-//   same rule as a pod;
-// - a DaemonSet (created, or its template's scheduling changed) whose pods can run on one of the
-//   team's pools, dedicated or not: Karpenter adds a DaemonSet's requests to every node of each
-//   pool its template is compatible with, and the DaemonSet controller puts a pod on each node;
-// - a pod the DaemonSet controller adopts (it becomes a DaemonSet's) whose nodeSelector and
-//   tolerations let it run on one of the team's pools: Karpenter may take the newest pod a
-//   DaemonSet controls for its template, with the DaemonSet's own required affinity, which the
-//   policy cannot see (so the pod's affinity is not read);
-// - a pod that names an apps/v1 DaemonSet as its controller, created or made so by anyone but
-//   the DaemonSet controller, whatever it asks for.
+// - a pod template (PodTemplate, Deployment, ReplicaSet, StatefulSet, Job, CronJob,
+//   ReplicationController: what a CapacityBuffer's podTemplateRef or scalableRef provisions from,
+//   as virtual pods no admission sees, or what a controller makes pods from) by the same rule as
+//   a pod, when it is applied rather than only when its pods are refused one by one;
+// - a DaemonSet (created, or its template's scheduling changed) whose pods can run on the pool,
+//   dedicated or not: Karpenter adds a DaemonSet's requests to every node of each pool its
+//   template is compatible with, and the DaemonSet controller puts a pod on each node;
+// - a pod the DaemonSet controller adopts, or a pod to which anyone but a built-in workload
+//   controller (WORKLOAD_CONTROLLER_USERS) gives a controller reference (creating it so, or
+//   adding or changing the reference; any apiVersion, any kind), by the DaemonSet rule on its
+//   nodeSelector and tolerations: Karpenter takes any pod whose controller reference carries a
+//   DaemonSet's UID for that DaemonSet's, the newest one standing for the DaemonSet, with the
+//   DaemonSet's own required affinity in place of the pod's (so the pod's affinity is not read
+//   for this rule); such a pod is judged by the pod rule too;
+// - an object beyond the sizes of SANE, whatever it asks for, before any pool is looked at.
 //
 // The DaemonSet controller's other requests (creating a DaemonSet's pods, releasing them) are
-// judged through the DaemonSet, which was judged when created or changed; an ownerReference
-// alone exempts nothing. Node selection holds on a pool's nodes when each requirement on a label
-// the pool's nodes carry (GuardedPool.labels) holds for its value (Gt and Lt: when it is a number
-// at all); a requirement on any other label (an instance type's, a zone's) or on a node's name
-// (matchFields) is taken to hold: the policy cannot tell which pool those belong to. An empty
-// term holds: the scheduler matches no node by it, but Karpenter reads only a term's expressions
-// and launches a node for it. Preferred node affinity never widens where a pod may run, so it is
-// not read. Kubernetes runs validating admission after an object passed its own validation, so
-// a toleration with an empty key has operator Exists, Gt and Lt carry one integer, and a
-// NodeSelector has its terms; every optional field is still read behind has(): an absent field is
-// an error in CEL, not a zero.
+// judged through the DaemonSet, which was judged when created or changed. Node selection holds on
+// a pool's nodes when each requirement on a label the pool's nodes carry (GuardedPool.labels)
+// holds for its value (Gt and Lt: when it is a number at all); a requirement on any other label
+// (an instance type's, a zone's) or on a node's name (matchFields) is taken to hold: the policy
+// cannot tell which pool those belong to, so only the requirements on carried labels are
+// compared with each pool (`relevant`, computed once per request). An empty term holds: the
+// scheduler matches no node by it, but Karpenter reads only a term's expressions and launches a
+// node for it. Preferred node affinity never widens where a pod may run, so it is not read.
+// Kubernetes runs validating admission after an object passed its own validation, so a
+// toleration with an empty key has operator Exists, Gt and Lt carry one integer, and a
+// NodeSelector has its terms; every optional field is still read behind has(): an absent field
+// is an error in CEL, not a zero.
 // @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/pod/scheduling.go#L102-L108 (IsProvisionable)
 // @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/preferences.go#L74-L88 (each required term in turn)
 // @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/provisioner.go#L534-L558 (getDaemonSetPods: the newest controlled pod, else the template)
+// @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/state/cluster.go (daemonSetPods: metav1.IsControlledBy, by UID)
 // @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/provisioning/scheduling/scheduler.go#L969-L1041 (buildDaemonOverheadGroups, isDaemonPodCompatible)
 // @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/utils/apps/resolve.go#L78-L136 (ResolveCapacityBuffer)
 // @see test/support/karpenter-provisioning.ts, the model of Kubernetes and Karpenter the tests hold this rule to
@@ -277,17 +425,20 @@ const INTEGER = '^[0-9]+$';
 /** How many pool or namespace names a refusal lists before it only counts them (the API server caps a message at 5 KiB). */
 const LISTED = 10;
 
+/** A CEL string literal of `text`. */
+const celString = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
 /** CEL: `field` of `x` if set, else ''. */
 const orEmpty = (x: string, field: string) => `(has(${x}.${field}) ? ${x}.${field} : '')`;
 
-/** CEL: the toleration `t` tolerates `taint` (a map of key, value and effect), as Kubernetes matches them. @see tolerates */
+/** CEL: the toleration `t` tolerates `taint` (a map of key, value and effect), as Kubernetes matches them. */
 function tolerationCel(t: string, taint: string): string {
   const op = orEmpty(t, 'operator');
   return `(${orEmpty(t, 'effect')} == '' || ${t}.effect == ${taint}.effect) && (${orEmpty(t, 'key')} == '' || ${t}.key == ${taint}.key) && `
     + `(${op} == '' || ${op} == 'Equal' ? ${orEmpty(t, 'value')} == ${taint}.value : ${op} == 'Exists' || ((${op} == 'Lt' || ${op} == 'Gt') && ${taint}.value.matches('${INTEGER}')))`;
 }
 
-/** CEL: the node selector requirement `e` holds on nodes labelled `labels` (a label they do not carry: taken to hold). @see holds */
+/** CEL: the node selector requirement `e` holds on nodes labelled `labels` (a label they do not carry: taken to hold). */
 function holdsCel(e: string, labels: string): string {
   const value = `${labels}[${e}.key]`;
   const listed = `(has(${e}.values) && ${value} in ${e}.values)`;
@@ -295,39 +446,40 @@ function holdsCel(e: string, labels: string): string {
     + `: (${e}.operator != 'Gt' && ${e}.operator != 'Lt') || ${value}.matches('${INTEGER}')))`;
 }
 
-/**
- * CEL: the required node affinity term `term` holds on nodes labelled `labels`. An empty term
- * holds: the scheduler matches no node by it, but Karpenter reads only a term's expressions and
- * launches a node for it. @see termHolds
- */
-function termHoldsCel(term: string, labels: string): string {
-  return `(!has(${term}.matchExpressions) || ${term}.matchExpressions.all(e, ${holdsCel('e', labels)}))`;
-}
+/** CEL: the labels of pool `p`'s nodes. */
+const labelsOf = (p: string) => `variables.labels[${p}]`;
 
-/** CEL: the nodeSelector holds on the nodes of pool `p` (a parameter's pool). */
-const selectorHoldsCel = (p: string) => `variables.nodeSelector.all(k, !(k in ${p}.labels) || ${p}.labels[k] == variables.nodeSelector[k])`;
+/** CEL: the nodeSelector's entries on carried labels hold on the nodes of pool `p`. */
+const selectorHoldsCel = (p: string) => `variables.relSelector.all(k, !(k in ${labelsOf(p)}) || ${labelsOf(p)}[k] == variables.nodeSelector[k])`;
 
-/** CEL: the object's node selection (nodeSelector, then one required term) holds on the nodes of pool `p`. */
-const selectionHoldsCel = (p: string) => `${selectorHoldsCel(p)} && (size(variables.terms) == 0 || variables.terms.exists(t, ${termHoldsCel('t', `${p}.labels`)}))`;
+/** CEL: one of the terms `terms` (each a list of relevant expressions, or none at all) holds on the nodes of pool `p`. */
+const termsHoldCel = (terms: string, p: string) => `(size(${terms}) == 0 || ${terms}.exists(t, t.all(e, ${holdsCel('e', labelsOf(p))})))`;
 
-/** CEL: the object selects pool `p`. @see selects */
+/** CEL: term `t` (its relevant expressions) asks for a naming label with In. */
+const termNamesCel = (t: string) => `${t}.exists(e, e.operator == 'In' && e.key in ${JSON.stringify(NAMING_LABELS)})`;
+
+/** CEL: the object selects pool `p` (by the pod rule). */
 function selectsCel(p: string): string {
-  const names = `(variables.selectorNames || (has(t.matchExpressions) && t.matchExpressions.exists(e, e.operator == 'In' && e.key in ${JSON.stringify(NAMING_LABELS)})))`;
-  return `(${selectorHoldsCel(p)} && (size(variables.terms) == 0 ? variables.selectorNames : variables.terms.exists(t, ${termHoldsCel('t', `${p}.labels`)} && ${names})))`;
+  return `(${selectorHoldsCel(p)} && (size(variables.relTerms) == 0 ? variables.selectorNames : variables.relTerms.exists(t, t.all(e, ${holdsCel('e', labelsOf(p))}) && (variables.selectorNames || ${termNamesCel('t')}))))`;
 }
 
 /** CEL: the object tolerates each taint of pool `p`; `skipNoSchedule` when it names its node. */
-const toleratesCel = (p: string, skipNoSchedule: string) => `${p}.taints.all(taint, (${skipNoSchedule} && taint.effect == 'NoSchedule') || variables.tolerations.exists(t, ${tolerationCel('t', 'taint')}))`;
+const toleratesCel = (p: string, skipNoSchedule: string) => `variables.taintIds[${p}].all(i, variables.tolerated[i] || (${skipNoSchedule} && variables.taintSet[i].effect == 'NoSchedule'))`;
 
 /** What the policy judges an object as, per {@link JudgedAs}. */
-export const JUDGED_AS = { pod: 'pod', template: 'template', daemonSet: 'daemonSet', adopted: 'adopted', none: 'none' } as const;
-/** `pod`: by the pod rule; `template`: a pod template, by the pod rule; `daemonSet`: by where its pods can run; `adopted`: a pod the DaemonSet controller adopts; `none`: judged through its DaemonSet. */
+export const JUDGED_AS = { pod: 'pod', template: 'template', daemonSet: 'daemonSet', adopted: 'adopted', owned: 'owned', none: 'none' } as const;
+/**
+ * `pod`: by the pod rule; `template`: a pod template, by the pod rule; `daemonSet`: by where its
+ * pods can run; `adopted`: a pod the DaemonSet controller adopts, by the DaemonSet rule; `owned`:
+ * a pod given a controller reference by someone else, by both rules; `none`: judged through its
+ * controller.
+ */
 export type JudgedAs = (typeof JUDGED_AS)[keyof typeof JUDGED_AS];
 
-/** The names of the policy's variables that the review and tests read. */
-export const TENANCY_VARIABLES = { borrowed: 'borrowed', forged: 'forged', judgedAs: 'judgedAs' } as const;
+/** The names of the policy's variables that fit, the review and tests read. */
+export const TENANCY_VARIABLES = { borrowed: 'borrowed', judgedAs: 'judgedAs', sane: 'sane' } as const;
 
-/** One CEL variable of the policy (`variables.<name>`), evaluated lazily and at most once per request and parameter. */
+/** One CEL variable of the policy (`variables.<name>`), evaluated lazily and at most once per request. */
 export interface CelVariable {
   readonly name: string;
   readonly expression: string;
@@ -343,291 +495,159 @@ export interface CelValidation {
   readonly message: string;
 }
 
-/** The CEL of a tenancy policy: its variables, validations and match condition. */
+/** The CEL of a tenancy policy part: its variables, validations and match condition. */
 export interface TenancyCel {
-  /** In order: each may read the ones before it. */
+  /** In order: each may read the ones before it; the part's data first. */
   readonly variables: readonly CelVariable[];
-  /** In order: a forged DaemonSet pod, then the pools the object would borrow. */
+  /** In order: an object beyond the sane sizes, then the pools the object would borrow. */
   readonly validations: readonly CelValidation[];
   /**
-   * Which requests the policy looks at, per parameter: an object of a namespace the team does
-   * not list, being created, or updated in what it tolerates or selects (a pod's owners too:
-   * becoming a DaemonSet's makes it what Karpenter may size nodes by). A pod's other updates
-   * (labels, finalizers, status) and the scaling of a workload are never refused.
+   * Which requests the policy looks at: an object being created, or updated in what it tolerates
+   * or selects (a pod's owners too: a new controller reference makes it what Karpenter may size
+   * nodes by). A pod's other updates (labels, finalizers, status) and the scaling of a workload
+   * are never refused.
    */
   readonly matchCondition: string;
 }
 
-/** CEL: `field` of `object` differs from `oldObject`'s (absent on one side counts). */
-const changed = (field: string) => `has(object.${field}) != has(oldObject.${field}) || (has(object.${field}) && object.${field} != oldObject.${field})`;
 /** The pod spec's fields that decide where a pod may run. */
 const SCHEDULING_FIELDS = ['tolerations', 'nodeSelector', 'affinity'];
-/** CEL: an apps/v1 DaemonSet is the controller of `o`. */
-const controlledByDaemonSet = (o: string) => `has(${o}.metadata.ownerReferences) && ${o}.metadata.ownerReferences.exists(r, r.apiVersion == 'apps/v1' && r.kind == 'DaemonSet' && has(r.controller) && r.controller)`;
+
+/** Where each judged resource keeps its pods' spec, below the object. */
+const POD_SPEC_PATH: Readonly<Record<string, readonly string[]>> = {
+  pods: ['spec'],
+  podtemplates: ['template', 'spec'],
+  cronjobs: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
+  // deployments, replicasets, statefulsets, daemonsets, jobs, replicationcontrollers
+  '*': ['spec', 'template', 'spec'],
+};
+
+/** CEL: the pod spec of `o` for the request's resource (`{}` where an optional level is absent). */
+function podSpecCel(o: string): string {
+  const at = (path: readonly string[]) => {
+    const levels = path.map((_, i) => `${o}.${path.slice(0, i + 1).join('.')}`);
+    return `(${levels.map((l) => `has(${l})`).join(' && ')} ? ${levels[levels.length - 1]} : {})`;
+  };
+  const r = 'request.resource.resource';
+  return `(${r} == 'pods' ? ${o}.spec : ${r} == 'podtemplates' ? ${at(POD_SPEC_PATH.podtemplates)} : ${r} == 'cronjobs' ? ${at(POD_SPEC_PATH.cronjobs)} : ${at(POD_SPEC_PATH['*'])})`;
+}
+
+/** CEL: the controller references of `o` (a pod's): those with `controller: true`. */
+const controllerOf = (o: string) => `(has(${o}.metadata.ownerReferences) ? ${o}.metadata.ownerReferences.filter(r, has(r.controller) && r.controller) : [])`;
 
 /**
- * The policy's CEL, evaluated per parameter (`params`: one TeamTenancy object, `params.spec`:
- * its team, namespaces and pools). Of the team's pools, `selected` are those a pod or pod
- * template selects, `runsOn` the dedicated ones it can run on, `compatible` those a DaemonSet's
- * pods can run on, and `borrowed` those the object may not use by the rule it is judged by (see
- * "The rule" above); `forged` is a pod that claims a DaemonSet it was not made by.
+ * The policy's CEL for one part (its pools' data as literals). Of the part's pools, `borrowed`
+ * are those the object may not use by the rule it is judged by (see "The rule" above).
  */
-export function tenancyCel(): TenancyCel {
-  const resource = 'request.resource.resource';
-  const specOf = `${resource} == 'pods' ? object.spec : ${resource} == 'podtemplates' ? (has(object.template) && has(object.template.spec) ? object.template.spec : {}) `
-    + ': (has(object.spec.template) && has(object.spec.template.spec) ? object.spec.template.spec : {})';
+export function tenancyCel(data: PartData): TenancyCel {
+  const r = 'request.resource.resource';
+  // Per resource, whether a scheduling field of its pods' spec differs between the object and the old one (absent on one side counts).
+  const present = (o: string, path: readonly string[]) => path.map((_, i) => `has(${o}.${path.slice(0, i + 1).join('.')})`).join(' && ');
+  const changedAt = (spec: readonly string[]) => SCHEDULING_FIELDS.map((f) => {
+    const path = [...spec, f];
+    const [now, was] = [present('object', path), present('oldObject', path)];
+    return `(${now}) != (${was}) || ((${now}) && object.${path.join('.')} != oldObject.${path.join('.')})`;
+  }).join(' || ');
+  const changed = `(${r} == 'pods' ? (${changedAt(POD_SPEC_PATH.pods)}) : ${r} == 'podtemplates' ? (${changedAt(POD_SPEC_PATH.podtemplates)})`
+    + ` : ${r} == 'cronjobs' ? (${changedAt(POD_SPEC_PATH.cronjobs)}) : (${changedAt(POD_SPEC_PATH['*'])}))`;
+  const ownersChanged = `${controllerOf('object')} != ${controllerOf('oldObject')}`;
+  const judged = (...as: JudgedAs[]) => `(${as.map((a) => `variables.${TENANCY_VARIABLES.judgedAs} == '${a}'`).join(' || ')})`;
+  const podRule = judged('pod', 'template', 'owned');
+  const daemonRule = judged('daemonSet', 'adopted', 'owned');
   const field = (name: string, empty: string) => `has(variables.podSpec.${name}) ? variables.podSpec.${name} : ${empty}`;
   const affinity = 'variables.podSpec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
-  const podChanged = [...SCHEDULING_FIELDS.map((f) => changed(`spec.${f}`))].join(' || ');
-  const first = 'variables.borrowed[0]';
-  const team = 'params.spec.team';
-  const judged = (as: JudgedAs) => `variables.${TENANCY_VARIABLES.judgedAs} == '${as}'`;
-  const podLike = `(${judged('pod')} || ${judged('template')})`;
-  const daemonLike = `(${judged('daemonSet')} || ${judged('adopted')})`;
-  const what = `(${judged('template')} ? 'the ' + request.kind.kind + '\\'s pod template' : ${judged('daemonSet')} ? 'the DaemonSet\\'s pods' : ${judged('adopted')} ? 'the pod the DaemonSet controller adopts' : 'the pod')`;
-  const taint = `'${DEDICATED_TAINT_KEY}=' + ${team} + ':NoSchedule'`;
-  const how = `(${daemonLike} ? 'can run on its nodes, and Karpenter adds their requests to every node of the pool'`
-    + ` : !variables.runsOn.exists(q, q.name == ${first}.name) ? 'selects it by ${NODEPOOL_LABEL}, ${NODECLASS_LABEL} or ${TEAM_LABEL}'`
-    + ` : ${first}.taints.exists(taint, taint.key == '${DEDICATED_TAINT_KEY}' && variables.tolerations.exists(t, ${tolerationCel('t', 'taint')}))`
-    + ` ? 'tolerates its taint ' + ${taint} : 'names its node (spec.nodeName), which skips its taint ' + ${taint})`;
-  const namespaces = `(size(params.spec.namespaces) <= ${LISTED} ? 'namespaces ' + params.spec.namespaces.join(', ') : string(size(params.spec.namespaces)) + ' namespaces of team ' + ${team})`;
-  const more = `(size(variables.borrowed) > 1 ? '; in all, ' + string(size(variables.borrowed)) + ' of team ' + ${team} + '\\'s pools'`
-    + ` + (size(variables.borrowed) <= ${LISTED} ? ': ' + variables.borrowed.map(p, p.name).join(', ') : '') : '')`;
-  const fix = `(${daemonLike} ? ' (confine it to the namespace\\'s pools with a nodeSelector, or run it in an exempt namespace)' : '')`;
+  const s = SANE;
+  const podBorrows = (p: string) => `(${podRule} && ((variables.dedicated[${p}] && ${toleratesCel(p, 'variables.namesNode')} && ${selectorHoldsCel(p)} && ${termsHoldCel('variables.relTerms', p)})`
+    + ` || (variables.names && ${selectsCel(p)})))`;
+  const daemonBorrows = (p: string) => `(${daemonRule} && ${toleratesCel(p, 'false')} && ${selectorHoldsCel(p)} && ${termsHoldCel('variables.daemonTerms', p)})`;
   return {
-    matchCondition: `!(request.namespace in params.spec.namespaces) && (request.operation == 'CREATE' || (${resource} == 'pods' ? (${podChanged} || ${changed('metadata.ownerReferences')})`
-      + ` : ${resource} == 'podtemplates' ? (${SCHEDULING_FIELDS.map((f) => changed(`template.spec.${f}`)).join(' || ')})`
-      + ` : (${SCHEDULING_FIELDS.map((f) => changed(`spec.template.spec.${f}`)).join(' || ')})))`,
+    matchCondition: `request.operation == 'CREATE' || ${changed} || (${r} == 'pods' && ${ownersChanged})`,
     variables: [
-      { name: 'podSpec', expression: specOf },
+      ...DATA_VARIABLES.map((name) => ({ name, expression: JSON.stringify(data[name]) })),
+      { name: 'podSpec', expression: podSpecCel('object') },
       { name: 'tolerations', expression: field('tolerations', '[]') },
       { name: 'nodeSelector', expression: field('nodeSelector', '{}') },
       {
         name: 'affinityTerms',
         expression: `has(variables.podSpec.affinity) && has(variables.podSpec.affinity.nodeAffinity) && has(${affinity}) && has(${affinity}.nodeSelectorTerms) ? ${affinity}.nodeSelectorTerms : []`,
       },
+      // Sizes first, each read in constant time, so nothing below iterates an unbounded list.
+      {
+        name: TENANCY_VARIABLES.sane,
+        expression: `size(variables.tolerations) <= ${s.tolerations} && size(variables.nodeSelector) <= ${s.nodeSelector} && size(variables.affinityTerms) <= ${s.terms}`
+          + ` && (!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) <= ${s.ownerReferences})`
+          + ` && variables.affinityTerms.all(t, (!has(t.matchExpressions) || size(t.matchExpressions) <= ${s.expressions}) && (!has(t.matchFields) || size(t.matchFields) <= ${s.fields}))`,
+      },
+      // The requirements on labels some pool's nodes carry: the only ones compared with each pool.
+      { name: 'relSelector', expression: 'variables.nodeSelector.filter(k, k in variables.carried)' },
+      { name: 'relTerms', expression: 'variables.affinityTerms.map(t, has(t.matchExpressions) ? t.matchExpressions.filter(e, e.key in variables.carried) : [])' },
+      { name: 'saneRelevant', expression: `variables.${TENANCY_VARIABLES.sane} && variables.relTerms.all(t, size(t) <= ${s.relevant} && t.all(e, !has(e.values) || size(e.values) <= ${s.relevantValues}))` },
       { name: 'daemonSetController', expression: `has(request.userInfo.username) && request.userInfo.username == '${DAEMON_SET_CONTROLLER_USER}'` },
-      // A pod becomes a DaemonSet's: created so, or its owners changed to name one as controller.
-      { name: 'becomesDaemonSets', expression: `${resource} == 'pods' && ${controlledByDaemonSet('object')} && !(request.operation == 'UPDATE' && ${controlledByDaemonSet('oldObject')})` },
-      { name: TENANCY_VARIABLES.forged, expression: 'variables.becomesDaemonSets && !variables.daemonSetController' },
+      { name: 'workloadController', expression: `has(request.userInfo.username) && request.userInfo.username in ${JSON.stringify(WORKLOAD_CONTROLLER_USERS)}` },
+      // A pod is given a controller reference: created with one, or one added or changed.
+      { name: 'claims', expression: `${r} == 'pods' && size(${controllerOf('object')}) > 0 && (request.operation == 'CREATE' || ${ownersChanged})` },
       {
         name: TENANCY_VARIABLES.judgedAs,
-        expression: `${resource} == 'daemonsets' ? '${JUDGED_AS.daemonSet}' : ${resource} != 'pods' ? '${JUDGED_AS.template}'`
-          + ` : variables.daemonSetController ? (variables.becomesDaemonSets && request.operation == 'UPDATE' ? '${JUDGED_AS.adopted}' : '${JUDGED_AS.none}')`
-          + ` : variables.becomesDaemonSets ? '${JUDGED_AS.none}'`
-          + ` : request.operation == 'CREATE' || ${podChanged} ? '${JUDGED_AS.pod}' : '${JUDGED_AS.none}'`,
+        expression: `${r} == 'daemonsets' ? '${JUDGED_AS.daemonSet}' : ${r} != 'pods' ? '${JUDGED_AS.template}'`
+          + ` : variables.claims && variables.daemonSetController ? (request.operation == 'UPDATE' ? '${JUDGED_AS.adopted}' : '${JUDGED_AS.none}')`
+          + ` : variables.claims && !variables.workloadController ? '${JUDGED_AS.owned}'`
+          + ` : variables.daemonSetController ? '${JUDGED_AS.none}'`
+          + ` : request.operation == 'CREATE' || ${changed} ? '${JUDGED_AS.pod}' : '${JUDGED_AS.none}'`,
       },
-      // Karpenter may replace an adopted pod's required affinity with its DaemonSet's: not read.
-      { name: 'terms', expression: `${judged('adopted')} ? [] : variables.affinityTerms` },
+      // Karpenter replaces an adopted or claimed pod's required affinity with its DaemonSet's: not read by the DaemonSet rule.
+      { name: 'daemonTerms', expression: `${judged('daemonSet')} ? variables.relTerms : []` },
       // Only a pod being created chooses its node by name (an update finds the scheduler's); a template's pods are created with it.
-      { name: 'namesNode', expression: `(${resource} != 'pods' || request.operation == 'CREATE') && has(variables.podSpec.nodeName) && variables.podSpec.nodeName != ''` },
-      { name: 'selectorNames', expression: `variables.nodeSelector.exists(k, k in ${JSON.stringify(NAMING_LABELS)})` },
-      { name: 'selected', expression: `${podLike} ? params.spec.pools.filter(p, ${selectsCel('p')}) : []` },
-      { name: 'runsOn', expression: `${podLike} ? params.spec.pools.filter(p, p.dedicated && ${selectionHoldsCel('p')} && ${toleratesCel('p', 'variables.namesNode')}) : []` },
-      { name: 'compatible', expression: `${daemonLike} ? params.spec.pools.filter(p, ${selectionHoldsCel('p')} && ${toleratesCel('p', 'false')}) : []` },
+      { name: 'namesNode', expression: `(${r} != 'pods' || request.operation == 'CREATE') && has(variables.podSpec.nodeName) && variables.podSpec.nodeName != ''` },
+      { name: 'selectorNames', expression: `variables.relSelector.exists(k, k in ${JSON.stringify(NAMING_LABELS)})` },
+      { name: 'names', expression: `variables.selectorNames || variables.relTerms.exists(t, ${termNamesCel('t')})` },
+      // Each distinct taint of the part, tolerated or not: once per request, not once per pool.
+      { name: 'tolerated', expression: `variables.taintSet.map(s, variables.tolerations.exists(t, ${tolerationCel('t', 's')}))` },
       {
         name: TENANCY_VARIABLES.borrowed,
-        expression: `${daemonLike} ? variables.compatible : params.spec.pools.filter(p, variables.selected.exists(q, q.name == p.name) || variables.runsOn.exists(q, q.name == p.name))`,
+        expression: `variables.saneRelevant ? variables.pools.filter(p, !(request.namespace in variables.namespaces[variables.teams[p]]) && (${daemonBorrows('p')} || ${podBorrows('p')})) : []`,
       },
     ],
-    validations: [
-      {
-        expression: `!variables.${TENANCY_VARIABLES.forged}`,
-        messageExpression: `'namespace ' + request.namespace + ': only the DaemonSet controller (${DAEMON_SET_CONTROLLER_USER}) may create a pod that names a DaemonSet as its controller, or make a pod one'`
-          + ' + \' (Karpenter may size every node for the DaemonSet by such a pod; the policy guards team \' + params.spec.team + \'\\\'s pools)\'',
-        message: 'only the DaemonSet controller may create a pod that names a DaemonSet as its controller (see docs/tenancy.md)',
-      },
-      {
-        expression: `size(variables.${TENANCY_VARIABLES.borrowed}) == 0`,
-        messageExpression: `'namespace ' + request.namespace + ' may not use team ' + ${team} + '\\'s pool ' + ${first}.name + ' (' + ${what} + ' ' + ${how} + '): only pods of '`
-          + ` + ${namespaces} + ' may' + ${more} + ${fix}`,
-        message: 'the object selects or can run on a team\'s pool that its namespace may not use (see docs/tenancy.md)',
-      },
-    ],
+    validations: [saneValidation(), borrowedValidation(daemonBorrows)],
   };
 }
 
-// ==== The same rule in TypeScript, for `fit`
-
-/** A node selector requirement as a pod spec writes it. */
-interface RequirementFacts {
-  readonly key: string;
-  readonly operator: string;
-  readonly values?: readonly string[];
+/** The validation that refuses an object beyond the sane sizes, naming its sizes (read in constant time). */
+function saneValidation(): CelValidation {
+  const s = SANE;
+  const limits = `at most ${s.tolerations} tolerations, ${s.nodeSelector} node selector entries, ${s.terms} required node affinity terms of ${s.expressions} expressions and ${s.fields} fields, `
+    + `${s.ownerReferences} owner references, and per term ${s.relevant} expressions of at most ${s.relevantValues} values on the labels of the cluster's pools (team, ${NODEPOOL_LABEL}, ...)`;
+  return {
+    expression: `variables.saneRelevant`,
+    messageExpression: `'namespace ' + request.namespace + ': the ' + request.kind.kind + ' has ' + string(size(variables.tolerations)) + ' tolerations, '`
+      + ` + string(size(variables.nodeSelector)) + ' node selector entries and ' + string(size(variables.affinityTerms)) + ' required node affinity terms;'`
+      + ` + ${celString(` the tenancy policy judges objects of ${limits}, and refuses larger ones (docs/tenancy.md)`)}`,
+    message: `the object is larger than the tenancy policy judges: ${limits} (see docs/tenancy.md)`,
+  };
 }
 
-/** A toleration as a pod spec writes it. */
-interface TolerationFacts {
-  readonly key?: string;
-  readonly operator?: string;
-  readonly value?: string;
-  readonly effect?: string;
-}
-
-/** What the policy reads of an object being created. */
-export interface PodAdmissionFacts {
-  /** The object's namespace. */
-  readonly namespace: string;
-  /**
-   * What the object is: a pod, a pod template (`PodTemplate`, `Deployment`, `ReplicaSet`,
-   * `StatefulSet`; a workload of another kind is judged by its pods), or a DaemonSet.
-   * @default "Pod"
-   */
-  readonly kind?: string;
-  readonly tolerations: readonly TolerationFacts[];
-  readonly nodeSelector: Readonly<Record<string, string>>;
-  /** Required node affinity terms. @default - none */
-  readonly nodeSelectorTerms?: readonly { readonly matchExpressions: readonly RequirementFacts[]; readonly matchFields?: readonly RequirementFacts[] }[];
-  /** `spec.nodeName`: the pod names its node. @default - none */
-  readonly nodeName?: string;
-  /** A pod whose controller (its ownerReference with `controller: true`) is an `apps/v1` DaemonSet. @default false */
-  readonly ownedByDaemonSet?: boolean;
-  /** The request's user is the DaemonSet controller ({@link DAEMON_SET_CONTROLLER_USER}). @default false */
-  readonly byDaemonSetController?: boolean;
-  /**
-   * `UPDATE`: the request makes an existing pod the object (with `ownedByDaemonSet`: it
-   * becomes a DaemonSet's, an adoption); fit only ever creates. @default "CREATE"
-   */
-  readonly operation?: 'CREATE' | 'UPDATE';
-}
-
-/** Why the policy refuses an object: the first pool it borrows, how, and how many of that team's it borrows; or a forged DaemonSet pod. */
-export interface Refusal {
-  /** The team whose parameter refused it. */
-  readonly param: TeamTenancyParam;
-  readonly judgedAs: JudgedAs;
-  /** A pod that claims a DaemonSet it was not made by. */
-  readonly forged: boolean;
-  /** The first pool it borrows. @default - none: only forged */
-  readonly pool?: GuardedPool;
-  readonly how?: 'selects' | 'tolerates' | 'names its node' | 'can run';
-  /** Every pool of the parameter it borrows, the first included. */
-  readonly pools: readonly GuardedPool[];
-}
-
-/** Whether a toleration tolerates a taint, as the policy matches them (mirrors tolerationCel). */
-function tolerates(t: TolerationFacts, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator ?? '';
-  if (op === '' || op === 'Equal') return (t.value ?? '') === (taint.value ?? '');
-  return op === 'Exists' || ((op === 'Lt' || op === 'Gt') && new RegExp(INTEGER).test(taint.value ?? ''));
-}
-
-/** Whether a requirement holds on nodes with these labels; one on a label they do not carry is taken to hold (mirrors holdsCel). */
-function holds(e: RequirementFacts, labels: Readonly<Record<string, string>>): boolean {
-  if (!(e.key in labels)) return true;
-  const value = labels[e.key];
-  switch (e.operator) {
-    case 'In': return (e.values ?? []).includes(value);
-    case 'NotIn': return !(e.values ?? []).includes(value);
-    case 'DoesNotExist': return false;
-    case 'Gt':
-    case 'Lt': return new RegExp(INTEGER).test(value);
-    default: return true;
-  }
-}
-
-type Term = NonNullable<PodAdmissionFacts['nodeSelectorTerms']>[number];
-
-/** Whether a required term holds on nodes with these labels; an empty one does (mirrors termHoldsCel). */
-function termHolds(term: Term, labels: Readonly<Record<string, string>>): boolean {
-  return term.matchExpressions.every((e) => holds(e, labels));
-}
-
-const selectorHolds = (o: PodAdmissionFacts, g: GuardedPool) => Object.entries(o.nodeSelector).every(([k, v]) => !(k in g.labels) || g.labels[k] === v);
-
-/** Whether the node selection (nodeSelector, then one of `terms`) holds on the pool's nodes (mirrors selectionHoldsCel). */
-function selectionHolds(o: PodAdmissionFacts, terms: readonly Term[], g: GuardedPool): boolean {
-  return selectorHolds(o, g) && (terms.length === 0 || terms.some((t) => termHolds(t, g.labels)));
-}
-
-/** Whether the object selects the pool (mirrors selectsCel). */
-function selects(o: PodAdmissionFacts, terms: readonly Term[], g: GuardedPool): boolean {
-  const selectorNames = Object.keys(o.nodeSelector).some((k) => NAMING_LABELS.includes(k));
-  if (!selectorHolds(o, g)) return false;
-  if (terms.length === 0) return selectorNames;
-  return terms.some((t) => termHolds(t, g.labels) && (selectorNames || t.matchExpressions.some((e) => e.operator === 'In' && NAMING_LABELS.includes(e.key))));
-}
-
-/** Whether the object tolerates each taint of the pool (mirrors toleratesCel). */
-function toleratesPool(o: PodAdmissionFacts, g: GuardedPool, skipNoSchedule: boolean): boolean {
-  return g.taints.every((taint) => (skipNoSchedule && taint.effect === 'NoSchedule') || o.tolerations.some((t) => tolerates(t, taint)));
-}
-
-/** What the policy judges the object as (mirrors the `judgedAs` variable, for a request that creates it). */
-export function judgedAs(o: PodAdmissionFacts): JudgedAs {
-  const kind = o.kind ?? 'Pod';
-  if (kind === 'DaemonSet') return JUDGED_AS.daemonSet;
-  if (kind !== 'Pod') return JUDGED_AS.template;
-  if (o.byDaemonSetController === true) return o.ownedByDaemonSet === true && o.operation === 'UPDATE' ? JUDGED_AS.adopted : JUDGED_AS.none;
-  return o.ownedByDaemonSet === true ? JUDGED_AS.none : JUDGED_AS.pod;
-}
-
-/** Why one parameter refuses the object being created, or undefined (mirrors {@link tenancyCel}). */
-function paramRefusal(o: PodAdmissionFacts, param: TeamTenancyParam): Refusal | undefined {
-  if (param.namespaces.includes(o.namespace)) return undefined;
-  const as = judgedAs(o);
-  const forged = o.ownedByDaemonSet === true && o.byDaemonSetController !== true && (o.kind ?? 'Pod') === 'Pod';
-  const daemon = as === JUDGED_AS.daemonSet || as === JUDGED_AS.adopted;
-  const podLike = as === JUDGED_AS.pod || as === JUDGED_AS.template;
-  const terms = as === JUDGED_AS.adopted ? [] : o.nodeSelectorTerms ?? [];
-  const namesNode = o.nodeName !== undefined && o.nodeName !== '';
-  const runsOn = (g: GuardedPool) => podLike && g.dedicated && selectionHolds(o, terms, g) && toleratesPool(o, g, namesNode);
-  const borrowed = daemon ? param.pools.filter((g) => selectionHolds(o, terms, g) && toleratesPool(o, g, false))
-    : podLike ? param.pools.filter((g) => selects(o, terms, g) || runsOn(g)) : [];
-  if (borrowed.length === 0 && !forged) return undefined;
-  const first = borrowed[0] as GuardedPool | undefined;
-  const toleratesDedicated = first?.taints.some((taint) => taint.key === DEDICATED_TAINT_KEY && o.tolerations.some((t) => tolerates(t, taint)));
-  const how = first === undefined ? undefined : daemon ? 'can run' : !runsOn(first) ? 'selects' : toleratesDedicated ? 'tolerates' : 'names its node';
-  return { param, judgedAs: as, forged, ...(first ? { pool: first, how } : {}), pools: borrowed };
-}
-
-/**
- * Why the cluster's tenancy policy refuses the object, or undefined when it admits it (mirrors
- * {@link tenancyCel}): the first parameter, in the policy's order, that refuses it. The API
- * server evaluates every parameter and reports one refusal; which one first is not fixed.
- */
-export function tenancyRefusal(o: PodAdmissionFacts, policy: TenancyPolicyModel): Refusal | undefined {
-  if (policy.exemptNamespaces.includes(o.namespace)) return undefined;
-  for (const param of policy.params) {
-    const r = paramRefusal(o, param);
-    if (r) return r;
-  }
-  return undefined;
-}
-
-/** Every parameter's refusal of the object (what the API server evaluates; it reports the first). */
-export function tenancyRefusals(o: PodAdmissionFacts, policy: TenancyPolicyModel): Refusal[] {
-  if (policy.exemptNamespaces.includes(o.namespace)) return [];
-  return policy.params.map((param) => paramRefusal(o, param)).filter((r): r is Refusal => r !== undefined);
-}
-
-/** The refusals as the policy's messages word them, forged first (the policy's validations run in that order). */
-export function refusalMessages(namespace: string, r: Refusal, kind = 'Pod'): string[] {
-  const team = r.param.team;
-  const out: string[] = [];
-  if (r.forged) {
-    out.push(`namespace ${namespace}: only the DaemonSet controller (${DAEMON_SET_CONTROLLER_USER}) may create a pod that names a DaemonSet as its controller, or make a pod one `
-      + `(Karpenter may size every node for the DaemonSet by such a pod; the policy guards team ${team}'s pools)`);
-  }
-  if (r.pool === undefined) return out;
-  const taint = `${DEDICATED_TAINT_KEY}=${team}:NoSchedule`;
-  const daemon = r.judgedAs === JUDGED_AS.daemonSet || r.judgedAs === JUDGED_AS.adopted;
-  const what = r.judgedAs === JUDGED_AS.template ? `the ${kind}'s pod template` : r.judgedAs === JUDGED_AS.daemonSet ? 'the DaemonSet\'s pods'
-    : r.judgedAs === JUDGED_AS.adopted ? 'the pod the DaemonSet controller adopts' : 'the pod';
-  const how = r.how === 'can run' ? 'can run on its nodes, and Karpenter adds their requests to every node of the pool'
-    : r.how === 'selects' ? `selects it by ${NODEPOOL_LABEL}, ${NODECLASS_LABEL} or ${TEAM_LABEL}`
-      : r.how === 'tolerates' ? `tolerates its taint ${taint}` : `names its node (spec.nodeName), which skips its taint ${taint}`;
-  const ns = r.param.namespaces;
-  const namespaces = ns.length <= LISTED ? `namespaces ${ns.join(', ')}` : `${ns.length} namespaces of team ${team}`;
-  const more = r.pools.length > 1 ? `; in all, ${r.pools.length} of team ${team}'s pools${r.pools.length <= LISTED ? `: ${r.pools.map((p) => p.pool).join(', ')}` : ''}` : '';
-  const fix = daemon ? ' (confine it to the namespace\'s pools with a nodeSelector, or run it in an exempt namespace)' : '';
-  out.push(`namespace ${namespace} may not use team ${team}'s pool ${r.pool.pool} (${what} ${how}): only pods of ${namespaces} may${more}${fix}`);
-  return out;
-}
-
-/** The first message of a refusal, as the API server reports it. */
-export function refusalMessage(namespace: string, r: Refusal, kind = 'Pod'): string {
-  return refusalMessages(namespace, r, kind)[0];
+/** The validation that refuses an object that borrows a pool, naming the first, its team, how, and the others. */
+function borrowedValidation(daemonBorrows: (p: string) => string): CelValidation {
+  const first = 'variables.borrowed[0]';
+  const team = `variables.teams[${first}]`;
+  const ns = `variables.namespaces[${team}]`;
+  const byDaemonRule = daemonBorrows(first);
+  const kind = `request.kind.kind`;
+  const judged = (a: JudgedAs) => `variables.${TENANCY_VARIABLES.judgedAs} == '${a}'`;
+  const what = `(${judged('template')} ? 'the ' + ${kind} + '\\'s pod template' : ${judged('daemonSet')} ? 'the DaemonSet\\'s pods'`
+    + ` : ${judged('adopted')} ? 'the pod the DaemonSet controller adopts' : ${judged('owned')} ? 'the pod, whose controller reference Karpenter may take for a DaemonSet\\'s,' : 'the pod')`;
+  const taint = `'${DEDICATED_TAINT_KEY}=' + ${team} + ':NoSchedule'`;
+  const dedicatedTolerated = `variables.taintSet.exists(s, s.key == '${DEDICATED_TAINT_KEY}' && s.value == ${team} && variables.tolerations.exists(t, ${tolerationCel('t', 's')}))`;
+  const how = `(${byDaemonRule} ? 'can run on its nodes, and Karpenter adds their requests to every node of the pool'`
+    + ` : !(variables.dedicated[${first}] && ${toleratesCel(first, 'variables.namesNode')}) ? 'selects it by ${NODEPOOL_LABEL}, ${NODECLASS_LABEL} or ${TEAM_LABEL}'`
+    + ` : ${dedicatedTolerated} ? 'tolerates its taint ' + ${taint} : 'names its node (spec.nodeName), which skips its taint ' + ${taint})`;
+  const namespaces = `(size(${ns}) <= ${LISTED} ? 'namespaces ' + ${ns}.join(', ') : string(size(${ns})) + ' namespaces of team ' + ${team})`;
+  const more = `(size(variables.borrowed) > 1 ? '; in all, ' + string(size(variables.borrowed)) + ' pools it may not use'`
+    + ` + (size(variables.borrowed) <= ${LISTED} ? ': ' + variables.borrowed.join(', ') : '') : '')`;
+  const fix = `(${byDaemonRule} ? ' (confine it to the namespace\\'s pools with a nodeSelector, or run it in an exempt namespace)' : '')`;
+  return {
+    expression: `size(variables.${TENANCY_VARIABLES.borrowed}) == 0`,
+    messageExpression: `'namespace ' + request.namespace + ' may not use team ' + ${team} + '\\'s pool ' + ${first} + ' (' + ${what} + ' ' + ${how} + '): only pods of '`
+      + ` + ${namespaces} + ' may' + ${more} + ${fix}`,
+    message: 'the object selects or can run on a team\'s pool that its namespace may not use (see docs/tenancy.md)',
+  };
 }

@@ -140,14 +140,9 @@ export class ClusterLayout {
     return `${this.dir}/policies`;
   }
 
-  /** `dist/<cluster>/policies/team-pools.yaml`: the tenancy policy, its binding and its parameters. */
+  /** `dist/<cluster>/policies/team-pools.yaml`: the tenancy policies and their bindings. */
   public get tenancyPolicy(): string {
     return `${this.policiesDir}/team-pools.yaml`;
-  }
-
-  /** `dist/<cluster>/policies/team-tenancy-crd.yaml`: the CRD of the tenancy policy's parameters. */
-  public get tenancyDefinition(): string {
-    return `${this.policiesDir}/team-tenancy-crd.yaml`;
   }
 
   /** `dist/<cluster>/drift-gate`. */

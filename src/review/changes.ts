@@ -20,6 +20,7 @@ import { removal } from './removal';
 import { likelyRenames } from './renames';
 import { RISKS } from './risk';
 import { summaryDataOf } from './summary-data';
+import { tenancySets } from './tenancy';
 import { describe, FLEET, GeneratedTree, Resource } from './tree';
 import { windowChanges } from './windows';
 
@@ -65,10 +66,10 @@ function resourceChanges(context: ReviewContext): Change[] {
   return changes;
 }
 
-/** The resources of the given files of a tree, by key. */
+/** The resources of the given files of a tree, by key; a cluster's tenancy policies read as one set (review/tenancy.ts). */
 function resources(tree: GeneratedTree, files: readonly string[]): Map<string, Resource> {
   const out = new Map<string, Resource>();
-  for (const file of files) for (const r of tree.resourcesIn(file)) out.set(r.key, r);
+  for (const file of files) for (const r of tenancySets(tree.resourcesIn(file))) out.set(r.key, r);
   return out;
 }
 

@@ -1,24 +1,26 @@
 /**
  * The tenancy policy in review (docs/tenancy.md): who gains or loses which pools when a team's
  * namespaces, its pools or the policy change, read back from the generated objects: the
- * policy's `TeamTenancy` parameters (one per team), or, in a tree written by a release before
- * them, the policy's own data variables (literals that are JSON too). The policy, its binding or
- * the parameters' CRD removed opens every pool it guarded, and is flagged as loudly as a removed
- * pool; a parameter removed opens that team's pools.
+ * policies' own data variables (literals that are JSON too: the parts of today, and the single
+ * policy of an earlier release), or a `TeamTenancy` parameter of the release that had them. A
+ * part is named after its content, so every change replaces parts: a part removed whose pools
+ * another part holds with the same namespaces opens nothing; the whole set removed opens every
+ * pool it guarded, and is flagged as loudly as a removed pool.
  */
 import type { FieldChange } from './risk';
-import type { Body } from './tree';
-import { TEAM_TENANCY } from '../model/tenancy';
+import { resourceKey, type Body, type Resource } from './tree';
+import { TENANCY_POLICY_NAME } from '../model/tenancy';
 
-/** The kinds the tenancy policy is made of (its CRD is a CustomResourceDefinition of {@link TEAM_TENANCY_CRD}). */
-const TENANCY_KINDS: ReadonlySet<string> = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', TEAM_TENANCY.kind]);
+/** The parameter kind of the release before the parts (its objects are only ever removed now). */
+const LEGACY_PARAM_KIND = 'TeamTenancy';
+/** The name of that release's parameters' CRD. */
+const LEGACY_PARAM_CRD = 'teamtenancies.karpenter-gitops.io';
+/** The kinds the tenancy policy is made of. */
+const TENANCY_KINDS: ReadonlySet<string> = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', LEGACY_PARAM_KIND]);
 
-/** The name of the parameters' CRD. */
-const TEAM_TENANCY_CRD = `${TEAM_TENANCY.plural}.${TEAM_TENANCY.group}`;
-
-/** Whether a resource is part of the tenancy policy: the policy, its binding, a parameter, the parameters' CRD. */
+/** Whether a resource is part of the tenancy policy: a policy, a binding, or an earlier release's parameter or its CRD. */
 export function isTenancy(r: { readonly kind: string; readonly name: string }): boolean {
-  return TENANCY_KINDS.has(r.kind) || (r.kind === 'CustomResourceDefinition' && r.name === TEAM_TENANCY_CRD);
+  return TENANCY_KINDS.has(r.kind) || (r.kind === 'CustomResourceDefinition' && r.name === LEGACY_PARAM_CRD);
 }
 
 /** One guarded pool, as the policy's objects list it. */
@@ -37,32 +39,36 @@ export interface Guarded {
  * `teams`, `namespaces`, `dedicated`, `labels` and `taints` are literals that are JSON too.
  */
 export function guardedPools(kind: string, body: Body): Guarded[] | undefined {
-  if (kind === TEAM_TENANCY.kind) {
+  if (kind === LEGACY_PARAM_KIND) {
     const spec = obj(body.spec);
     if (typeof spec.team !== 'string' || !Array.isArray(spec.namespaces) || !Array.isArray(spec.pools)) return undefined;
-    const namespaces = (spec.namespaces as unknown[]).map(String);
-    return (spec.pools as unknown[]).map(obj).map((p) => ({
-      pool: String(p.name), team: spec.team as string, namespaces, dedicated: p.dedicated === true, nodes: JSON.stringify([p.labels ?? {}, p.taints ?? []]),
+    const namespaces = list(spec.namespaces).map(String);
+    return list(spec.pools).map(obj).map((p) => ({
+      pool: String(p.name), team: String(spec.team), namespaces, dedicated: p.dedicated === true, nodes: JSON.stringify([p.labels ?? {}, p.taints ?? []]),
     }));
   }
   if (kind !== 'ValidatingAdmissionPolicy') return undefined;
   const variables = obj(body.spec).variables;
   const literal = (name: string): unknown => {
-    const found = Array.isArray(variables) ? (variables as unknown[]).map(obj).find((v) => v.name === name) : undefined;
+    const found = list(variables).map(obj).find((v) => v.name === name);
     if (typeof found?.expression !== 'string') return undefined;
     try {
-      return JSON.parse(found.expression) as unknown;
+      return parseJson(found.expression);
     } catch {
       return undefined;
     }
   };
   const [pools, teams, namespaces] = [literal('pools'), obj(literal('teams')), obj(literal('namespaces'))];
   if (!Array.isArray(pools)) return undefined;
-  const [dedicated, labels, taints] = [obj(literal('dedicated')), obj(literal('labels')), obj(literal('taints'))];
-  return pools.filter((p): p is string => typeof p === 'string' && typeof teams[p] === 'string' && Array.isArray(namespaces[p]))
+  const [dedicated, labels, taints, taintIds, taintSet] = [obj(literal('dedicated')), obj(literal('labels')), obj(literal('taints')), obj(literal('taintIds')), literal('taintSet')];
+  // Namespaces by pool (an earlier release) or by team (the parts); taints by pool, or by index into the part's distinct taints.
+  const namespacesOf = (pool: string): unknown => namespaces[pool] ?? namespaces[String(teams[pool])];
+  const taintsOf = (pool: string): unknown[] => (Array.isArray(taints[pool]) ? taints[pool]
+    : Array.isArray(taintIds[pool]) && Array.isArray(taintSet) ? taintIds[pool].map((i) => list(taintSet)[Number(i)]) : []);
+  return pools.filter((p): p is string => typeof p === 'string' && typeof teams[p] === 'string' && Array.isArray(namespacesOf(p)))
     .map((pool) => ({
-      pool, team: teams[pool] as string, namespaces: (namespaces[pool] as unknown[]).map(String), dedicated: dedicated[pool] === true,
-      nodes: JSON.stringify([labels[pool] ?? {}, (taints[pool] as Body[] | undefined) ?? []]),
+      pool, team: String(teams[pool]), namespaces: list(namespacesOf(pool)).map(String), dedicated: dedicated[pool] === true,
+      nodes: JSON.stringify([labels[pool] ?? {}, taintsOf(pool)]),
     }));
 }
 
@@ -80,16 +86,24 @@ function byTeam(pools: readonly Guarded[]): string {
   return [...teams].map(([team, names]) => `${names.join(', ')} (team ${team})`).join('; ');
 }
 
-/** The risk of a tenancy object removed, and why: the policy, its binding or the CRD open every pool (destructive); a parameter its team's (access). */
+/** The risk of a tenancy object removed, and why: the whole set opens every pool (destructive); a part or parameter only the pools no other object holds alike (access). */
 export function tenancyRemoval(
   r: { readonly kind: string; readonly body: Body }, guarded: ReadonlyMap<string, Guarded>, kept: ReadonlyMap<string, Guarded>, policyGoes: boolean,
 ): { risk: 'destructive' | 'access' | 'other'; why: string } {
-  if (r.kind === TEAM_TENANCY.kind && policyGoes) return { risk: 'other', why: 'goes with the tenancy policy (see its removal)' };
-  if (r.kind === TEAM_TENANCY.kind) {
-    const own = guardedPools(r.kind, r.body) ?? [];
+  if (r.kind === LEGACY_PARAM_KIND && policyGoes) return { risk: 'other', why: 'goes with the tenancy policy (see its removal)' };
+  const own = guardedPools(r.kind, r.body);
+  if (kept.size > 0 && (r.kind === 'ValidatingAdmissionPolicyBinding' || r.kind === 'CustomResourceDefinition' || (r.kind === 'ValidatingAdmissionPolicy' && own === undefined))) {
+    return { risk: 'other', why: 'replaced: the policies of this revision judge every guarded pool (see their lines)' };
+  }
+  if (own !== undefined && (kept.size > 0 || r.kind === LEGACY_PARAM_KIND)) {
     const opened = own.filter((g) => kept.get(g.pool)?.namespaces.join() !== g.namespaces.join());
     if (own.length > 0 && opened.length === 0) return { risk: 'other', why: `who may use pools ${byTeam(own)} is unchanged: another object of the policy holds them` };
-    return { risk: 'access', why: `pods of any namespace may use pools ${byTeam(opened.length ? opened : own)} again (they were only for ${(own[0]?.namespaces ?? []).join(', ')})` };
+    const gone = opened.filter((g) => !kept.has(g.pool));
+    if (gone.length === 0) {
+      const moves = accessChanges(own, opened.map((g) => kept.get(g.pool) ?? g)).map((c) => c.text);
+      return { risk: 'access', why: `its pools are held by the policies of this revision: ${moves.join('; ')}` };
+    }
+    return { risk: 'access', why: `pods of any namespace may use pools ${byTeam(gone)} again (they were only for ${(gone[0]?.namespaces ?? []).join(', ')}), unless the pool goes too` };
   }
   const pools = [...guarded.values()];
   const which = pools.length > 0 ? `pools ${byTeam(pools)}` : 'every pool the policy guarded';
@@ -103,15 +117,17 @@ export function tenancyRemoval(
 export function tenancyAddition(r: { readonly kind: string; readonly body: Body }, was: ReadonlyMap<string, Guarded>): { risk: 'access' | 'other'; why: string } {
   if (r.kind === 'ValidatingAdmissionPolicyBinding') {
     const actions = obj(r.body.spec).validationActions;
+    if (was.size > 0) return { risk: 'other', why: `binds the policy of the same name (${Array.isArray(actions) ? actions.join(', ') : 'no action'}); the set it replaces was in force until now` };
     return { risk: 'access', why: `the tenancy policy takes effect (${Array.isArray(actions) ? actions.join(', ') : 'no action'}); running pods stay, new pods, DaemonSets and pod templates are checked` };
   }
   if (r.kind === 'CustomResourceDefinition') return { risk: 'other', why: 'the kind of the tenancy policy\'s parameters (TeamTenancy): on its own it refuses nothing' };
-  if (r.kind === 'ValidatingAdmissionPolicy') {
-    return { risk: 'access', why: 'objects that would use a team\'s pools from outside the team\'s namespaces are refused: pods that tolerate or select them, DaemonSets whose pods can run there, pod templates (see each team\'s TeamTenancy)' };
+  if (r.kind === 'ValidatingAdmissionPolicy' && was.size === 0) {
+    const held = guardedPools(r.kind, r.body) ?? [];
+    return { risk: 'access', why: `objects that would use pools ${byTeam(held)} from outside their teams' namespaces are refused: pods that tolerate or select them, DaemonSets whose pods can run there, pod templates` };
   }
   const own = guardedPools(r.kind, r.body) ?? [];
   const fresh = own.filter((g) => was.get(g.pool)?.namespaces.join() !== g.namespaces.join());
-  if (own.length > 0 && fresh.length === 0) return { risk: 'other', why: `who may use pools ${byTeam(own)} is unchanged (the policy held them before in ${was.size > 0 ? 'its own variables or another parameter' : 'another object'})` };
+  if (own.length > 0 && fresh.length === 0) return { risk: 'other', why: `who may use pools ${byTeam(own)} is unchanged (a policy of the revision before held them alike)` };
   const namespaces = own[0]?.namespaces ?? [];
   const before = [...new Set(fresh.flatMap((g) => was.get(g.pool)?.namespaces ?? []))];
   const lost = before.filter((ns) => !namespaces.includes(ns));
@@ -127,6 +143,8 @@ const WHY = {
   opened: 'pods of any namespace may use the pool again',
   rules: 'what the policy checks changed: see docs/tenancy.md',
   action: 'what the API server does with an object the policy refuses',
+  ignore: 'an object the policy cannot judge (an error, a cost limit) is admitted: Audit and Warn never refuse',
+  fail: 'an object the policy cannot judge (an error, a cost limit) is refused: Deny fails closed',
 } as const;
 
 /** The access changes between two versions of the policy, its binding or a parameter, each its own line. */
@@ -151,6 +169,10 @@ export function tenancyFieldChanges(kind: string, before: Body, after: Body): Fi
       add('the policy now reads each team\'s pools from its TeamTenancy parameter, and judges DaemonSets, pod templates and a DaemonSet\'s pods by who created them', WHY.rules);
       return out;
     }
+    if (was === undefined && now !== undefined && obj(before.spec).paramKind !== undefined) {
+      add('the policies now hold each team\'s pools themselves, with no parameter kind: an API server whose discovery lags can no longer refuse every pod', WHY.rules);
+      return out;
+    }
     if (was === undefined && now === undefined) {
       if (JSON.stringify(before.spec) !== JSON.stringify(after.spec)) add('policy rules changed (CEL, match constraints or exempt namespaces)', WHY.rules);
       return out;
@@ -163,8 +185,10 @@ export function tenancyFieldChanges(kind: string, before: Body, after: Body): Fi
   out.push(...accessChanges(was, now));
   if (kind === 'ValidatingAdmissionPolicy') {
     // Anything else of a policy of an earlier release (its CEL, what it matches, the exempt namespaces).
-    const literals = new Set(['pools', 'teams', 'dedicated', 'labels', 'taints', 'namespaces']);
-    const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), variables: (obj(b.spec).variables as Body[] | undefined)?.filter((v) => !literals.has(String(v.name))) });
+    const literals = new Set(['pools', 'teams', 'dedicated', 'labels', 'taints', 'namespaces', 'taintSet', 'taintIds', 'carried']);
+    const [was, now] = [obj(before.spec).failurePolicy, obj(after.spec).failurePolicy];
+    if (was !== now) add(`failurePolicy: ${String(was)} -> ${String(now)}`, now === 'Ignore' ? WHY.ignore : WHY.fail);
+    const rest = (b: Body) => JSON.stringify({ ...obj(b.spec), failurePolicy: undefined, variables: list(obj(b.spec).variables).map(obj).filter((v) => !literals.has(String(v.name))) });
     if (rest(before) !== rest(after)) add('policy rules changed (CEL, match constraints or exempt namespaces)', WHY.rules);
   }
   return out;
@@ -214,4 +238,68 @@ function obj(v: unknown): Body {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A part of a cluster's tenancy set: `karpenter-gitops-team-pools-<digest>`, a policy or its binding. */
+const PART = new RegExp(`^${TENANCY_POLICY_NAME}-[0-9a-f]{10}$`);
+
+/**
+ * A cluster's tenancy policies (and bindings) read as one set, named `karpenter-gitops-team-pools`
+ * as the single policy of earlier releases was: every change renames the parts it touches (their
+ * names are digests of what they hold), so part by part a review would read as removals and
+ * additions; as a set, it reads as who gains or loses which pools. The set's data are the parts'
+ * literals merged, in the layout `guardedPools` reads (taints by pool); its rules, the first part's.
+ */
+export function tenancySets(resources: readonly Resource[]): Resource[] {
+  const parts = resources.filter((r) => (r.kind === 'ValidatingAdmissionPolicy' || r.kind === 'ValidatingAdmissionPolicyBinding') && PART.test(r.name));
+  if (parts.length === 0) return [...resources];
+  const merged = new Map<string, Resource>();
+  for (const r of parts) {
+    const k = resourceKey(r.cluster, r.kind, '', TENANCY_POLICY_NAME);
+    const was = merged.get(k);
+    const body = r.kind === 'ValidatingAdmissionPolicy' ? mergePolicies(was?.body, r.body) : { ...r.body, spec: { ...obj(r.body.spec), policyName: TENANCY_POLICY_NAME } };
+    merged.set(k, { ...r, key: k, name: TENANCY_POLICY_NAME, body: { ...body, metadata: { ...obj(body.metadata), name: TENANCY_POLICY_NAME } } });
+  }
+  return [...resources.filter((r) => !parts.includes(r)), ...merged.values()];
+}
+
+/** Two policies' bodies as one: the data literals merged (taints resolved by pool), the rest the first's. */
+function mergePolicies(into: Body | undefined, part: Body): Body {
+  const literalsOf = (b: Body) => {
+    const vars = list(obj(b.spec).variables).map(obj);
+    const value = (name: string): unknown => {
+      const v = vars.find((x) => x.name === name);
+      try {
+        return typeof v?.expression === 'string' ? parseJson(v.expression) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    return { vars, value };
+  };
+  const own = literalsOf(part);
+  const taintSet = own.value('taintSet');
+  const taintIds = obj(own.value('taintIds'));
+  const taints = Object.fromEntries(Object.entries(taintIds).map(([pool, ids]) => [pool, Array.isArray(ids) && Array.isArray(taintSet) ? ids.map((i) => list(taintSet)[Number(i)]) : []]));
+  const mine: Record<string, unknown> = {
+    pools: own.value('pools'), teams: own.value('teams'), namespaces: own.value('namespaces'), dedicated: own.value('dedicated'), labels: own.value('labels'), taints,
+  };
+  const before = into ? literalsOf(into) : undefined;
+  const data = Object.fromEntries(Object.entries(mine).map(([name, v]) => {
+    const was = before?.value(name);
+    return [name, Array.isArray(v) ? [...(Array.isArray(was) ? was : []), ...v] : { ...obj(was), ...obj(v) }];
+  }));
+  const rules = (before?.vars ?? own.vars).filter((v) => !(String(v.name) in data) && !['taintSet', 'taintIds', 'carried'].includes(String(v.name)));
+  const base = into ?? part;
+  return { ...base, spec: { ...obj(base.spec), variables: [...Object.entries(data).map(([name, v]) => ({ name, expression: JSON.stringify(v) })), ...rules] } };
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** A JSON text's value. */
+function parseJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return value;
 }

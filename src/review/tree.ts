@@ -252,7 +252,7 @@ function read(file: string, docs: readonly Body[], where: string): Resource[] {
   // A YAML file of dist/ that is not a Kubernetes object is a chart values file, known by its path.
   if (docs.length === 1 && docs[0].kind === undefined && docs[0].apiVersion === undefined) {
     const cluster = clusterOfPath(file) ?? FLEET;
-    return [{ key: key(cluster, 'HelmValues', '', file), cluster, kind: 'HelmValues', namespace: '', name: file, file, body: docs[0] }];
+    return [{ key: resourceKey(cluster, 'HelmValues', '', file), cluster, kind: 'HelmValues', namespace: '', name: file, file, body: docs[0] }];
   }
   return docs.map((body, i) => {
     const meta = (body.metadata ?? {}) as { name?: unknown; namespace?: unknown };
@@ -262,11 +262,12 @@ function read(file: string, docs: readonly Body[], where: string): Resource[] {
     const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
     const cluster = clusterOf(file, body);
     // One Argo CD instance's bootstrap or AppProject (argocd/bootstrap.<instance>.yaml) lives in that instance's cluster: another's of the same name is another object.
-    return { key: key(cluster, body.kind, namespace, meta.name, instanceOfPath(file)), cluster, kind: body.kind, namespace, name: meta.name, file, body };
+    return { key: resourceKey(cluster, body.kind, namespace, meta.name, instanceOfPath(file)), cluster, kind: body.kind, namespace, name: meta.name, file, body };
   });
 }
 
-function key(cluster: string, kind: string, namespace: string, name: string, instance?: string): string {
+/** The key of a resource: `cluster`, `kind`, `namespace` and `name` (and an Argo CD instance's), joined. */
+export function resourceKey(cluster: string, kind: string, namespace: string, name: string, instance?: string): string {
   return `${cluster}\0${kind}\0${namespace}\0${name}${instance === undefined ? '' : `\0${instance}`}`;
 }
 

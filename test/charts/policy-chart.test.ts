@@ -1,19 +1,14 @@
 import { Testing } from 'cdk8s';
-import { PolicyChart, TeamTenancyDefinitionChart } from '../../src/charts/policy-chart';
+import { PolicyChart } from '../../src/charts/policy-chart';
 import { aCluster, aPool, planPolicy } from '../pool-builders';
 
 describe('PolicyChart', () => {
-  it('renders each team\'s parameter, the tenancy policy and its binding', () => {
+  it('renders each part of the tenancy policy with its binding, of the same name', () => {
     const policy = planPolicy(aCluster([aPool({}, { name: 'vision', team: 'vision', namespaces: ['vision'] })], { smokeTests: false }));
     if (!policy) throw new Error('no policy');
-    const manifests = Testing.synth(new PolicyChart(Testing.app(), 'team-pools', { policy })) as { kind: string }[];
-    expect(manifests.map((m) => m.kind)).toEqual(['TeamTenancy', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
-    expect(manifests).toMatchSnapshot();
-  });
-
-  it('renders the CRD of the parameters', () => {
-    const manifests = Testing.synth(new TeamTenancyDefinitionChart(Testing.app(), 'team-tenancy-crd')) as { kind: string }[];
-    expect(manifests.map((m) => m.kind)).toEqual(['CustomResourceDefinition']);
+    const manifests = Testing.synth(new PolicyChart(Testing.app(), 'team-pools', { policy })) as { kind: string; metadata: { name: string } }[];
+    expect(manifests.map((m) => m.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    expect(new Set(manifests.map((m) => m.metadata.name)).size).toBe(1);
     expect(manifests).toMatchSnapshot();
   });
 });

@@ -6,7 +6,7 @@
 import { synthesize } from '../../src/synth';
 import { aConfig, aTerraform, positionOf, removeProjects, writeProject } from '../builders';
 import { aFleetConfig } from '../review/fleet';
-import { admit, PolicyPair } from '../support/admission-policy';
+import { admitAll, PolicyPair } from '../support/admission-policy';
 import { aDeploymentPod } from '../support/pods';
 import { renderedPolicy } from '../model/tenancy-facts';
 import { load, problemsOf, warningsOf } from './helpers';
@@ -127,27 +127,27 @@ describe('a two-cluster fleet where team ml runs on prod only', () => {
   const project = writeProject({ config, terraform: { prod: aTerraform({ cluster_name: 'prod' }), staging: aTerraform({ cluster_name: 'staging' }) } });
   const { platform } = load({ config, terraform: { prod: aTerraform({ cluster_name: 'prod' }), staging: aTerraform({ cluster_name: 'staging' }) } });
   const files = synthesize(platform);
-  const policyOf = (cluster: string): PolicyPair => renderedPolicy(files, cluster);
+  const policyOf = (cluster: string): PolicyPair[] => renderedPolicy(files, cluster);
   const borrowsMl = aDeploymentPod({
     tolerations: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }, { key: 'nvidia.com/gpu', operator: 'Exists' }], nodeSelector: { 'karpenter.sh/nodepool': 'ml-gpu' },
   });
 
   it('has a policy per cluster, each with the pools that cluster runs', () => {
     expect(project.configText).toContain('namespaces');
-    expect(JSON.stringify(policyOf('prod').params)).toContain('ml-gpu');
-    expect(JSON.stringify(policyOf('staging').params)).not.toContain('ml-gpu');
+    expect(JSON.stringify(policyOf('prod'))).toContain('ml-gpu');
+    expect(JSON.stringify(policyOf('staging'))).not.toContain('ml-gpu');
   });
 
   it('fails on prod when web\'s pod borrows ml\'s GPU pool', () => {
-    const decision = admit(policyOf('prod'), { operation: 'CREATE', namespace: 'web', object: borrowsMl });
+    const decision = admitAll(policyOf('prod'), { operation: 'CREATE', namespace: 'web', object: borrowsMl });
     expect(decision.message).toMatch(/namespace web may not use team ml's pool ml-gpu \(the pod tolerates its taint dedicated=ml:NoSchedule\): only pods of namespaces ml, karpenter-smoke-tests may$/);
   });
 
   it('admits the same pod on staging, where no pool of ml exists to guard (it stays Pending there)', () => {
-    expect(admit(policyOf('staging'), { operation: 'CREATE', namespace: 'web', object: borrowsMl }).outcome).not.toBe('refused');
+    expect(admitAll(policyOf('staging'), { operation: 'CREATE', namespace: 'web', object: borrowsMl }).outcome).not.toBe('refused');
   });
 
   it('admits ml\'s own pod on prod', () => {
-    expect(admit(policyOf('prod'), { operation: 'CREATE', namespace: 'ml', object: borrowsMl }).outcome).not.toBe('refused');
+    expect(admitAll(policyOf('prod'), { operation: 'CREATE', namespace: 'ml', object: borrowsMl }).outcome).not.toBe('refused');
   });
 });

@@ -7,7 +7,7 @@ import { formatProblem } from '../../src/input/problems';
 import { SourceFile } from '../../src/input/source';
 import { catalogMatcher, Matcher } from '../../src/catalog/match';
 import type { Cluster, Pool } from '../../src/config/platform';
-import { manifestOf, PodConstraints, WorkloadKind } from '../../src/fit/manifest';
+import { manifestOf, PodConstraints, Workload, WorkloadKind } from '../../src/fit/manifest';
 import { placePod } from '../../src/fit/placement';
 import { poolPlan } from '../../src/model/plan';
 
@@ -77,4 +77,11 @@ export function podOf(spec: Plain = aPodSpec(), kind: WorkloadKind = 'Deployment
 /** Where a pod fits on `pool` of `cluster`, as fit sees the pool: its plan (poolPlan: models, and admitted types after the cluster's overlays). */
 export function placeOn(pod: PodConstraints, pool: Pool, cluster: Cluster, matcher: Matcher = catalogMatcher()): ReturnType<typeof placePod> {
   return placePod(pod, poolPlan(cluster, pool), cluster, matcher);
+}
+
+/** A workload as the manifest reader makes it (its pods' constraints and the object as written). */
+export function readWorkload(kind: WorkloadKind = 'Deployment', spec: Plain = aPodSpec(), metadata: Plain = { name: 'app' }): Workload {
+  const { manifest: read, problems } = manifestOf(SourceFile.parseDocuments(manifest(aWorkload(kind, spec, metadata)), 'app.yaml'));
+  if (problems.length > 0) throw new Error(problems.map(formatProblem).join('\n'));
+  return read.workloads[0];
 }

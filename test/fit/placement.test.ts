@@ -17,7 +17,7 @@ import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
 import { karpenterCatalog } from '../../src/catalog/catalog';
 import { fitJson, fitTerminal } from '../../src/fit/report';
 import { aCluster, aKarpenter, aPlatform, aPool } from '../pool-builders';
-import { aContainer, aPodSpec, expr, placeOn, podOf, requiring } from './builders';
+import { aContainer, aPodSpec, expr, placeOn, podOf, readWorkload, requiring } from './builders';
 
 let fleet: Platform;
 
@@ -56,7 +56,7 @@ afterAll(removeProjects);
 
 /** Where a Deployment with this pod spec fits (`cluster/pool`), and why not elsewhere (by `cluster/pool`). */
 function place(spec: Parameters<typeof aPodSpec>[0] = {}): { fits: string[]; rejected: Record<string, string> } {
-  const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], fleet, fleetPlan(fleet));
+  const [w] = fitWorkloads([readWorkload('Deployment', aPodSpec(spec), { name: 'app', namespace: 'default' })], fleet, fleetPlan(fleet));
   return {
     fits: w.fits.map((f) => `${f.cluster}/${f.pool}`),
     rejected: Object.fromEntries(w.rejected.map((r) => [`${r.cluster}/${r.pool}`, r.reason])),
@@ -298,7 +298,7 @@ describe('a static pool (replicas)', () => {
   );
   const fitOn = (pool: ReturnType<typeof aPool>, spec: Parameters<typeof aPodSpec>[0]) => {
     const platform = aPlatform([aCluster([pool])]);
-    return fitWorkloads([{ kind: 'Deployment', namespace: 'default', name: 'app', pod: podOf(aPodSpec(spec)) }], platform, fleetPlan(platform));
+    return fitWorkloads([readWorkload('Deployment', aPodSpec(spec), { name: 'app', namespace: 'default' })], platform, fleetPlan(platform));
   };
   const threeCpus = { containers: [aContainer({ requests: { cpu: '3' } })] };
   const price = (type: string) => karpenterCatalog().instanceType(type)?.price ?? NaN;

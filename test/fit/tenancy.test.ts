@@ -12,7 +12,7 @@ import { fitJson, fitTerminal } from '../../src/fit/report';
 import type { Platform } from '../../src/config/platform';
 import { aCluster, aPlatform, aPool } from '../pool-builders';
 import { SourceFile } from '../../src/input/source';
-import { aPodSpec, aWorkload, expr, manifest, podOf, requiring } from './builders';
+import { aPodSpec, aWorkload, expr, manifest, readWorkload, requiring } from './builders';
 
 const platform = aPlatform([
   aCluster([
@@ -29,7 +29,7 @@ const visionToleration = { key: 'dedicated', value: 'vision', effect: 'NoSchedul
 
 /** Per `cluster/pool`: whether the workload fits, is refused by admission or is rejected there, and what admission says. */
 function fit(namespace: string, spec: Record<string, unknown>, kind: WorkloadKind = 'Deployment', on: Platform = platform) {
-  const [w] = fitWorkloads([{ kind, namespace, name: 'app', pod: podOf(aPodSpec(spec), kind) }], on, on === platform ? plan : fleetPlan(on));
+  const [w] = fitWorkloads([readWorkload(kind, aPodSpec(spec), { name: 'app', namespace })], on, on === platform ? plan : fleetPlan(on));
   const rows = [
     ...w.fits.map((f) => ({ ...f, as: 'fits' })), ...w.refused.map((r) => ({ ...r, as: 'refused' })), ...w.rejected.map((r) => ({ ...r, as: 'rejected' })),
   ];
@@ -70,8 +70,8 @@ describe('fit and the tenancy policy', () => {
   it('fails when a DaemonSet tolerates every taint outside the exempt namespaces: its pods could run on every pool, and Karpenter sizes each pool for them', () => {
     expect(fit('monitoring', { tolerations: [{ operator: 'Exists' }] }, 'DaemonSet')['demo/vision'].admission).toEqual({
       allowed: false,
-      reason: 'admission refuses the DaemonSet: namespace monitoring may not use team shared\'s pool shared (the DaemonSet\'s pods can run on its nodes, and Karpenter adds their requests to every node of the pool): '
-        + 'only pods of namespaces shared, karpenter-smoke-tests may (confine it to the namespace\'s pools with a nodeSelector, or run it in an exempt namespace)',
+      reason: 'admission refuses the DaemonSet: namespace monitoring may not use team vision\'s pool vision (the DaemonSet\'s pods can run on its nodes, and Karpenter adds their requests to every node of the pool): '
+        + 'only pods of namespaces vision, vision-batch, karpenter-smoke-tests may; in all, 2 pools it may not use: vision, shared (confine it to the namespace\'s pools with a nodeSelector, or run it in an exempt namespace)',
     });
     expect(fit('monitoring', { tolerations: [visionToleration] }, 'DaemonSet')['demo/vision'].admission).toMatchObject({ allowed: false, reason: expect.stringMatching(/^admission refuses the DaemonSet/) });
   });
@@ -93,25 +93,34 @@ describe('fit and the tenancy policy', () => {
     });
   });
 
-  it('fails when a Pod names an apps/v1 DaemonSet as its controller: only the DaemonSet controller may create one', () => {
-    const ownedBy = (apiVersion: string) => {
+  it('fails when a Pod carries a controller reference of any group and kind, as applied by a person: Karpenter may take it for a DaemonSet\'s, so it is judged by the DaemonSet rule', () => {
+    const ownedBy = (apiVersion: string, kind: string) => {
       const pod = aWorkload('Pod', aPodSpec({ tolerations: [{ operator: 'Exists' }] }), {
-        name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind: 'DaemonSet', name: 'agent', uid: 'c0ffee', controller: true }],
+        name: 'agent-x7k2p', namespace: 'monitoring', ownerReferences: [{ apiVersion, kind, name: 'agent', uid: 'c0ffee', controller: true }],
       });
       const { manifest: read } = manifestOf(SourceFile.parseDocuments(manifest(pod), 'app.yaml'));
       const [w] = fitWorkloads(read.workloads, platform, plan);
       return [...w.fits, ...w.refused, ...w.rejected].find((r) => r.cluster === 'demo' && r.pool === 'vision')?.admission;
     };
-    expect(ownedBy('apps/v1')).toEqual({
+    for (const [apiVersion, kind] of [['apps/v1', 'DaemonSet'], ['apps/v1beta2', 'DaemonSet'], ['evil.example/v1', 'Widget']]) {
+      expect(ownedBy(apiVersion, kind)).toEqual({
+        allowed: false,
+        reason: 'admission refuses the pod: namespace monitoring may not use team vision\'s pool vision (the pod, whose controller reference Karpenter may take for a DaemonSet\'s, can run on its nodes, '
+          + 'and Karpenter adds their requests to every node of the pool): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may; in all, 2 pools it may not use: vision, shared '
+          + '(confine it to the namespace\'s pools with a nodeSelector, or run it in an exempt namespace)',
+      });
+    }
+  });
+
+  it.each(['Job', 'CronJob'] as const)('fails when a %s tolerates another team\'s pool: the API server refuses it when it is applied, not each pod it makes', (kind) => {
+    expect(fit('web', { tolerations: [visionToleration] }, kind)['demo/vision'].admission).toEqual({
       allowed: false,
-      reason: 'admission refuses the pod: namespace monitoring: only the DaemonSet controller (system:serviceaccount:kube-system:daemon-set-controller) may create a pod that names a DaemonSet as its controller, '
-        + 'or make a pod one (Karpenter may size every node for the DaemonSet by such a pod; the policy guards team shared\'s pools)',
+      reason: `admission refuses the ${kind}: namespace web may not use team vision's pool vision (the ${kind}'s pod template tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may`,
     });
-    expect(ownedBy('evil.example/v1')).toMatchObject({ allowed: false, reason: expect.stringMatching(/may not use team vision's pool vision \(the pod tolerates/) });
   });
 
   it('prints admission after the fit in the terminal, and as admission in JSON', () => {
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'vision', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
+    const [w] = fitWorkloads([readWorkload('Deployment', aPodSpec({ tolerations: [visionToleration] }), { name: 'api', namespace: 'vision' })], platform, plan);
     const lines = fitTerminal([w], []);
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ demo\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\); admission: allowed$/)]));
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}✓ open\/vision +\d+ instance types can hold it \(\$[\d.]+ to \$[\d.]+ per node-hour\)$/)]));
@@ -124,7 +133,7 @@ describe('fit and the tenancy policy', () => {
 
 describe('a pool admission refuses the workload on', () => {
   const refusal = 'admission refuses the Deployment: namespace web may not use team vision\'s pool vision (the Deployment\'s pod template tolerates its taint dedicated=vision:NoSchedule): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may';
-  const web = () => fitWorkloads([{ kind: 'Deployment', namespace: 'web', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], platform, plan);
+  const web = () => fitWorkloads([readWorkload('Deployment', aPodSpec({ tolerations: [visionToleration] }), { name: 'api', namespace: 'web' })], platform, plan);
 
   it('is not counted as a fit: the terminal marks it ⊘ with the policy\'s reason, and counts only the pool it runs on', () => {
     const lines = fitTerminal(web(), []);
@@ -140,7 +149,7 @@ describe('a pool admission refuses the workload on', () => {
 
   it('says so when admission refuses it on every pool it would fit', () => {
     const only = aPlatform([platform.clusters[0]]);
-    const [w] = fitWorkloads([{ kind: 'Deployment', namespace: 'web', name: 'api', pod: podOf(aPodSpec({ tolerations: [visionToleration] })) }], only, fleetPlan(only));
+    const [w] = fitWorkloads([readWorkload('Deployment', aPodSpec({ tolerations: [visionToleration] }), { name: 'api', namespace: 'web' })], only, fleetPlan(only));
     expect(fitTerminal([w], [])[0]).toBe('Deployment web/api: fits no pool; admission refuses it on 2 it would fit');
   });
 

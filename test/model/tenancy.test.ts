@@ -1,19 +1,19 @@
 /**
- * Pools a team cannot borrow (issue 22): the generated ValidatingAdmissionPolicy, rendered as
- * synth writes it, evaluated by test/support/admission-policy.ts (the API server's steps and
- * CEL environment, with @bufbuild/cel) against pods as a cluster holds them.
+ * Pools a team cannot borrow (issues 22 and 43): the generated ValidatingAdmissionPolicies,
+ * rendered as synth writes them, evaluated by test/support/admission-policy.ts (the API server's
+ * steps, configuration errors and CEL environment, with @bufbuild/cel) against pods as a cluster
+ * holds them.
  */
-import { parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
 import { clusterApplications, CLUSTER_KINDS } from '../../src/model/applications';
-import { DAEMON_SET_CONTROLLER_USER, refusalMessage, tenancyRefusal } from '../../src/model/tenancy';
+import { evaluateTenancy, KIND_RESOURCES } from '../../src/fit/admission';
+import { DAEMON_SET_CONTROLLER_USER } from '../../src/model/tenancy';
 import { fleetPlan } from '../../src/model/plan';
 import { synthesize } from '../../src/synth';
-import { admit, AdmissionRequest, bindingShapeProblems, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
+import { admitAll, AdmissionRequest, ApiServerState, bindingShapeProblems, Decision, JsonObject, PolicyPair, policyShapeProblems } from '../support/admission-policy';
 import { aBarePod, aDaemonSetPod, aDeploymentPod, aJobPod, aPodTemplate, aWorkload, owner, PodToleration, RESOURCES, TOLERATE_ALL } from '../support/pods';
-import { validateWithCrd } from '../support/crd-validator';
 import { aCluster, aPlatform, aPool, planPolicy } from '../pool-builders';
-import { podFacts, renderedPolicy as rendered } from './tenancy-facts';
+import { renderedPolicy as rendered } from './tenancy-facts';
 
 /**
  * Cluster demo: team vision (pools vision and vision-gpu, namespaces vision and vision-batch),
@@ -30,12 +30,16 @@ function tenancyPlatform(overrides: Parameters<typeof aCluster>[1] = {}): Platfo
   ], overrides)]);
 }
 
-/** The policy, binding and parameters synth writes for a cluster. */
-function renderedPolicy(platform: Platform, cluster = 'demo'): PolicyPair {
+/** The policies and bindings synth writes for a cluster. */
+function renderedPolicy(platform: Platform, cluster = 'demo'): PolicyPair[] {
   return rendered(synthesize(platform), cluster);
 }
 
 const pair = renderedPolicy(tenancyPlatform());
+/** The API server's decision with the policies `pairs` in place. */
+const admit = (pairs: readonly PolicyPair[], request: AdmissionRequest, state: ApiServerState = {}): Decision => admitAll(pairs, request, state);
+/** A tenant's deployer: a user, not a built-in controller. */
+const TENANT = 'system:serviceaccount:ledger:deployer';
 const create = (namespace: string, object: JsonObject, username?: string): AdmissionRequest => ({
   operation: 'CREATE', namespace, object, resource: RESOURCES[String(object.kind) as keyof typeof RESOURCES], ...(username ? { username } : {}),
 });
@@ -44,45 +48,55 @@ const byController = (namespace: string, pod: JsonObject) => create(namespace, p
 const dedicated = (team: string, o: Partial<PodToleration> = {}): PodToleration => ({ key: 'dedicated', operator: 'Equal', value: team, effect: 'NoSchedule', ...o });
 const nodepool = (...values: string[]) => ({ key: 'karpenter.sh/nodepool', operator: 'In', values });
 
-describe('the policy, its binding and its parameters', () => {
-  it('are admissionregistration.k8s.io/v1 objects with every field the API server requires', () => {
-    expect(policyShapeProblems(pair.policy)).toEqual([]);
-    expect(bindingShapeProblems(pair.binding)).toEqual([]);
-    expect(pair.binding.spec).toEqual({
-      policyName: 'karpenter-gitops-team-pools',
-      paramRef: { selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'karpenter-gitops' } }, parameterNotFoundAction: 'Allow' },
-      validationActions: ['Deny'],
-    });
+describe('the policies and their bindings', () => {
+  it('are admissionregistration.k8s.io/v1 objects with every field the API server requires, and no parameter kind', () => {
+    for (const { policy, binding } of pair) {
+      expect(policyShapeProblems(policy)).toEqual([]);
+      expect(bindingShapeProblems(binding)).toEqual([]);
+      expect((policy.spec as JsonObject).paramKind).toBeUndefined();
+      expect(binding.spec).toEqual({ policyName: (policy.metadata as JsonObject).name, validationActions: ['Deny'] });
+      expect((policy.metadata as JsonObject).name).toMatch(/^karpenter-gitops-team-pools-[0-9a-f]{10}$/);
+    }
   });
 
-  it('match pods, pod templates and the workloads a CapacityBuffer provisions from, on CREATE and UPDATE, outside kube-system and Karpenter\'s namespace, fail closed', () => {
-    expect(pair.policy.spec).toMatchObject({
+  it('match pods and every object pods are made from, on CREATE and UPDATE, outside kube-system and Karpenter\'s namespace, fail closed under Deny', () => {
+    expect(pair[0].policy.spec).toMatchObject({
       failurePolicy: 'Fail',
-      paramKind: { apiVersion: 'karpenter-gitops.io/v1', kind: 'TeamTenancy' },
       matchConstraints: {
         resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods', 'podtemplates'] },
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods', 'podtemplates', 'replicationcontrollers'] },
           { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'] },
+          { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['jobs', 'cronjobs'] },
         ],
         namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] },
       },
     });
   });
 
-  it('carry Prune=confirm and Delete=confirm, as the pools do, and sync the parameters before the policy and the policy before its binding', () => {
-    const wave = (o: JsonObject) => ((o.metadata as JsonObject).annotations as Record<string, string>)['argocd.argoproj.io/sync-wave'];
-    for (const o of [pair.policy, pair.binding]) {
-      expect(((o.metadata as JsonObject).annotations as Record<string, string>)['argocd.argoproj.io/sync-options']).toBe('Prune=confirm,Delete=confirm');
+  it('are created before anything else of their Application and pruned after everything (PruneLast): a replaced part goes only once its successor is in place', () => {
+    const annotations = (o: JsonObject) => (o.metadata as JsonObject).annotations as Record<string, string>;
+    for (const { policy, binding } of pair) {
+      for (const o of [policy, binding]) expect(annotations(o)['argocd.argoproj.io/sync-options']).toBe('PruneLast=true,Delete=confirm');
+      expect([annotations(policy)['argocd.argoproj.io/sync-wave'], annotations(binding)['argocd.argoproj.io/sync-wave']]).toEqual(['-2', '-1']);
     }
-    expect([...(pair.params ?? []).map(wave), wave(pair.policy), wave(pair.binding)]).toEqual(['1', '1', '1', '2', '3']);
   });
 
-  it('hold one parameter per team that lists namespaces, in name order: its pools, what their nodes carry, and who may use them', () => {
-    expect((pair.params ?? []).map((p) => [(p.metadata as JsonObject).name, (p.spec as JsonObject).namespaces, ((p.spec as JsonObject).pools as JsonObject[]).map((x) => x.name)])).toEqual([
-      ['shared', ['shared', 'karpenter-smoke-tests'], ['shared']],
-      ['vision', ['vision', 'vision-batch', 'karpenter-smoke-tests'], ['vision', 'vision-gpu']],
-      ['web', ['web', 'karpenter-smoke-tests'], ['web']],
-    ]);
+  it('hold each pool as literal data: its team, who may use it, what its nodes carry', () => {
+    const policy = planPolicy(tenancyPlatform().clusters[0]);
+    const data = Object.fromEntries(((pair[0].policy.spec as JsonObject).variables as JsonObject[]).slice(0, 4).map((v) => [v.name, JSON.parse(String(v.expression)) as unknown]));
+    expect(data).toEqual({
+      pools: ['vision', 'vision-gpu', 'web', 'shared'],
+      teams: { vision: 'vision', 'vision-gpu': 'vision', web: 'web', shared: 'shared' },
+      namespaces: { vision: ['vision', 'vision-batch', 'karpenter-smoke-tests'], web: ['web', 'karpenter-smoke-tests'], shared: ['shared', 'karpenter-smoke-tests'] },
+      dedicated: { vision: true, 'vision-gpu': true, web: true, shared: false },
+    });
+    expect(policy?.parts.length).toBe(1);
+  });
+
+  it('are renamed, not changed in place, when what they hold changes: a namespace granted is a new part', () => {
+    const granted = renderedPolicy(aPlatform([aCluster([aPool({}, { name: 'vision', team: 'vision', namespaces: ['vision', 'vision-batch', 'ledger'] })])]));
+    const before = renderedPolicy(aPlatform([aCluster([aPool({}, { name: 'vision', team: 'vision', namespaces: ['vision', 'vision-batch'] })])]));
+    expect((granted[0].policy.metadata as JsonObject).name).not.toEqual((before[0].policy.metadata as JsonObject).name);
   });
 
   it('list only the pools of teams with namespaces, each with the smoke tests\' namespace', () => {
@@ -98,7 +112,7 @@ describe('the policy, its binding and its parameters', () => {
   it('exempt Karpenter\'s own namespace when it is not kube-system', () => {
     const platform = tenancyPlatform();
     const cluster = { ...platform.clusters[0], karpenter: { ...platform.clusters[0].karpenter, namespace: 'karpenter' } };
-    const spec = renderedPolicy({ ...platform, clusters: [cluster] }).policy.spec as JsonObject;
+    const spec = renderedPolicy({ ...platform, clusters: [cluster] })[0].policy.spec as JsonObject;
     expect(JSON.stringify(spec.matchConstraints)).toContain('["karpenter","kube-system"]');
   });
 
@@ -117,7 +131,7 @@ describe('the policy, its binding and its parameters', () => {
 
   it('never looks at the namespaces tenancy.exemptNamespaces names, beside kube-system and Karpenter\'s', () => {
     const exempt = renderedPolicy(tenancyPlatform({ tenancyExemptNamespaces: ['monitoring', 'logging'] }));
-    expect(JSON.stringify((exempt.policy.spec as JsonObject).matchConstraints)).toContain('["kube-system","logging","monitoring"]');
+    expect(JSON.stringify((exempt[0].policy.spec as JsonObject).matchConstraints)).toContain('["kube-system","logging","monitoring"]');
     expect(admit(exempt, create('monitoring', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL] }))).outcome).toBe('skipped');
   });
 
@@ -130,8 +144,6 @@ describe('the policy, its binding and its parameters', () => {
     expect(CLUSTER_KINDS).toEqual(expect.arrayContaining([
       { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicy' },
       { group: 'admissionregistration.k8s.io', kind: 'ValidatingAdmissionPolicyBinding' },
-      { group: 'karpenter-gitops.io', kind: 'TeamTenancy' },
-      { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' },
     ]));
   });
 });
@@ -167,14 +179,14 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
   ['admits every term of several selecting the namespace\'s own team',
     create('vision', aDeploymentPod({ terms: [[nodepool('vision')], [nodepool('vision-gpu')], [{ key: 'team', operator: 'In', values: ['vision'] }]] })), 'admitted'],
   ['admits the smoke tests on every team\'s pool',
-    create('karpenter-smoke-tests', aDeploymentPod({ tolerations: [dedicated('vision')], terms: [[nodepool('vision')]] })), 'skipped'],
+    create('karpenter-smoke-tests', aDeploymentPod({ tolerations: [dedicated('vision')], terms: [[nodepool('vision')]] })), 'admitted'],
   ['never looks at kube-system, even at a pod that tolerates everything',
     create('kube-system', aDeploymentPod({ name: 'coredns', tolerations: [TOLERATE_ALL] })), 'skipped'],
   ['fails when a Deployment\'s pod of another namespace tolerates the team\'s taint by Equal',
     create('web', aDeploymentPod({ tolerations: [dedicated('vision')] })),
-    /^pods "web-7d9c5b6f4-x2k8p" is forbidden: ValidatingAdmissionPolicy 'karpenter-gitops-team-pools' with binding 'karpenter-gitops-team-pools' denied request: namespace web may not use team vision's pool vision \(the pod tolerates its taint dedicated=vision:NoSchedule\): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may$/],
+    /^pods "web-7d9c5b6f4-x2k8p" is forbidden: ValidatingAdmissionPolicy 'karpenter-gitops-team-pools-[0-9a-f]{10}' with binding 'karpenter-gitops-team-pools-[0-9a-f]{10}' denied request: namespace web may not use team vision's pool vision \(the pod tolerates its taint dedicated=vision:NoSchedule\): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may$/],
   ['fails when the pod also tolerates the other taints of the team\'s second pool, naming both',
-    create('web', aDeploymentPod({ tolerations: [dedicated('vision'), { key: 'nvidia.com/gpu', operator: 'Exists' }] })), /; in all, 2 of team vision's pools: vision, vision-gpu$/],
+    create('web', aDeploymentPod({ tolerations: [dedicated('vision'), { key: 'nvidia.com/gpu', operator: 'Exists' }] })), /; in all, 2 pools it may not use: vision, vision-gpu$/],
   ['fails when a toleration without an operator (Equal) and without an effect tolerates the team\'s taint',
     create('web', aDeploymentPod({ tolerations: [{ key: 'dedicated', value: 'vision' }] })), /team vision's pool vision \(the pod tolerates/],
   ['fails when a Job\'s pod tolerates every team\'s taint (Exists on the key)',
@@ -182,16 +194,20 @@ const CASES: readonly (readonly [string, AdmissionRequest, RegExp | 'admitted' |
     /namespace vision may not use team web's pool web \(the pod tolerates its taint dedicated=web:NoSchedule\): only pods of namespaces web, karpenter-smoke-tests may$/],
   ['fails when a pod that no DaemonSet owns tolerates every taint (key-less Exists)',
     create('vision', aBarePod({ tolerations: [TOLERATE_ALL] })), /may not use team web's pool web/],
-  ['fails when anyone but the DaemonSet controller creates a pod that names an apps/v1 DaemonSet as its controller, whatever it asks for',
-    create('monitoring', aBarePod({}, [owner('apps/v1', 'DaemonSet', 'decoy')])),
-    /namespace monitoring: only the DaemonSet controller \(system:serviceaccount:kube-system:daemon-set-controller\) may create a pod that names a DaemonSet as its controller/],
+  ['fails when anyone but a built-in controller creates a pod with a controller reference, by the DaemonSet rule: it may run on a pool that is not dedicated',
+    create('monitoring', aBarePod({}, [owner('apps/v1', 'DaemonSet', 'decoy')]), TENANT),
+    /namespace monitoring may not use team shared's pool shared \(the pod, whose controller reference Karpenter may take for a DaemonSet's, can run on its nodes/],
   ['fails when a pod with a forged DaemonSet owner tolerates everything (the pod of issue 35): ownerReferences exempt nothing',
-    create('web', aDaemonSetPod({ tolerations: [TOLERATE_ALL] })), /only the DaemonSet controller .* may create a pod that names a DaemonSet as its controller/],
+    create('web', aDaemonSetPod({ tolerations: [TOLERATE_ALL] }), TENANT), /whose controller reference Karpenter may take for a DaemonSet's, can run on its nodes.*in all, 3 pools it may not use: vision, vision-gpu, shared/],
+  ['fails when the reference is apps/v1beta2 or any other kind: Karpenter matches by UID alone',
+    create('web', aBarePod({ tolerations: [dedicated('vision')] }, [owner('apps/v1beta2', 'DaemonSet', 'decoy')]), TENANT), /team vision's pool vision \(the pod, whose controller reference/],
+  ['admits a pod an operator gives a controller reference when its nodeSelector and tolerations keep it to its namespace\'s pools',
+    create('web', aBarePod({ tolerations: [dedicated('web')], nodeSelector: { team: 'web' } }, [owner('spark.example/v1', 'SparkApplication', 'job')]), TENANT), 'admitted'],
   ['fails when a Deployment\'s pod tolerates every taint, even in a namespace of a team',
-    create('web', aDeploymentPod({ tolerations: [TOLERATE_ALL] })), /may not use team vision's pool vision .*; in all, 2 of team vision's pools: vision, vision-gpu$/],
+    create('web', aDeploymentPod({ tolerations: [TOLERATE_ALL] })), /may not use team vision's pool vision .*; in all, 2 pools it may not use: vision, vision-gpu$/],
   ['fails when a DaemonSet tolerates every taint outside the exempt namespaces: Karpenter sizes every pool\'s nodes for it',
     create('monitoring', aWorkload('DaemonSet', { tolerations: [TOLERATE_ALL] })),
-    /namespace monitoring may not use team shared's pool shared \(the DaemonSet's pods can run on its nodes, and Karpenter adds their requests to every node of the pool\): only pods of namespaces shared, karpenter-smoke-tests may \(confine it to the namespace's pools with a nodeSelector, or run it in an exempt namespace\)$/],
+    /namespace monitoring may not use team vision's pool vision \(the DaemonSet's pods can run on its nodes, and Karpenter adds their requests to every node of the pool\): only pods of namespaces vision, vision-batch, karpenter-smoke-tests may; in all, 4 pools it may not use: vision, vision-gpu, web, shared \(confine it to the namespace's pools with a nodeSelector, or run it in an exempt namespace\)$/],
   ['fails when a team\'s DaemonSet selects nothing and a guarded pool of another team is not dedicated (its pods can run there)',
     create('web', aWorkload('DaemonSet', {})), /namespace web may not use team shared's pool shared \(the DaemonSet's pods can run on its nodes/],
   ['fails when a DaemonSet tolerates one team\'s taint only',
@@ -230,29 +246,25 @@ describe('what the policy admits', () => {
     }
   });
 
-  it('agrees with the TypeScript rule fit uses, case by case, message included', () => {
+  it('agrees with the evaluator fit and the review run on the same policies, case by case, message included', () => {
+    const policy = planPolicy(tenancyPlatform().clusters[0]);
+    if (!policy) throw new Error('no policy');
     for (const [name, request] of CASES) {
-      const { cel, typescript } = bothRules(request);
-      expect({ name, typescript }).toEqual({ name, typescript: cel });
+      const fit = evaluateTenancy(policy, {
+        operation: request.operation === 'UPDATE' ? 'UPDATE' : 'CREATE', namespace: request.namespace, object: request.object ?? {}, oldObject: request.oldObject ?? null,
+        resource: KIND_RESOURCES[String(request.object?.kind)], username: request.username ?? 'system:serviceaccount:kube-system:replicaset-controller',
+      }).flatMap((v) => v.refusals)[0];
+      expect({ name, fit }).toEqual({ name, fit: admit(pair, request).message?.replace(/^.*denied request: /, '') });
     }
   });
 
-  it('evaluates each variable at most once per request and parameter', () => {
+  it('evaluates each variable at most once per request and policy', () => {
     for (const [, request] of CASES) {
       const { evaluated } = admit(pair, request);
       expect(evaluated).toEqual([...new Set(evaluated)]);
     }
   });
 });
-
-/** The refusal of the rendered policy (through the admission stand-in) and of the TypeScript rule, as messages. */
-function bothRules(request: AdmissionRequest): { cel?: string; typescript?: string } {
-  const policy = planPolicy(tenancyPlatform().clusters[0]);
-  if (!policy) throw new Error('no policy');
-  const refusal = tenancyRefusal(podFacts(request), policy);
-  const decision = admit(pair, request);
-  return { cel: decision.message?.replace(/^.*denied request: /, ''), typescript: refusal && refusalMessage(request.namespace, refusal, String(request.object?.kind)) };
-}
 
 describe('updates', () => {
   const borrowing = aDeploymentPod({ tolerations: [dedicated('vision')] });
@@ -282,7 +294,7 @@ describe('the binding\'s action', () => {
 
   it('Warn admits a borrowing pod with a warning that says why', () => {
     const warn = withAction('Warn');
-    expect(bindingShapeProblems(warn.binding)).toEqual([]);
+    expect(warn.flatMap((w) => bindingShapeProblems(w.binding))).toEqual([]);
     const decision = admit(warn, request);
     expect(decision.outcome).toBe('admitted');
     expect(decision.warnings).toEqual([expect.stringMatching(/namespace web may not use team vision's pool vision/)]);
@@ -295,26 +307,39 @@ describe('the binding\'s action', () => {
   });
 });
 
-describe('the parameters\' CRD', () => {
-  const crd = parseAllDocuments(synthesize(tenancyPlatform()).get('dist/demo/policies/team-tenancy-crd.yaml') ?? '').map((d) => d.toJS() as JsonObject)[0];
+describe('what the API server does when it is restarted, lagging or short of budget', () => {
+  const request = create('web', aDeploymentPod({ tolerations: [dedicated('vision')] }));
+  const innocent = create('web', aDeploymentPod({ tolerations: [dedicated('web')], nodeSelector: { team: 'web' } }));
+  /** The shape of the release before (issue 35): one policy reading each team's data from a TeamTenancy parameter, failing closed. */
+  const withParamKind: PolicyPair = {
+    policy: { ...pair[0].policy, spec: { ...(pair[0].policy.spec as JsonObject), paramKind: { apiVersion: 'karpenter-gitops.io/v1', kind: 'TeamTenancy' } } },
+    binding: { ...pair[0].binding, spec: { ...(pair[0].binding.spec as JsonObject), paramRef: { selector: {}, parameterNotFoundAction: 'Allow' } } },
+    params: [],
+  };
+  const lagging: ApiServerState = { unresolvedParamKinds: ['karpenter-gitops.io/v1/TeamTenancy'] };
 
-  it('accepts every parameter synth writes, as written: nothing pruned or defaulted', () => {
-    expect(pair.params?.length).toBe(3);
-    expect((pair.params ?? []).flatMap((p) => validateWithCrd(crd, p))).toEqual([]);
+  it('fails on a policy with a parameter kind while discovery lags: every pod is refused, the innocent included (the shape this release leaves)', () => {
+    expect(admit([withParamKind], innocent, lagging).outcome).toBe('refused');
   });
 
-  it('fails when a parameter lacks what the policy reads (a pool without its taints), as the API server would refuse it', () => {
-    const param = (pair.params ?? [])[0];
-    const spec = param.spec as { pools: JsonObject[] };
-    const broken = { ...param, spec: { ...spec, pools: spec.pools.map(({ taints: _taints, ...rest }) => rest) } };
-    expect(validateWithCrd(crd, broken)).toContain(`TeamTenancy/shared: spec.pools[0].taints: required value`);
+  it('judges by its own literals, so a lagging discovery changes nothing: the innocent is admitted, the borrower refused', () => {
+    expect(admit(pair, innocent, lagging).outcome).toBe('admitted');
+    expect(admit(pair, request, lagging).outcome).toBe('refused');
   });
 
-  it('is cluster-scoped, confirmed before Argo CD deletes it, and synced before the parameters', () => {
-    expect(crd).toMatchObject({
-      metadata: { name: 'teamtenancies.karpenter-gitops.io', annotations: { 'argocd.argoproj.io/sync-options': 'Prune=confirm,Delete=confirm', 'argocd.argoproj.io/sync-wave': '0' } },
-      spec: { group: 'karpenter-gitops.io', scope: 'Cluster', names: { kind: 'TeamTenancy' }, conversion: { strategy: 'None' } },
-    });
+  it.each(['Warn', 'Audit'] as const)('never refuses under %s: a configuration error or a failed evaluation is ignored (failurePolicy Ignore)', (action) => {
+    const soft = renderedPolicy(tenancyPlatform({ tenancyAction: action }));
+    for (const { policy } of soft) expect((policy.spec as JsonObject).failurePolicy).toBe('Ignore');
+    expect(admit(soft, request, { namespaceLookupFails: true }).outcome).not.toBe('refused');
+    expect(admit(soft, request).outcome).toBe('admitted');
+    // The same configuration error under Deny refuses (fail closed), as dispatcher.go's addConfigError does.
+    expect(admit(pair, innocent, { namespaceLookupFails: true }).outcome).toBe('refused');
+  });
+
+  it('records only the first failure of a request for the audit log (Kubernetes 1.34)', () => {
+    const audit = renderedPolicy(tenancyPlatform({ tenancyAction: 'Audit' }));
+    const twice = create('web', aDeploymentPod({ tolerations: [TOLERATE_ALL] }));
+    expect(admit(audit, twice).audit).toHaveLength(1);
   });
 });
 
@@ -337,11 +362,11 @@ describe('who creates it', () => {
   it('fails when the DaemonSet controller adopts an orphan confined by node affinity only: Karpenter may replace it with the DaemonSet\'s', () => {
     const orphan = aBarePod({ tolerations: [TOLERATE_ALL], terms: [[nodepool('web')]] });
     const d = admit(pair, { operation: 'UPDATE', namespace: 'web', object: withOwners(orphan, [DS_OWNER]), oldObject: orphan, username: DAEMON_SET_CONTROLLER_USER });
-    expect(d.message).toMatch(/namespace web may not use team shared's pool shared \(the pod the DaemonSet controller adopts can run on its nodes/);
+    expect(d.message).toMatch(/namespace web may not use team vision's pool vision \(the pod the DaemonSet controller adopts can run on its nodes/);
   });
 
   it('judges a pod owned by a DaemonSet without being its controller as any pod', () => {
     const notController = withOwners(aBarePod({ tolerations: [TOLERATE_ALL] }), [{ ...DS_OWNER, controller: false }]);
-    expect(admit(pair, create('web', notController)).message).toMatch(/namespace web may not use team vision's pool vision \(the pod tolerates/);
+    expect(admit(pair, create('web', notController, TENANT)).message).toMatch(/namespace web may not use team vision's pool vision \(the pod tolerates/);
   });
 });

@@ -30,7 +30,7 @@ describe('diff and the tenancy policy', () => {
     expect(r.out.split('\n')[1]).toBe('0 destructive, 0 replaces-nodes, 0 capacity, 2 access, 0 controller, 0 other');
     expect(lines(r.out, 'prod')).toEqual([
       'cluster prod: 1 access',
-      '  🔐 TeamTenancy ml changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      namespace research gains pools ml-gpu (team ml) — objects of this namespace may now tolerate and select these pools',
     ]);
   });
@@ -40,40 +40,36 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(['web'], ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 2 access',
-      '  🔐 TeamTenancy ml changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      'cluster prod: 1 access',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      namespace research loses pools ml-gpu (team ml) — new pods of this namespace that tolerate or select these pools are refused; pods already running stay until they are replaced',
-      '  🔐 TeamTenancy web added: pools web (team web) guarded: only namespaces web, karpenter-smoke-tests',
+      '      pool web (team web) guarded: only namespaces web, karpenter-smoke-tests — the pool was open to every namespace; pods outside these namespaces that tolerate or select it are refused from now on',
     ]);
   });
 
-  it('fails when the last team\'s namespaces go: the policy, its binding, its CRD and its Application are destructive, like a removed pool', async () => {
+  it('fails when the last team\'s namespaces go: the policies, their bindings and their Application are destructive, like a removed pool', async () => {
     const fleet = await Fleet.create(config(undefined, ['ml']));
     fleet.configure(config(undefined, undefined));
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 4 destructive, 1 other',
-      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 CustomResourceDefinition, 1 TeamTenancy, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
-      '  🛑 CustomResourceDefinition teamtenancies.karpenter-gitops.io removed: the CRD of the tenancy policy\'s parameters goes, and every parameter with it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
+      'cluster prod: 3 destructive',
+      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
       '  🛑 ValidatingAdmissionPolicy karpenter-gitops-team-pools removed: the tenancy policy goes: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools removed: the tenancy policy\'s binding goes, and the policy refuses nothing without it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
-      '  📝 TeamTenancy ml removed: goes with the tenancy policy (see its removal)',
     ]);
   });
 
-  it('reports a policy added as access, with each team\'s parameter, its CRD and its Application', async () => {
+  it('reports a policy added as access, naming the pools it guards, with its binding and its Application', async () => {
     const fleet = await Fleet.create(config(undefined, undefined));
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'staging')).toEqual([
-      'cluster staging: 3 access, 2 other',
-      '  🔐 TeamTenancy ml added: pools ml-gpu (team ml) guarded: only namespaces ml, karpenter-smoke-tests',
-      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: objects that would use a team\'s pools from outside the team\'s namespaces are refused: '
-        + 'pods that tolerate or select them, DaemonSets whose pods can run there, pod templates (see each team\'s TeamTenancy)',
+      'cluster staging: 2 access, 1 other',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: objects that would use pools ml-gpu (team ml) from outside their teams\' namespaces are refused: '
+        + 'pods that tolerate or select them, DaemonSets whose pods can run there, pod templates',
       '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools added: the tenancy policy takes effect (Deny); running pods stay, new pods, DaemonSets and pod templates are checked',
       '  📝 Application staging-policies added: Argo CD starts syncing dist/staging/policies',
-      '  📝 CustomResourceDefinition teamtenancies.karpenter-gitops.io added: the kind of the tenancy policy\'s parameters (TeamTenancy): on its own it refuses nothing',
     ]);
   });
 
@@ -90,7 +86,9 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(['web'], ['ml'], { tenancy: { action: 'Audit' } }));
     const r = await fleet.diff();
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 1 access',
+      'cluster prod: 2 access',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '      failurePolicy: Fail -> Ignore — an object the policy cannot judge (an error, a cost limit) is admitted: Audit and Warn never refuse',
       '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      validationActions: [Deny] -> [Audit] — what the API server does with an object the policy refuses',
     ]);
@@ -129,19 +127,18 @@ describe('a tree whose policy an earlier release wrote (its pools in its own var
     '',
   ].join('\n');
 
-  it('says who may use the pools is unchanged when the same pools move to TeamTenancy parameters', async () => {
+  it('says only the rules changed when the same pools move into this release\'s policies', async () => {
     const fleet = await Fleet.create(config(undefined, ['ml']));
     fleet.write('dist/prod/policies/team-pools.yaml', legacyPolicy(['ml', 'karpenter-smoke-tests']));
-    fleet.write('dist/prod/policies/team-tenancy-crd.yaml', undefined);
     fleet.commit('the policy as an earlier release wrote it');
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(0);
-    expect(lines(r.out, 'prod')).toEqual(expect.arrayContaining([
+    expect(lines(r.out, 'prod')).toEqual([
+      'cluster prod: 1 access',
       '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
-      '      the policy now reads each team\'s pools from its TeamTenancy parameter, and judges DaemonSets, pod templates and a DaemonSet\'s pods by who created them — what the policy checks changed: see docs/tenancy.md',
-      '  📝 TeamTenancy ml added: who may use pools ml-gpu (team ml) is unchanged (the policy held them before in its own variables or another parameter)',
-    ]));
+      '      policy rules changed (CEL, match constraints or exempt namespaces) — what the policy checks changed: see docs/tenancy.md',
+    ]);
   });
 
   it('reports the namespaces that change in the same move', async () => {
@@ -150,6 +147,46 @@ describe('a tree whose policy an earlier release wrote (its pools in its own var
     fleet.commit('the policy as an earlier release wrote it');
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff();
-    expect(lines(r.out, 'prod')).toContain('  🔐 TeamTenancy ml added: pools ml-gpu (team ml) guarded: only namespaces ml, karpenter-smoke-tests (namespace research loses them)');
+    expect(lines(r.out, 'prod')).toContain('      namespace research loses pools ml-gpu (team ml) — new pods of this namespace that tolerate or select these pools are refused; pods already running stay until they are replaced');
+  });
+});
+
+describe('a tree whose policy read TeamTenancy parameters (the release before this one)', () => {
+  const paramPolicy = (namespaces: readonly string[]) => [
+    'apiVersion: karpenter-gitops.io/v1', 'kind: TeamTenancy', 'metadata: { name: ml }', 'spec:', '  team: ml', `  namespaces: ${JSON.stringify(namespaces)}`,
+    '  pools: [{ name: ml-gpu, dedicated: true, labels: { karpenter.k8s.aws/ec2nodeclass: ml-gpu, karpenter.sh/nodepool: ml-gpu, team: ml }, taints: [{ key: dedicated, value: ml, effect: NoSchedule }, { key: nvidia.com/gpu, value: "true", effect: NoSchedule }] }]',
+    '---', 'apiVersion: admissionregistration.k8s.io/v1', 'kind: ValidatingAdmissionPolicy', 'metadata: { name: karpenter-gitops-team-pools }', 'spec:', '  failurePolicy: Fail',
+    '  paramKind: { apiVersion: karpenter-gitops.io/v1, kind: TeamTenancy }', '  validations: [{ expression: "size(variables.borrowed) == 0" }]',
+    '---', 'apiVersion: admissionregistration.k8s.io/v1', 'kind: ValidatingAdmissionPolicyBinding', 'metadata: { name: karpenter-gitops-team-pools }', 'spec:',
+    '  policyName: karpenter-gitops-team-pools', '  paramRef: { selector: { matchLabels: { app.kubernetes.io/managed-by: karpenter-gitops } }, parameterNotFoundAction: Allow }', '  validationActions: [Deny]', '',
+  ].join('\n');
+  const crd = 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: { name: teamtenancies.karpenter-gitops.io }\nspec: { group: karpenter-gitops.io }\n';
+
+  it('says the policies no longer use a parameter kind, and that nothing opens: the parameters and their CRD are replaced', async () => {
+    const fleet = await Fleet.create(config(undefined, ['ml']));
+    fleet.write('dist/prod/policies/team-pools.yaml', paramPolicy(['ml', 'karpenter-smoke-tests']));
+    fleet.write('dist/prod/policies/team-tenancy-crd.yaml', crd);
+    fleet.commit('the policy as the release before wrote it');
+    fleet.configure(config(undefined, ['ml']));
+    const r = await fleet.diff('--fail-on', 'destructive');
+    expect(r.code).toBe(0);
+    expect(lines(r.out, 'prod')).toEqual([
+      'cluster prod: 2 access, 2 other',
+      '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '      the policies now hold each team\'s pools themselves, with no parameter kind: an API server whose discovery lags can no longer refuse every pod — what the policy checks changed: see docs/tenancy.md',
+      '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
+      '      binding changed — what the policy checks changed: see docs/tenancy.md',
+      '  📝 CustomResourceDefinition teamtenancies.karpenter-gitops.io removed: replaced: the policies of this revision judge every guarded pool (see their lines)',
+      '  📝 TeamTenancy ml removed: who may use pools ml-gpu (team ml) is unchanged: another object of the policy holds them',
+    ]);
+  });
+
+  it('reports a namespace lost in the same move as access', async () => {
+    const fleet = await Fleet.create(config(undefined, ['ml']));
+    fleet.write('dist/prod/policies/team-pools.yaml', paramPolicy(['ml', 'research', 'karpenter-smoke-tests']));
+    fleet.commit('the policy as the release before wrote it');
+    fleet.configure(config(undefined, ['ml']));
+    const r = await fleet.diff();
+    expect(lines(r.out, 'prod')).toContain('  🔐 TeamTenancy ml removed: its pools are held by the policies of this revision: namespace research loses pools ml-gpu (team ml)');
   });
 });

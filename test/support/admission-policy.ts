@@ -196,52 +196,115 @@ export function toCel(value: unknown): unknown {
   return new Map(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, toCel(v)]));
 }
 
-/** What the API server decides about a request, given the policy, its binding and the parameters. */
-export function admit(pair: PolicyPair, request: AdmissionRequest): Decision {
+/**
+ * What the API server's state does to a policy before any CEL runs: each case is a
+ * configuration error, which `failurePolicy` alone decides (Fail: the request is refused,
+ * whatever the binding's validationActions; Ignore: the policy is skipped).
+ * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/policy/validating/dispatcher.go#L76-L114 (addConfigError)
+ */
+export interface ApiServerState {
+  /**
+   * `apiVersion/kind` of parameter kinds that discovery does not resolve yet: a CRD created
+   * moments ago, or any CRD just after the API server restarted (its cached discovery is
+   * refreshed every ~30 s: kubernetes/kubernetes#124237, #122658), or whose informer has not
+   * synced within its one-second wait (#141367). A policy with such a `paramKind` carries a
+   * ConfigurationError (dispatcher.go L130-134; policy_source.go compilePolicy).
+   */
+  readonly unresolvedParamKinds?: readonly string[];
+  /**
+   * Reading the request's namespace fails: not in the namespace informer (a namespace created
+   * moments ago), and the direct GET that follows fails too (an API server under load or
+   * restarting); DefinitionMatches then returns an error, a configuration error of every policy
+   * with a namespaceSelector (dispatcher.go L123-128).
+   * @see https://github.com/kubernetes/apiserver/blob/v0.34.0/pkg/admission/plugin/webhook/predicates/namespace/matcher.go (GetNamespaceLabels: lister, then a direct GET)
+   */
+  readonly namespaceLookupFails?: boolean;
+}
+
+/** What one policy and its binding contribute to a request's decision (one iteration of Dispatch's loop). */
+interface PolicyResult {
+  /** Deny decisions: configuration errors under Fail, and failed validations under validationActions Deny. */
+  readonly denied: readonly string[];
+  readonly warnings: readonly string[];
+  readonly audit: readonly string[];
+  readonly refusals: readonly string[];
+  readonly judged: boolean;
+}
+
+/** One policy of Dispatch's loop: matching, configuration errors, then one Validate per parameter. */
+function dispatchOne(pair: PolicyPair, request: AdmissionRequest, state: ApiServerState, evaluated: string[]): PolicyResult {
   const spec = obj(pair.policy.spec);
   const bindingSpec = obj(pair.binding.spec);
   // The API server compiles every expression when the policy is created: one that does not compile never admits anything.
   for (const e of expressionsOf(spec)) compile(e);
-  const evaluated: string[] = [];
-  const skipped: Decision = { outcome: 'skipped', warnings: [], audit: [], evaluated, refusals: [] };
+  const none: PolicyResult = { denied: [], warnings: [], audit: [], refusals: [], judged: false };
   if (bindingSpec.policyName !== obj(pair.policy.metadata).name) throw new Error('admission-policy: the binding names another policy');
-  const namespaceLabels = { 'kubernetes.io/metadata.name': request.namespace, ...request.namespaceLabels };
-  if (!matches(obj(spec.matchConstraints), request, namespaceLabels)) return skipped;
-  if (bindingSpec.matchResources !== undefined && !matches(obj(bindingSpec.matchResources), request, namespaceLabels)) return skipped;
-
-  const resource = request.resource ?? { group: '', version: 'v1', resource: 'pods' };
-  const name = String(obj(request.object?.metadata).name ?? obj(request.oldObject?.metadata).name ?? '');
-  const base = requestBindings(request, namespaceLabels);
   const failurePolicy = spec.failurePolicy ?? 'Fail';
+  const configError = (message: string): PolicyResult => (failurePolicy === 'Fail' ? { ...none, denied: [message], refusals: [message], judged: true } : none);
+  if (state.namespaceLookupFails === true && obj(spec.matchConstraints).namespaceSelector !== undefined) {
+    return configError(`failed to configure policy: the server is currently unable to handle the request (get namespaces ${request.namespace})`);
+  }
+  const namespaceLabels = { 'kubernetes.io/metadata.name': request.namespace, ...request.namespaceLabels };
+  if (!matches(obj(spec.matchConstraints), request, namespaceLabels)) return none;
+  const kind = obj(spec.paramKind);
+  if (spec.paramKind !== undefined && (state.unresolvedParamKinds ?? []).includes(`${String(kind.apiVersion)}/${String(kind.kind)}`)) {
+    return configError(`failed to configure policy: failed to find resource referenced by paramKind: '${String(kind.apiVersion)}, Kind=${String(kind.kind)}'`);
+  }
+  if (bindingSpec.matchResources !== undefined && !matches(obj(bindingSpec.matchResources), request, namespaceLabels)) return none;
+
+  const base = requestBindings(request, namespaceLabels);
   const violations: string[] = [];
   const params = collectParams(spec, bindingSpec, pair.params ?? []);
+  if (params === 'not found') return configError('failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction');
   // Whether any evaluation got past its match conditions (none did: the policy skipped the request).
   let judged = false;
-  if (params === 'not found') {
-    // parameterNotFoundAction Deny: a configuration error, which failurePolicy decides (dispatcher.go addConfigError).
-    if (failurePolicy === 'Fail') violations.push('failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction');
-  } else {
-    for (const param of params) {
-      const label = param === null ? '' : `${String(obj(param.metadata).name)}:`;
-      const result = validate(spec, { ...base, params: param === null ? null : toCel(param) }, failurePolicy, evaluated, label);
-      if (result !== 'skipped') {
-        judged = true;
-        violations.push(...result);
-      }
+  for (const param of params) {
+    const label = param === null ? '' : `${String(obj(param.metadata).name)}:`;
+    const result = validate(spec, { ...base, params: param === null ? null : toCel(param) }, failurePolicy, evaluated, label);
+    if (result !== 'skipped') {
+      judged = true;
+      violations.push(...result);
     }
   }
-  if (violations.length === 0) return { outcome: judged ? 'admitted' : 'skipped', warnings: [], audit: [], evaluated, refusals: [] };
   const policyName = String(obj(pair.policy.metadata).name);
   const bindingName = String(obj(pair.binding.metadata).name);
   const actions = list(bindingSpec.validationActions).map(String);
-  const denied = `${resource.resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${violations[0]}`;
   return {
-    outcome: actions.includes('Deny') ? 'refused' : 'admitted',
-    message: actions.includes('Deny') ? denied : undefined,
-    warnings: actions.includes('Warn') ? violations.map((v) => `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${v}`) : [],
-    audit: actions.includes('Audit') ? violations : [],
-    evaluated,
+    judged,
     refusals: violations,
+    denied: actions.includes('Deny') ? violations.map((v) => `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${v}`) : [],
+    warnings: actions.includes('Warn') ? violations.map((v) => `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${v}`) : [],
+    // v0.34.0 publishValidationFailureAnnotation (dispatcher.go L311-L329): AddAnnotation refuses a key already set, so only a request's first failure is recorded.
+    audit: actions.includes('Audit') ? violations : [],
+  };
+}
+
+/** What the API server decides about a request, given the policy, its binding and the parameters. */
+export function admit(pair: PolicyPair, request: AdmissionRequest, state: ApiServerState = {}): Decision {
+  return admitAll([pair], request, state);
+}
+
+/**
+ * What the API server decides about a request, given every policy (each with its binding and
+ * parameters) that exists: each is evaluated whatever the others decided, and the first Deny
+ * decision is the answer (dispatcher.go Dispatch, L120-L318). Audit keeps only the request's
+ * first failure in v0.34 (L311-L329).
+ */
+export function admitAll(pairs: readonly PolicyPair[], request: AdmissionRequest, state: ApiServerState = {}): Decision {
+  const evaluated: string[] = [];
+  const results = pairs.map((pair) => dispatchOne(pair, request, state, evaluated));
+  const resource = request.resource ?? { group: '', version: 'v1', resource: 'pods' };
+  const name = String(obj(request.object?.metadata).name ?? obj(request.oldObject?.metadata).name ?? '');
+  const denied = results.flatMap((r) => r.denied);
+  const audit = results.flatMap((r) => r.audit).slice(0, 1);
+  const judged = results.some((r) => r.judged);
+  return {
+    outcome: denied.length > 0 ? 'refused' : judged ? 'admitted' : 'skipped',
+    message: denied.length > 0 ? `${resource.resource} "${name}" is forbidden: ${denied[0]}` : undefined,
+    warnings: results.flatMap((r) => r.warnings),
+    audit,
+    evaluated,
+    refusals: results.flatMap((r) => r.refusals),
   };
 }
 

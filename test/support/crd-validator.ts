@@ -132,21 +132,6 @@ export function defaulted(obj: unknown, release?: string): unknown {
   return admit(found.crd, found.object, () => undefined);
 }
 
-/**
- * Validates a manifest as the API server would on CREATE once `crd` (a CustomResourceDefinition
- * object, e.g. one this repository generates) is installed: its served versions' schemas only.
- * @returns as {@link validate}
- */
-export function validateWithCrd(crd: unknown, obj: unknown): string[] {
-  const label = objectLabel(obj);
-  const object = cloneJson(obj, '(root)');
-  if (!isJsonObject(object)) return [`${label}: (root): must be an object`];
-  const served = servedVersions(crd).find((c) => c.apiVersion === object.apiVersion && c.kind === object.kind);
-  if (served === undefined) return [`${label}: kind: the CRD does not serve apiVersion ${show(object.apiVersion ?? null)} kind ${show(object.kind ?? null)}`];
-  const problems = checkAgainst(served, object);
-  if (JSON.stringify(admit(served, object, () => undefined)) !== JSON.stringify(object)) problems.push({ path: '', message: 'the API server would prune or default fields of it' });
-  return problems.map((problem) => `${label}: ${problem.path || '(root)'}: ${problem.message}`);
-}
 
 /** The `apiVersion kind` pairs the vendored CRDs serve, sorted. */
 export function knownKinds(): string[] {
