@@ -132,7 +132,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);
-    unusedGateProblems(input, cluster, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
+    unusedGateProblems(input, settings, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
     const window = clusterWindow(file, settings);
     if (tf.outputs) {
       clusters.push({
