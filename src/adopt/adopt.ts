@@ -10,6 +10,7 @@
  */
 import { isMap, parseDocument } from 'yaml';
 import type { PlatformFile } from '../config/schema';
+import { clusterSettings } from '../config/settings';
 import { formatProblem } from '../input/problems';
 import type { TerraformOutputs } from '../config/terraform';
 import { ClusterFacts, Fields, overlayFields, poolFields, Unsayable } from './fields';
@@ -105,7 +106,8 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   if (Object.keys(clusterOverlays).length) doc.setIn([...clusterAt, 'overlays'], doc.createNode(clusterOverlays));
   else if (doc.hasIn([...clusterAt, 'overlays'])) doc.deleteIn([...clusterAt, 'overlays']);
   const namespace = request.namespace;
-  if (namespace !== undefined && namespace !== (file.clusters[clusterId].karpenter?.namespace ?? file.karpenter.namespace ?? 'kube-system')) {
+  // The namespace the config gives the cluster now, by the fleet, a group or the cluster itself.
+  if (namespace !== undefined && namespace !== clusterSettings(file, clusterId).karpenterNamespace.value) {
     doc.setIn([...clusterAt, 'karpenter', 'namespace'], namespace);
   }
   if (request.helmValues === undefined) {

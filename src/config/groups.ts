@@ -1,9 +1,9 @@
 /**
  * Groups of clusters (contract 8.2, docs/config.md "Groups"): which clusters each group
  * matches, and the layers a group adds to a cluster's settings, in file order, between the
- * fleet-wide ones and the cluster's own: its window and tenancy (a cluster's own win), its
- * karpenter (deep-merged under the cluster's), its teams' pool fields (after the team and its
- * pool, before the cluster's teams) and its overrides (before the cluster's).
+ * fleet-wide ones and the cluster's own: its window, tenancy and karpenter (merged under the
+ * cluster's by src/config/settings.ts), its teams' pool fields (after the team and its pool,
+ * before the cluster's teams) and its overrides (before the cluster's).
  */
 import { suggest } from '../input/issues';
 import type { FieldPath, Problem } from '../input/problems';
@@ -32,15 +32,6 @@ export function groupsOf(file: PlatformFile, clusterId: string): ClusterGroup[] 
   const cluster = file.clusters[clusterId];
   if (!cluster) return [];
   return Object.entries(file.groups ?? {}).filter(([, g]) => matches(g, clusterId, cluster)).map(([name, group]) => ({ name, group, at: ['groups', name] }));
-}
-
-/** The value of `pick` in the last of a cluster's groups that says it, with where: later groups win. */
-export function fromGroups<T>(groups: readonly ClusterGroup[], pick: (g: GroupFile) => T | undefined): { value: T; at: FieldPath } | undefined {
-  for (const g of [...groups].reverse()) {
-    const value = pick(g.group);
-    if (value !== undefined) return { value, at: g.at };
-  }
-  return undefined;
 }
 
 /**

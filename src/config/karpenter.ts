@@ -3,11 +3,9 @@ import { checkControllerValues } from './controller';
 import { compareRelease } from '../release/versions';
 import { release, releaseProblem, vendoredVersions } from '../release/release';
 import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules.generated';
-import type { ClusterGroup } from './groups';
 import { KarpenterConfig } from './platform';
 import { FieldPath, Problem } from '../input/problems';
-import { Layer, mergeLayers } from './resolve';
-import { ClusterFile, KarpenterFile, PlatformFile } from './schema';
+import type { ClusterSettings } from './settings';
 import { SourceFile } from '../input/source';
 import { TerraformOutputs } from './terraform';
 import { supportEnded } from '../release/support';
@@ -17,31 +15,23 @@ import { runDate } from './support';
 export const RELEASE_NAME = 'karpenter';
 
 /**
- * The Karpenter release and controller of one cluster: the top-level `karpenter` with
- * each of its groups' `karpenter` then `clusters.<id>.karpenter` deep-merged over it (maps key by key, anything else replaced),
+ * The Karpenter release and controller of one cluster: its merged `karpenter` (the top-level
+ * one with each of its groups' then `clusters.<id>.karpenter` deep-merged over it, src/config/settings.ts),
  * checked as a whole, each problem located at the line that set the value. A release whose
  * minor Karpenter no longer supports on `today` is a warning there (src/release/support.ts).
  */
 export function resolveKarpenter(
-  source: SourceFile, file: PlatformFile, of: { readonly id: string; readonly cluster: ClusterFile; readonly groups?: readonly ClusterGroup[] }, tf: TerraformOutputs | undefined,
-  today: string = runDate(),
+  source: SourceFile, settings: ClusterSettings, tf: TerraformOutputs | undefined, today: string = runDate(),
 ): { karpenter: KarpenterConfig; problems: Problem[]; warnings: Problem[] } {
-  const { id: clusterId, cluster, groups = [] } = of;
-  const layers: Layer<KarpenterFile>[] = [
-    { fields: file.karpenter, at: ['karpenter'] },
-    // Its groups', in file order, under its own.
-    ...groups.filter((g) => g.group.karpenter).map((g) => ({ fields: g.group.karpenter as KarpenterFile, at: [...g.at, 'karpenter'] })),
-    ...(cluster.karpenter ? [{ fields: cluster.karpenter as KarpenterFile, at: ['clusters', clusterId, 'karpenter'] }] : []),
-  ];
-  const merged = mergeLayers(layers);
-  const at = (path: FieldPath) => merged.origin(path) ?? ['clusters', clusterId];
-  const problems = checkControllerValues(merged.fields).map((p) => source.problem(at(p.path), p.message, p.at));
+  const { clusterId } = settings;
+  const at = (path: FieldPath) => settings.sourceOf(['karpenter', ...path]).path;
+  const problems = checkControllerValues(settings.karpenter).map((p) => source.problem(at(p.path), p.message, p.at));
   const warnings: Problem[] = [];
-  const k = merged.fields;
+  const k = settings.karpenter;
   const controller = k.controller ?? {};
   const karpenter: KarpenterConfig = {
     version: k.version,
-    namespace: k.namespace ?? 'kube-system',
+    namespace: settings.karpenterNamespace.value,
     controller: {
       replicas: controller.replicas ?? 2,
       host: controller.host ?? 'nodeGroup',

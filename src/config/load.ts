@@ -1,4 +1,4 @@
-import { fromGroups, groupProblems, groupsOf } from './groups';
+import { groupProblems, groupsOf } from './groups';
 import { argocdInstances, clusterArgocd, deliveryFindings, stagePolicies } from './delivery';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import { resolveBuffers, resolveOverlays, unusedGateProblems } from './overlays'
 import { aboutCluster, collapseShared, inFileOrder, InputError, Problem, renderPath } from '../input/problems';
 import { ClusterFile, PlatformFile, platformSchema } from './schema';
 import { SourceFile } from '../input/source';
+import { ClusterSettings, clusterSettings } from './settings';
 import { readTerraformOutputs, TerraformResult } from './terraform';
 import { clusterWindow, windowFindings } from './windows';
 
@@ -110,14 +111,17 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const clusters: Cluster[] = [];
+  const settingsOf = new Map<string, ClusterSettings>();
   problems.push(...groupProblems(source, file));
   for (const [id, cluster] of Object.entries(file.clusters)) {
     const [problemsBefore, warningsBefore] = [problems.length, warnings.length];
     const groups = groupsOf(file, id);
+    const settings = clusterSettings(file, id, groups);
+    settingsOf.set(id, settings);
     const tf = readClusterTerraform(source, { configPath, id, path: cluster.terraformOutputs, show: options.showPath ?? fromWorkingDirectory, files: options.files });
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
-    const k = resolveKarpenter(source, file, { id, cluster, groups }, tf.outputs);
+    const k = resolveKarpenter(source, settings, tf.outputs);
     problems.push(...k.problems);
     warnings.push(...k.warnings);
     const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
@@ -128,7 +132,8 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);
-    unusedGateProblems(input, cluster, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
+    unusedGateProblems(input, settings, { staticCapacity: pools.some((p) => p.settings.replicas !== undefined), nodeOverlay: overlays.length > 0, capacityBuffer: buffers.length > 0 });
+    const window = clusterWindow(file, settings);
     if (tf.outputs) {
       clusters.push({
         overlays,
@@ -143,12 +148,12 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         ...(cluster.manualSync === true ? { manualSync: true } : {}),
-        tenancyAction: cluster.tenancy?.action ?? fromGroups(groups, (g) => g.tenancy?.action)?.value ?? file.tenancy?.action ?? 'Deny',
-        tenancyExemptNamespaces: cluster.tenancy?.exemptNamespaces ?? fromGroups(groups, (g) => g.tenancy?.exemptNamespaces)?.value ?? file.tenancy?.exemptNamespaces ?? [],
+        tenancyAction: settings.tenancyAction.value,
+        tenancyExemptNamespaces: settings.tenancyExemptNamespaces.value,
         labels: cluster.labels ?? {},
         groups: groups.map((g) => g.name),
         pools,
-        ...(clusterWindow(file, id, groups) ? { window: clusterWindow(file, id, groups) } : {}),
+        ...(window ? { window } : {}),
         ...(cluster.stage !== undefined ? { stage: cluster.stage } : {}),
         ...(clusterArgocd(file, id) !== undefined ? { argocd: clusterArgocd(file, id) } : {}),
       });
@@ -157,7 +162,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     markCluster(problems, problemsBefore, id);
     markCluster(warnings, warningsBefore, id);
   }
-  const windows = windowFindings(source, file, clusters);
+  const windows = windowFindings(source, file, clusters, settingsOf);
   problems.push(...windows.problems);
   warnings.push(...windows.warnings);
   problems.push(...applicationNameClashes(source, clusters));
@@ -170,7 +175,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         + `it stays the EC2 tag cost-center, but nodes get no cost-center label, so OpenCost and Kubecost cannot allocate by it (docs/cost.md)`));
     }
   }
-  const tenancy = tenancyFindings(source, file, clusters);
+  const tenancy = tenancyFindings(source, file, clusters, settingsOf);
   problems.push(...tenancy.problems);
   warnings.push(...tenancy.warnings);
   const platform: Platform = {
@@ -228,12 +233,14 @@ function kubernetesVersionOf(source: SourceFile, id: string, cluster: ClusterFil
  * version is known to be older than 1.30 cannot hold a ValidatingAdmissionPolicy of
  * admissionregistration.k8s.io/v1, an error at the namespaces of each team it runs.
  */
-function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): { problems: Problem[]; warnings: Problem[] } {
+function tenancyFindings(
+  source: SourceFile, file: PlatformFile, clusters: readonly Cluster[], settingsOf: ReadonlyMap<string, ClusterSettings>,
+): { problems: Problem[]; warnings: Problem[] } {
   const teams = Object.entries(file.teams);
   if (!teams.some(([, t]) => t?.namespaces)) return { problems: [], warnings: [] };
   const warnings = teams.filter(([, t]) => !t?.namespaces).map(([id]) => source.problem(['teams', id],
     `team ${id} has no namespaces: pods of any namespace may use its pools (list the namespaces whose pods may, as other teams do)`, 'key'));
-  const problems: Problem[] = [...exemptionProblems(source, file, clusters)];
+  const problems: Problem[] = [...exemptionProblems(source, file, clusters, settingsOf)];
   for (const c of clusters) {
     if (c.kubernetesVersion === undefined || compareMinor(c.kubernetesVersion, TENANCY_MIN_KUBERNETES) >= 0) continue;
     for (const team of new Set(c.pools.filter((p) => p.namespaces).map((p) => p.team))) {
@@ -248,9 +255,10 @@ function tenancyFindings(source: SourceFile, file: PlatformFile, clusters: reado
  * The namespaces the policy never looks at, on each cluster with a policy: Karpenter's own and
  * `tenancy.exemptNamespaces` may be neither `default` (where anyone's pods run) nor a team's
  * namespace (its pods could then use every team's pools), and no team lists `kube-system`.
- * Each problem is located where the namespace was written; the same one on many clusters is one.
+ * Each problem is located where the namespace was written, by the fleet, a group or the cluster
+ * (src/config/settings.ts); the same one on many clusters is one.
  */
-function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): Problem[] {
+function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[], settingsOf: ReadonlyMap<string, ClusterSettings>): Problem[] {
   const problems: Problem[] = [];
   const teamsOf = (c: Cluster, ns: string) => [...new Set(c.pools.filter((p) => p.namespaces?.includes(ns)).map((p) => p.team))];
   for (const [team, t] of Object.entries(file.teams)) {
@@ -261,26 +269,23 @@ function exemptionProblems(source: SourceFile, file: PlatformFile, clusters: rea
     });
   }
   for (const c of clusters) {
-    if (!c.pools.some((p) => p.namespaces !== undefined)) continue;
-    const own = file.clusters[c.id];
-    const karpenterAt = own?.karpenter?.namespace !== undefined ? ['clusters', c.id, 'karpenter', 'namespace'] : file.karpenter.namespace !== undefined ? ['karpenter', 'namespace'] : undefined;
-    const k = c.karpenter.namespace;
-    if (karpenterAt && k === 'default') {
+    const settings = settingsOf.get(c.id);
+    if (!settings || !c.pools.some((p) => p.namespaces !== undefined)) continue;
+    // Unset, it is kube-system: neither default nor a team's (teams may not list it).
+    const { value: k, path: karpenterAt } = settings.karpenterNamespace;
+    if (k === 'default') {
       problems.push(source.problem(karpenterAt, 'is default: the tenancy policy never looks at Karpenter\'s namespace, and default is where anyone\'s pods run, so they could use every team\'s pools; '
         + 'run Karpenter in a namespace of its own (kube-system, or karpenter)'));
-    } else if (karpenterAt && k !== 'kube-system' && teamsOf(c, k).length > 0) {
+    } else if (k !== 'kube-system' && teamsOf(c, k).length > 0) {
       problems.push(source.problem(karpenterAt, `is also team ${teamsOf(c, k).join(', ')}'s namespace (teams.<team>.namespaces): the tenancy policy never looks at Karpenter's namespace, `
         + 'so that team\'s pods could use every team\'s pools; run Karpenter in a namespace of its own'));
     }
-    const fromGroup = fromGroups(groupsOf(file, c.id), (g) => g.tenancy?.exemptNamespaces);
-    const exempt = own?.tenancy?.exemptNamespaces !== undefined ? { list: own.tenancy.exemptNamespaces, at: ['clusters', c.id, 'tenancy', 'exemptNamespaces'] }
-      : fromGroup ? { list: fromGroup.value, at: [...fromGroup.at, 'tenancy', 'exemptNamespaces'] }
-        : { list: file.tenancy?.exemptNamespaces ?? [], at: ['tenancy', 'exemptNamespaces'] };
-    exempt.list.forEach((ns, i) => {
+    const exempt = settings.tenancyExemptNamespaces;
+    exempt.value.forEach((ns, i) => {
       if (ns === 'default') {
-        problems.push(source.problem([...exempt.at, i], 'is default, where anyone\'s pods run: exempt it and they could use every team\'s pools; exempt only namespaces where administrators run platform agents'));
+        problems.push(source.problem([...exempt.path, i], 'is default, where anyone\'s pods run: exempt it and they could use every team\'s pools; exempt only namespaces where administrators run platform agents'));
       } else if (teamsOf(c, ns).length > 0) {
-        problems.push(source.problem([...exempt.at, i], `is also team ${teamsOf(c, ns).join(', ')}'s namespace (teams.<team>.namespaces): a namespace is either exempt (it may use every pool) or a team's; remove it from one of the two`));
+        problems.push(source.problem([...exempt.path, i], `is also team ${teamsOf(c, ns).join(', ')}'s namespace (teams.<team>.namespaces): a namespace is either exempt (it may use every pool) or a team's; remove it from one of the two`));
       }
     });
   }

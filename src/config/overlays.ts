@@ -1,4 +1,5 @@
 import type { CapacityBufferSpec, KarpenterConfig, Pool } from './platform';
+import type { ClusterSettings } from './settings';
 import type { ClusterFile, OverlayFile, PlatformFile } from './schema';
 import type { FieldPath, Problem } from '../input/problems';
 import type { SourceFile } from '../input/source';
@@ -109,12 +110,11 @@ const USE_GATES = { staticCapacity: 'static pool (replicas)', nodeOverlay: 'over
  * use (the generator turns each on exactly where it is used): an error at the gate. (A gate the
  * release lacks is reported by resolveKarpenter; false where used, at the field that uses it.)
  */
-export function unusedGateProblems(on: ClusterInput, cluster: ClusterFile, used: Readonly<Record<keyof typeof USE_GATES, boolean>>): void {
+export function unusedGateProblems(on: ClusterInput, settings: ClusterSettings, used: Readonly<Record<keyof typeof USE_GATES, boolean>>): void {
   const { source, clusterId, karpenter, facts, problems } = on;
   for (const [gate, what] of Object.entries(USE_GATES) as [keyof typeof USE_GATES, string][]) {
     if (karpenter.controller.featureGates[gate] !== true || used[gate] || (facts && !facts.featureGates.includes(gate))) continue;
-    const at = cluster.karpenter?.controller?.featureGates?.[gate] !== undefined
-      ? ['clusters', clusterId, 'karpenter', 'controller', 'featureGates', gate] : ['karpenter', 'controller', 'featureGates', gate];
+    const at = settings.sourceOf(['karpenter', 'controller', 'featureGates', gate]).path;
     problems.push(source.problem(at, `cluster ${clusterId} uses no ${what}, so featureGates.${gate} would be on for nothing: remove it (the generator turns it on on the clusters that use it)`, 'key'));
   }
 }

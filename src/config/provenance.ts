@@ -27,7 +27,8 @@ export function provenance(source: SourceFile, merged: MergedFields, settings: P
   return out;
 }
 
-function valueAt(data: unknown, path: FieldPath): unknown {
+/** The value at `path` of plain data, or undefined when there is none. */
+export function valueAt(data: unknown, path: FieldPath): unknown {
   let v = data;
   for (const seg of path) {
     if (v === null || typeof v !== 'object' || !Object.hasOwn(v, seg)) return undefined;

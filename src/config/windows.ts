@@ -4,20 +4,20 @@ import { aboutCluster, Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { Day, formatOffset, keptMask, MaintenanceWindow, WEEK, windowPlan, zoneOffsets } from '../schedule/windows';
 import { budgetsAt } from './delivery';
-import { ClusterGroup, fromGroups, groupsOf } from './groups';
 import type { Cluster } from './platform';
+import type { ClusterSettings } from './settings';
 import type { PlatformFile } from './schema';
 
 /** The most budgets a NodePool holds (the CRD's `maxItems`). */
 const MAX_BUDGETS = 50;
 
 /**
- * The window of a cluster, as the model reads it: the one it names, else the one its last group
- * that names one does; undefined when none does or it is unknown (reported by {@link windowFindings}
- * and the group checks).
+ * The window of a cluster, as the model reads it: the one its settings name (its own, else its
+ * last group's that names one, src/config/settings.ts); undefined when none does or it is unknown
+ * (reported by {@link windowFindings} and the group checks).
  */
-export function clusterWindow(file: PlatformFile, clusterId: string, groups: readonly ClusterGroup[] = groupsOf(file, clusterId)): MaintenanceWindow | undefined {
-  const name = file.clusters[clusterId]?.window ?? fromGroups(groups, (g) => g.window)?.value;
+export function clusterWindow(file: PlatformFile, settings: ClusterSettings): MaintenanceWindow | undefined {
+  const name = settings.window.value;
   const w = name === undefined ? undefined : file.windows?.[name];
   if (name === undefined || !w) return undefined;
   return { name, timeZone: w.timeZone, days: w.days as Day[], start: w.start, duration: w.duration };
@@ -29,7 +29,9 @@ export function clusterWindow(file: PlatformFile, clusterId: string, groups: rea
  * daylight-saving shift, more budgets than a NodePool holds, a gap between stages (errors);
  * a team budget that keeps Drifted at zero through every minute of the window (a warning).
  */
-export function windowFindings(source: SourceFile, file: PlatformFile, clusters: readonly Cluster[]): { problems: Problem[]; warnings: Problem[] } {
+export function windowFindings(
+  source: SourceFile, file: PlatformFile, clusters: readonly Cluster[], settings: ReadonlyMap<string, ClusterSettings>,
+): { problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const names = Object.keys(file.windows ?? {});
@@ -43,21 +45,20 @@ export function windowFindings(source: SourceFile, file: PlatformFile, clusters:
     }
   }
   for (const c of clusters) {
-    const own = file.clusters[c.id]?.window;
-    const name = own ?? c.window?.name;
-    if (name === undefined) continue;
-    const window = file.windows?.[name];
-    if (!window) {
+    const chosen = settings.get(c.id)?.window;
+    const name = chosen?.value;
+    if (chosen === undefined || name === undefined) continue;
+    if (!file.windows?.[name]) {
       // A group's unknown window is the group's problem (config/groups.ts).
-      if (own === undefined) continue;
+      if (chosen.level !== 'cluster') continue;
       const best = suggest(name, names);
-      problems.push(source.problem(['clusters', c.id, 'window'], `unknown window "${name}"${best ? ` (did you mean "${best}"?)` : ''}`
+      problems.push(source.problem(chosen.path, `unknown window "${name}"${best ? ` (did you mean "${best}"?)` : ''}`
         + (names.length ? ` (defined: ${names.join(', ')})` : ': define it under windows, e.g. windows: { weeknights: { timeZone: Europe/Berlin, days: [mon, tue, wed, thu], start: "22:00", duration: 6h } }')));
       continue;
     }
-    const w = clusterWindow(file, c.id);
+    const w = c.window;
     if (!w || !keptMask(w).includes(true)) continue;
-    const windowAt = own !== undefined ? ['clusters', c.id, 'window'] : [...(fromGroups(groupsOf(file, c.id), (g) => g.window)?.at ?? ['clusters', c.id]), 'window'];
+    const windowAt = chosen.path;
     const plan = windowPlan(w);
     for (const pool of c.pools) {
       const budgets = pool.settings.disruption.budgets;

@@ -4,7 +4,7 @@
  * cluster's own), its window, tenancy and karpenter under the cluster's, a team budget summed over
  * the group's clusters, where explain says a value came from, and every mistake at its line.
  */
-import { aConfig, aTerraform, Plain, removeProjects } from '../builders';
+import { aConfig, aTerraform, Plain, positionOf, removeProjects } from '../builders';
 import { aProblem, load, problemsOf, runProblemsOf } from './helpers';
 import { loadPlatform } from '../../src/config/load';
 import { writeProject } from '../builders';
@@ -104,6 +104,13 @@ describe('mistakes, each at its line', () => {
       expect.stringMatching(/groups\.prod\.teams\.wbe: unknown team "wbe" \(did you mean "web"\?\)/),
       expect.stringMatching(/groups\.prod\.teams\.web\.pools\.bach: team web defines no pool "bach" \(did you mean "batch"\?\)/),
     ]));
+  });
+
+  it('fails when a group turns on a gate its clusters do not use, at the group\'s gate (issue 43)', () => {
+    const input = fleet({ prod: { match: { labels: { env: 'prod' } }, karpenter: { controller: { featureGates: { nodeOverlay: true } } } } });
+    const { configText } = writeProject(input);
+    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(`platform\\.yaml:${positionOf(configText, 'nodeOverlay')}: groups\\.prod\\.karpenter\\.controller\\.featureGates\\.nodeOverlay: `
+      + 'on 3 clusters \\(prod-eu-1, prod-eu-2 and prod-us-1\\), as on the first: cluster prod-eu-1 uses no overlay, so featureGates\\.nodeOverlay would be on for nothing'))]);
   });
 
   it('fails on a match with no condition, and on a NodePool name set in a group', () => {

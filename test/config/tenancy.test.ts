@@ -116,6 +116,69 @@ describe('teams.<team>.namespaces', () => {
   });
 });
 
+describe('tenancy settings a group sets (issue 43): one source of each, so a group sets nothing a cluster may not', () => {
+  /** Clusters demo and edge, both in group prod with `group`'s fields; team web in namespace web; `rest` merged in. */
+  const inGroup = (group: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({
+    config: aConfig({
+      clusters: { demo: { terraformOutputs: 'terraform/demo.json' }, edge: { terraformOutputs: 'terraform/edge.json' } },
+      groups: { prod: { match: { clusters: ['demo', 'edge'] }, ...group } },
+      teams: { web: { namespaces: ['web'] } },
+      ...rest,
+    }),
+    terraform: { demo: aTerraform({ cluster_name: 'demo' }), edge: aTerraform({ cluster_name: 'edge' }) },
+  });
+  /** `line:col` of the value of the `nth` `key: value` in a config's text. */
+  const valueAt = (text: string, key: string, value: string, nth = 1) => {
+    const [line, col] = positionOf(text, `${key}: ${value}`, nth).split(':').map(Number);
+    return `${line}:${col + key.length + 2}`;
+  };
+
+  it('fails when a group sets karpenter.namespace default, at the group\'s line, once for all its clusters', () => {
+    const input = inGroup({ karpenter: { namespace: 'default' } });
+    const { configText } = writeProject(input);
+    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${valueAt(configText, 'namespace', 'default')}: groups\\.prod\\.karpenter\\.namespace: is default: the tenancy policy never looks at Karpenter's namespace, `
+      + 'and default is where anyone\'s pods run',
+    ))]);
+  });
+
+  it('fails when a group runs Karpenter in a team\'s namespace, at the group\'s field', () => {
+    const input = inGroup({ karpenter: { namespace: 'web' } });
+    const { configText } = writeProject(input);
+    expect(problemsOf(input)).toEqual([expect.stringMatching(new RegExp(
+      `platform\\.yaml:${valueAt(configText, 'namespace', 'web')}: groups\\.prod\\.karpenter\\.namespace: is also team web's namespace \\(teams\\.<team>\\.namespaces\\): `
+      + 'the tenancy policy never looks at Karpenter\'s namespace',
+    ))]);
+  });
+
+  it('fails when a group exempts default or a team\'s namespace, each at its entry in the group', () => {
+    expect(problemsOf(inGroup({ tenancy: { exemptNamespaces: ['monitoring', 'web', 'default'] } }))).toEqual([
+      expect.stringMatching(/groups\.prod\.tenancy\.exemptNamespaces\[1\]: is also team web's namespace \(teams\.<team>\.namespaces\): a namespace is either exempt .* or a team's/),
+      expect.stringMatching(/groups\.prod\.tenancy\.exemptNamespaces\[2\]: is default, where anyone's pods run/),
+    ]);
+  });
+
+  it('fails at a later group\'s namespace over an earlier group\'s, and not at the earlier one\'s, which no cluster runs', () => {
+    const input = inGroup({ karpenter: { namespace: 'karpenter' } }, { groups: {
+      prod: { match: { clusters: ['demo', 'edge'] }, karpenter: { namespace: 'karpenter' } },
+      edge: { match: { clusters: ['edge'] }, karpenter: { namespace: 'default' } },
+    } });
+    expect(problemsOf(input)).toEqual([expect.stringMatching(/groups\.edge\.karpenter\.namespace: is default: /)]);
+  });
+
+  it('accepts a group\'s default where every cluster of the group runs Karpenter in a namespace of its own', () => {
+    const input = inGroup({ karpenter: { namespace: 'default' } }, {
+      clusters: { demo: { terraformOutputs: 'terraform/demo.json', karpenter: { namespace: 'karpenter' } }, edge: { terraformOutputs: 'terraform/edge.json', karpenter: { namespace: 'kube-system' } } },
+    });
+    expect(load(input).platform.clusters.map((c) => [c.id, c.karpenter.namespace])).toEqual([['demo', 'karpenter'], ['edge', 'kube-system']]);
+  });
+
+  it('gives the group\'s Karpenter namespace and exempt namespaces to its clusters\' policies', () => {
+    const { platform } = load(inGroup({ karpenter: { namespace: 'platform' }, tenancy: { exemptNamespaces: ['monitoring'] } }));
+    expect(platform.clusters.map((c) => [c.id, c.karpenter.namespace, c.tenancyExemptNamespaces])).toEqual([['demo', 'platform', ['monitoring']], ['edge', 'platform', ['monitoring']]]);
+  });
+});
+
 describe('a two-cluster fleet where team ml runs on prod only', () => {
   const config = aFleetConfig(['prod', 'staging'], {
     clusters: { staging: { teams: ['web'] } },
