@@ -18,6 +18,7 @@ import * as init from './commands/init';
 import * as promote from './commands/promote';
 import { EXIT, Io, Reporter, usage } from './commands/reporter';
 import * as synth from './commands/synth';
+import * as tenancy from './commands/tenancy';
 
 export type { Io } from './commands/reporter';
 
@@ -50,7 +51,7 @@ function command<S extends CommandSpec>(module: { readonly spec: S; readonly run
 
 /** The commands `run` takes, in the order the overview lists them; the first runs when none is named. */
 const COMMANDS: readonly Command[] = [
-  command(synth), command(check), command(diff), command(explain), command(fit), command(init), command(adopt), command(promote),
+  command(synth), command(check), command(diff), command(explain), command(fit), command(init), command(adopt), command(promote), command(tenancy),
 ];
 
 /**

@@ -205,7 +205,7 @@ describe('synth command', () => {
 describe('command line usage', () => {
   it.each([
     [['--no-such-flag'], 'synth', /^error: unknown option --no-such-flag for synth$/m],
-    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, init, adopt, promote, upgrade/m],
+    [['deploy'], undefined, /^error: unknown command "deploy"; the commands: synth, check, diff, explain, fit, init, adopt, promote, tenancy, upgrade/m],
     [['synth', 'extra'], 'synth', /^error: synth takes no arguments, got: extra$/m],
     [['--config'], 'synth', /^error: --config needs a value: --config FILE$/m],
     [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],

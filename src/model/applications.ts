@@ -312,7 +312,8 @@ export interface GroupKind {
  * The cluster-scoped kinds the generated Applications create: the CRDs (karpenter-crd
  * chart), NodePools and EC2NodeClasses (pool files), Namespaces (smoke tests,
  * CreateNamespace), the controller chart's ClusterRoles and ClusterRoleBindings, and the
- * tenancy policy, its binding and its parameters (TeamTenancy).
+ * tenancy policies and their bindings; and `TeamTenancy`, the parameters of the release before,
+ * which no release writes any more but which the policies Application must be allowed to prune.
  * test/model/project.test.ts renders the chart and the pool files to keep this exact.
  */
 export const CLUSTER_KINDS: readonly GroupKind[] = [

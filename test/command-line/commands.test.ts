@@ -29,8 +29,8 @@ async function cli(args: string[]) {
 }
 
 describe('command modules', () => {
-  it('are the eight commands, each in the file of its name', () => {
-    expect(MODULES.map((m) => m.file).sort()).toEqual(['adopt.ts', 'check.ts', 'diff.ts', 'explain.ts', 'fit.ts', 'init.ts', 'promote.ts', 'synth.ts']);
+  it('are the nine commands, each in the file of its name', () => {
+    expect(MODULES.map((m) => m.file).sort()).toEqual(['adopt.ts', 'check.ts', 'diff.ts', 'explain.ts', 'fit.ts', 'init.ts', 'promote.ts', 'synth.ts', 'tenancy.ts']);
     for (const m of MODULES) expect(m.file).toBe(`${m.spec.name}.ts`);
   });
 
