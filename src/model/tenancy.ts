@@ -84,7 +84,7 @@ export const WORKLOAD_CONTROLLER_USERS: readonly string[] = ['replicaset-control
  * Argo CD sync options of every tenancy policy and binding: a part whose content changes is
  * replaced by a part of another name, so the old one is pruned only after every wave of the sync
  * (the new parts included) is applied; deleting the Application still asks a person.
- * @see https://github.com/argoproj/gitops-engine/blob/v0.7.3/pkg/sync/sync_context.go#L940-L957 (PruneLast: the sync phase's last wave + 1)
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/sync_context.go#L1127-L1143 (PruneLast: the sync phase's last wave + 1)
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/
  */
 export const POLICY_SYNC_OPTIONS = 'PruneLast=true,Delete=confirm';
@@ -92,7 +92,7 @@ export const POLICY_SYNC_OPTIONS = 'PruneLast=true,Delete=confirm';
 /**
  * The Argo CD sync waves of the parts within the policies Application: before anything else
  * there (waves of 0 and later, such as the objects of an earlier release being pruned, whose
- * prune waves are mirrored among themselves: gitops-engine sync_context.go l. 911-938), so the
+ * prune waves are mirrored among themselves: argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 1097-1125), so the
  * new set is whole before any old object goes.
  */
 export const POLICY_WAVES = { policy: -2, binding: -1 } as const;

@@ -232,6 +232,19 @@ describe('issue 35, 1: a forged owner that exists', () => {
     }
   });
 
+  it('fails when a pod names its own confined DaemonSet by UID under apps/v1beta2, asking for cpu 100000 and tolerating everything: Karpenter would size every pool by it', () => {
+    // The decoy is the tenant's own DaemonSet; the pod claims its UID under another apiVersion.
+    const confined = aDecoy('ledger', DECOY_UID, false);
+    const claimed = aBarePod({ tolerations: [TOLERATE_ALL] }, [{ ...owner('apps/v1beta2', 'DaemonSet', 'decoy'), uid: DECOY_UID }]);
+    const spec = claimed.spec as JsonObject;
+    const pod = { ...claimed, spec: { ...spec, containers: (spec.containers as JsonObject[]).map((c) => ({ ...c, resources: { requests: { cpu: '100000' } } })) } };
+    // Karpenter's model (state/cluster.go, provisioner.go: by UID alone) takes it for the DaemonSet's and sizes every guarded pool by it.
+    const sized = daemonSetPods([confined], [{ ...pod, metadata: { ...(pod.metadata as JsonObject), namespace: 'ledger', creationTimestamp: '2026-11-28T10:00:00Z' } }])
+      .flatMap((p) => daemonOverheadPools(p, templates));
+    expect(sized).toEqual(expect.arrayContaining(['vision', 'vision-gpu', 'web', 'shared', 'ml-gpu']));
+    expect(refusedPools(admit(pair, create('ledger', pod)))).toEqual(['vision', 'vision-gpu', 'web', 'shared', 'ml-gpu']);
+  });
+
   it('fails for an administrator too: only the DaemonSet controller\'s requests are judged through the DaemonSet', () => {
     expect(forged(admit(pair, create('ledger', claims(), ADMIN)))).toBe(true);
   });

@@ -55,7 +55,8 @@
  *   until every object of the wave applied is Healthy (or has no health) and fails when one is
  *   Degraded (l. 540-590); the last wave succeeds once applied, "EVEN if those objects
  *   subsequently degrade" (l. 703-712); prune tasks take their object's wave, the prune waves
- *   reversed (l. 1097-1125); an object with `Prune=confirm` waits for a person;
+ *   reversed (l. 1097-1125), except that an object with `PruneLast=true` is pruned in a wave of
+ *   its own after every other (l. 1127-1143); an object with `Prune=confirm` waits for a person;
  * - an object the API server refuses fails the operation ("one or more objects failed to apply"),
  *   retried `retry.limit` times after `duration * factor^n`, at most `maxDuration`
  *   (l. 1546-1575, 1619-1635; `NextRetryAt` types.go l. 1567-1596), then Failed.
@@ -733,6 +734,12 @@ export class ArgoSim {
     for (const l of prunes) {
       const w = Number(l.applied.metadata.annotations?.[WAVE_ANNOTATION] ?? 0);
       pruneWave.set(l.key, pruneWaves[pruneWaves.length - 1 - pruneWaves.indexOf(w)]);
+    }
+    // PruneLast (l. 1127-1143): such a prune (by its live object's sync options) runs in the sync phase's last wave + 1,
+    // that wave taken over every task, prunes included, and 0 at least.
+    const pruneLast = Math.max(0, ...desired.map((d) => d.wave), ...pruneWave.values()) + 1;
+    for (const l of prunes) {
+      if ((l.applied.metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? '').split(',').includes('PruneLast=true')) pruneWave.set(l.key, pruneLast);
     }
     const waves = [...new Set([...desired.map((d) => d.wave), ...pruneWave.values()])].sort((a, b) => a - b);
     op.waves ??= { applied: new Set(), running: [] };

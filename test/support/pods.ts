@@ -179,6 +179,9 @@ export const RESOURCES = {
   ReplicaSet: { group: 'apps', version: 'v1', resource: 'replicasets' },
   StatefulSet: { group: 'apps', version: 'v1', resource: 'statefulsets' },
   DaemonSet: { group: 'apps', version: 'v1', resource: 'daemonsets' },
+  Job: { group: 'batch', version: 'v1', resource: 'jobs' },
+  CronJob: { group: 'batch', version: 'v1', resource: 'cronjobs' },
+  ReplicationController: { group: '', version: 'v1', resource: 'replicationcontrollers' },
 } as const;
 
 /** A workload of apps/v1 (`Deployment`, `ReplicaSet`, `StatefulSet`, `DaemonSet`) whose pod template is as given. */
