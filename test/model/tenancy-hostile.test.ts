@@ -237,7 +237,7 @@ describe('issue 35, 1: a forged owner that exists', () => {
     const confined = aDecoy('ledger', DECOY_UID, false);
     const claimed = aBarePod({ tolerations: [TOLERATE_ALL] }, [{ ...owner('apps/v1beta2', 'DaemonSet', 'decoy'), uid: DECOY_UID }]);
     const spec = claimed.spec as JsonObject;
-    const pod = { ...claimed, spec: { ...spec, containers: (spec.containers as JsonObject[]).map((c) => ({ ...c, resources: { requests: { cpu: '100000' } } })) } };
+    const pod: JsonObject = { ...claimed, spec: { ...spec, containers: (spec.containers as JsonObject[]).map((c) => ({ ...c, resources: { requests: { cpu: '100000' } } })) } };
     // Karpenter's model (state/cluster.go, provisioner.go: by UID alone) takes it for the DaemonSet's and sizes every guarded pool by it.
     const sized = daemonSetPods([confined], [{ ...pod, metadata: { ...(pod.metadata as JsonObject), namespace: 'ledger', creationTimestamp: '2026-11-28T10:00:00Z' } }])
       .flatMap((p) => daemonOverheadPools(p, templates));
