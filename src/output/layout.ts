@@ -125,6 +125,11 @@ export class ClusterLayout {
     return `${this.poolsDir(team)}/_buffer.yaml`;
   }
 
+  /** `dist/<cluster>/nodepools/<team>/_guard-gate.yaml`: the PreSync hook that holds a guarded team's pools until their policy is live. */
+  public guardGate(team: string): string {
+    return `${this.poolsDir(team)}/_guard-gate.yaml`;
+  }
+
   /** `dist/<cluster>/overlays`. */
   public get overlaysDir(): string {
     return `${this.dir}/overlays`;
@@ -148,6 +153,11 @@ export class ClusterLayout {
   /** `dist/<cluster>/policies/team-tenancy-crd.yaml`: the CRD of the tenancy policy's parameters. */
   public get tenancyDefinition(): string {
     return `${this.policiesDir}/team-tenancy-crd.yaml`;
+  }
+
+  /** `dist/<cluster>/policies/guard-gate.yaml`: the ServiceAccount and read-only RBAC the cluster's guard gates run with. */
+  public get guardGateRbac(): string {
+    return `${this.policiesDir}/guard-gate.yaml`;
   }
 
   /** `dist/<cluster>/drift-gate`. */
