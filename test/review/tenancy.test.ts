@@ -21,6 +21,11 @@ const lines = (out: string, cluster: string) => {
   return start < 0 ? [] : all.slice(start, all.indexOf('', start));
 };
 
+/** What a guard gate added says (docs/tenancy.md, "Delivery"). */
+const guardGate = (team: string) => `the guard gate of team ${team}'s pools: a PreSync hook that holds every sync of them until the tenancy policy guards them as the commit has them; it runs at their next sync (a hook alone syncs nothing) and touches no node`;
+/** What the guard gates' RBAC added says. */
+const GUARD_RBAC = 'what the guard gates run as: it may only get and list the tenancy policies and their bindings; no effect on nodes';
+
 describe('diff and the tenancy policy', () => {
   it('reports a namespace added to a team as access: the namespace gains the team\'s pools, in every cluster', async () => {
     const fleet = await Fleet.create(config(['web'], ['ml']));
@@ -40,10 +45,11 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(['web'], ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 2 access',
+      'cluster prod: 2 access, 1 other',
       '  🔐 TeamTenancy ml changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      namespace research loses pools ml-gpu (team ml) — new pods of this namespace that tolerate or select these pools are refused; pods already running stay until they are replaced',
       '  🔐 TeamTenancy web added: pools web (team web) guarded: only namespaces web, karpenter-smoke-tests',
+      `  📝 Job kube-system/guard-gate-web added: ${guardGate('web')}`,
     ]);
   });
 
@@ -53,11 +59,15 @@ describe('diff and the tenancy policy', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 4 destructive, 1 other',
-      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 CustomResourceDefinition, 1 TeamTenancy, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
+      'cluster prod: 4 destructive, 5 other',
+      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 ClusterRole, 1 ClusterRoleBinding, 1 CustomResourceDefinition, 1 ServiceAccount, 1 TeamTenancy, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
       '  🛑 CustomResourceDefinition teamtenancies.karpenter-gitops.io removed: the CRD of the tenancy policy\'s parameters goes, and every parameter with it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicy karpenter-gitops-team-pools removed: the tenancy policy goes: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools removed: the tenancy policy\'s binding goes, and the policy refuses nothing without it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
+      '  📝 ClusterRole karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
+      '  📝 ClusterRoleBinding karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
+      '  📝 Job kube-system/guard-gate-ml removed: team ml\'s pools are no longer held for their tenancy policy (it no longer guards them): no node is touched',
+      '  📝 ServiceAccount kube-system/karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
       '  📝 TeamTenancy ml removed: goes with the tenancy policy (see its removal)',
     ]);
   });
@@ -67,13 +77,17 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'staging')).toEqual([
-      'cluster staging: 3 access, 2 other',
+      'cluster staging: 3 access, 6 other',
       '  🔐 TeamTenancy ml added: pools ml-gpu (team ml) guarded: only namespaces ml, karpenter-smoke-tests',
       '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: objects that would use a team\'s pools from outside the team\'s namespaces are refused: '
         + 'pods that tolerate or select them, DaemonSets whose pods can run there, pod templates (see each team\'s TeamTenancy)',
       '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools added: the tenancy policy takes effect (Deny); running pods stay, new pods, DaemonSets and pod templates are checked',
       '  📝 Application staging-policies added: Argo CD starts syncing dist/staging/policies',
+      `  📝 ClusterRole karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
+      `  📝 ClusterRoleBinding karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
       '  📝 CustomResourceDefinition teamtenancies.karpenter-gitops.io added: the kind of the tenancy policy\'s parameters (TeamTenancy): on its own it refuses nothing',
+      `  📝 Job kube-system/guard-gate-ml added: ${guardGate('ml')}`,
+      `  📝 ServiceAccount kube-system/karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
     ]);
   });
 
