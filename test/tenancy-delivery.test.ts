@@ -44,6 +44,13 @@ describe('the tenancy policy of a windowed cluster', () => {
     expect(one(files, 'dist/dev/apps/policies.yaml', 'Application').spec.source.targetRevision).toBe('HEAD');
   });
 
+  it('says so on the cluster\'s page, beside who may use the pools and beside the window', () => {
+    const page = files.get('dist/prod/SUMMARY.md')!.split('\n');
+    expect(page).toContain('The policy syncs at once, whatever the window (`prod-policies`); each guarded team\'s pools sync only once their guard gate sees it guard them.');
+    expect(page.find((l) => l.startsWith('Window `weeknights`'))).toMatch(/ sync only in those UTC minutes too \(AppProject `prod-pools`; a person may still sync by hand\); the tenancy policy never waits for the window \(access is not node churn\)\.$/);
+    expect(files.get('dist/dev/SUMMARY.md')!.split('\n')).toContain('The policy syncs at once (`dev-policies`); each guarded team\'s pools sync only once their guard gate sees it guard them.');
+  });
+
   it('syncs in the root\'s wave 1, before the pools\' wave 2', () => {
     const wave = (file: string) => one(files, `dist/prod/apps/${file}.yaml`, 'Application').metadata.annotations?.['argocd.argoproj.io/sync-wave'];
     expect([wave('policies'), wave('pools-web'), wave('pools-ml')]).toEqual(['1', '2', '2']);
