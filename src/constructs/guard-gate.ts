@@ -27,7 +27,10 @@ export const GUARD_GATE_HOOK = {
  * on drained) does not count as a failure (`podFailurePolicy`). No `ttlSecondsAfterFinished`:
  * a hook missing while Argo CD waits for it fails the sync. Pod Security: restricted.
  * @see https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/
- * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/hook/delete_policy.go
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/hook/hook.go#L26-L32 (IsHook: the hook annotation)
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/hook/delete_policy.go#L11-L26 (DeletePolicies)
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/sync_context.go#L1650-L1684 (BeforeHookCreation: the old hook deleted, and gone, before the new one is created)
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/gitops-engine/pkg/sync/sync_context.go#L620-L656 (HookSucceeded, HookFailed: deleted once the sync ends)
  * @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#job-termination-and-cleanup
  * @see https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
  */

@@ -62,7 +62,7 @@
  *   new sync context (its hooks run again).
  * A completed operation requests a refresh (l. 1641-1660).
  *
- * **Resource hooks** (gitops-engine pkg/sync/hook/hook.go, delete_policy.go; sync_context.go), PreSync
+ * **Resource hooks** (gitops-engine pkg/sync/hook/hook.go l. 26-41, delete_policy.go l. 11-26; sync_context.go), PreSync
  * only (any other hook type is an error of the simulation):
  * - an object annotated `argocd.argoproj.io/hook` is not compared, never makes the Application
  *   OutOfSync, never counts toward its health and is never pruned (controller/state.go l. 981-985,
