@@ -571,7 +571,7 @@ export class FleetSim {
 
   private readonly failedJobs = new Set<string>();
 
-  /** No Job fails (the drift gate has no deadline: it waits). */
+  /** No Job fails: the drift gate has no deadline (it waits), and a guard gate fails only at its deadline, when its policy never comes (a scenario that wants it says so). */
   private checkJobs(now: number): void {
     for (const c of this.clusters.values()) {
       for (const job of c.api.list('Job')) {
