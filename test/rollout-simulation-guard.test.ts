@@ -125,7 +125,7 @@ describe('the tenancy policy outside the window, each guarded team\'s pools afte
     expect(fleet.violations).toEqual([]);
   });
 
-  it('a policies Application that cannot sync the commit holds the pool: each attempt\'s guard fails at its deadline, the sync fails, nothing of batch\'s pools is applied; the fix syncs both, the pool after its guard', () => {
+  it('fails the pools\' sync when the policies Application cannot sync the commit: each attempt\'s guard fails at its deadline and nothing of batch\'s pools is applied; the fix syncs both, the pool after its guard', () => {
     const fleet = convergedFleet();
     fleet.runUntil(TUESDAY);
     const before = api(fleet).get('NodePool', 'batch')!.appliedJson;
