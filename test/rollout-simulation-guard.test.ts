@@ -161,6 +161,30 @@ describe('the tenancy policy outside the window, each guarded team\'s pools afte
     expect(syncs(fleet, `${CLUSTER}-pools-batch`, fixed, 'sync-finished').map((e) => e.phase)).toEqual(['Succeeded']);
   });
 
+  it('a policies Application later than the guard\'s deadline: the attempt fails, Argo CD retries the same commit, and the retry passes once the policy is live', () => {
+    const fleet = convergedFleet();
+    fleet.runUntil(OPENS + 30 * 60_000);
+    const tree = synth(config(ADD_POOL));
+    // In the window: the pools sync the commit at once; the policies, their folder lost in it, only with the next commit (the same policy).
+    const late = fleet.commit(withoutPolicies(tree), 'C1: pool batch-big, the policies folder lost');
+    const policyLive = firstTime(fleet, () => liveDigest(fleet, 'batch') === digestOf(tree, 'batch'));
+    fleet.runUntil(fleet.now + 20 * 60_000);
+    fleet.commit(tree, 'C2: the policies folder back');
+    expect(fleet.runUntilTrue(() => api(fleet).get('NodePool', 'batch-big') !== undefined, CLOSES)).toBe(true);
+    const created = api(fleet).get('NodePool', 'batch-big')!.createdAt;
+    fleet.runUntil(fleet.now + 10 * 60_000);
+
+    // The pool came with C1's sync, on a retry, after the policy C2 brought was live.
+    const finished = syncs(fleet, `${CLUSTER}-pools-batch`, late, 'sync-finished');
+    expect(finished.map((e) => e.phase)).toEqual(['Succeeded']);
+    expect(fleet.argo.operation(`${CLUSTER}-pools-batch`)!.retryCount).toBeGreaterThanOrEqual(1);
+    expect(created).toBeGreaterThanOrEqual(policyLive()!);
+    expect(guardDone(fleet, 'batch', OPENS)).toBeLessThanOrEqual(created);
+    // Only the attempts that ran out of time failed; no sync did.
+    expect(fleet.violations.length).toBeGreaterThanOrEqual(1);
+    expect(fleet.violations.filter((v) => !/: prod-eu: Job guard-gate-batch failed$/.test(v))).toEqual([]);
+  });
+
   it('a commit that only changes who may use batch\'s pools holds no pool: the pools Application has nothing to sync; and a pool change whose guard is unchanged passes on the policy already live, even with the policies Application down', () => {
     const fleet = convergedFleet();
     fleet.runUntil(TUESDAY);
