@@ -9,6 +9,7 @@ import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
 import { DriftGateChart } from './charts/drift-gate-chart';
+import { GuardGateChart, GuardGateRbacChart } from './charts/guard-gate-chart';
 import type { Platform } from './config/platform';
 import { restoreKeys } from './constructs/safe-keys';
 import { FleetPlan, fleetPlan, PlanOptions } from './model/plan';
@@ -64,7 +65,10 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
       docs: [cluster.controllerValues.model],
     });
     const policy = cluster.tenancyPolicy;
-    if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model }));
+    if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model, guards: cluster.policyGuards ?? {} }));
+    const rbac = cluster.guardGateRbac;
+    if (rbac) add(rbac.path, (scope) => new GuardGateRbacChart(scope, 'guard-gate', { rbac: rbac.model }));
+    for (const gate of cluster.guardGates) add(gate.path, (scope) => new GuardGateChart(scope, `guard-gate-${gate.model.team}`, { gate: gate.model }));
     for (const buffer of cluster.buffers) add(buffer.path, (scope) => new CapacityBufferChart(scope, buffer.model.name, { buffer: buffer.model }));
     for (const overlay of cluster.overlays) add(overlay.path, (scope) => new OverlayChart(scope, overlay.model.name, { overlay: overlay.model }));
     for (const pool of cluster.pools) {

@@ -7,7 +7,7 @@ import { CHART_VERSION } from '../src/release/chart-values-keys.generated';
 import { parseAllDocuments } from 'yaml';
 import { inc } from 'semver';
 import { loadPlatform } from '../src/config/load';
-import { CLUSTER_KINDS, NAMESPACED_KINDS } from '../src/model/applications';
+import { CLUSTER_KINDS, JOB_KIND, NAMESPACED_KINDS } from '../src/model/applications';
 import { synthesize } from '../src/synth';
 import { aConfig, aTerraform, removeProjects, writeProject } from './builders';
 import { helmTemplate } from './support/helm';
@@ -61,9 +61,13 @@ describe('a two-cluster fleet', () => {
 
   it('writes each team\'s pools in its own folder, with one Application per team and cluster', () => {
     const paths = [...files.keys()];
+    // Each team's folder also holds its guard gate (every team here lists namespaces).
     expect(paths.filter((p) => p.includes('/nodepools/'))).toEqual([
-      'dist/prod/nodepools/data/_buffer.yaml', 'dist/prod/nodepools/data/data.yaml', 'dist/prod/nodepools/ml/ml.yaml', 'dist/prod/nodepools/web/web-batch.yaml', 'dist/prod/nodepools/web/web.yaml',
-      'dist/staging/nodepools/data/_buffer.yaml', 'dist/staging/nodepools/data/data.yaml', 'dist/staging/nodepools/web/web-batch.yaml', 'dist/staging/nodepools/web/web.yaml',
+      'dist/prod/nodepools/data/_buffer.yaml', 'dist/prod/nodepools/data/_guard-gate.yaml', 'dist/prod/nodepools/data/data.yaml',
+      'dist/prod/nodepools/ml/_guard-gate.yaml', 'dist/prod/nodepools/ml/ml.yaml',
+      'dist/prod/nodepools/web/_guard-gate.yaml', 'dist/prod/nodepools/web/web-batch.yaml', 'dist/prod/nodepools/web/web.yaml',
+      'dist/staging/nodepools/data/_buffer.yaml', 'dist/staging/nodepools/data/_guard-gate.yaml', 'dist/staging/nodepools/data/data.yaml',
+      'dist/staging/nodepools/web/_guard-gate.yaml', 'dist/staging/nodepools/web/web-batch.yaml', 'dist/staging/nodepools/web/web.yaml',
     ]);
     expect(paths.filter((p) => p.includes('/apps/pools-'))).toEqual([
       'dist/prod/apps/pools-data.yaml', 'dist/prod/apps/pools-ml.yaml', 'dist/prod/apps/pools-web.yaml',
@@ -153,7 +157,9 @@ describe('a two-cluster fleet', () => {
       const chart = helmTemplate({ settings: { clusterName: 'prod' }, serviceMonitor: { enabled: true } }, { namespace: 'karpenter', apiVersions: ['monitoring.coreos.com/v1'] });
       for (const obj of chart) created.add(`${obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0] : ''}/${obj.kind}`);
       created.add('/Namespace'); // CreateNamespace=true of the controller's namespace
-      const allowed = [...CLUSTER_KINDS, ...NAMESPACED_KINDS].map((k) => `${k.group}/${k.kind}`);
+      // A Job too: the guard gates' hooks (the project allows it only where a team's pools are guarded, as here).
+      expect(project.spec.namespaceResourceWhitelist).toContainEqual(JOB_KIND);
+      const allowed = [...CLUSTER_KINDS, ...NAMESPACED_KINDS, JOB_KIND].map((k) => `${k.group}/${k.kind}`);
       expect(allowed.sort()).toEqual([...created].sort());
       expect(project.spec).toMatchObject({ sourceRepos: ['https://github.com/acme/platform-gitops.git', 'public.ecr.aws/karpenter'] });
     });

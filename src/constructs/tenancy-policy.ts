@@ -1,12 +1,18 @@
 import * as k8s from 'cdk8s-plus-31/lib/imports/k8s';
 import { Construct } from 'constructs';
 import { MANAGED_BY } from '../model/node-pool';
-import { POLICY_SYNC_OPTIONS, POLICY_WAVES, TenancyPolicyModel } from '../model/tenancy';
+import { POLICY_SYNC_OPTIONS, POLICY_WAVES, TenancyPolicyModel, TenancyPolicyPart } from '../model/tenancy';
+import { GUARDS_ANNOTATION } from '../model/tenancy-guard';
 
 /** Properties of a {@link TenancyPolicy}. */
 export interface TenancyPolicyProps {
   /** The cluster's tenancy policy. */
   readonly policy: TenancyPolicyModel;
+  /**
+   * Each guarded team's guard digest: a policy carries those of the teams whose pools it holds in
+   * its annotation `karpenter-gitops.io/guards`, which the team's guard gate waits for. @default {}
+   */
+  readonly guards?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,8 +38,12 @@ export class TenancyPolicy extends Construct {
       labels: { 'app.kubernetes.io/managed-by': MANAGED_BY },
       annotations: { 'argocd.argoproj.io/sync-options': POLICY_SYNC_OPTIONS, 'argocd.argoproj.io/sync-wave': String(wave) },
     });
+    const guards = props.guards ?? {};
+    const withGuards = <M extends { annotations: Record<string, string> }>(m: M, own: Record<string, string>): M => (Object.keys(own).length === 0 ? m
+      : { ...m, annotations: { ...m.annotations, [GUARDS_ANNOTATION]: JSON.stringify(own) } });
+    const guardsOf = (part: TenancyPolicyPart) => Object.fromEntries([...new Set(part.pools.map((g) => g.team))].filter((t) => guards[t] !== undefined).map((t) => [t, guards[t]]));
     this.policies = props.policy.parts.map((part) => new k8s.KubeValidatingAdmissionPolicy(this, `Policy-${part.name}`, {
-      metadata: metadata(part.name, POLICY_WAVES.policy),
+      metadata: withGuards(metadata(part.name, POLICY_WAVES.policy), guardsOf(part)),
       spec: {
         ...part.spec,
         matchConstraints: {

@@ -85,7 +85,11 @@ function messageOf(body: string): string {
 export class KubeApi implements Api {
   private readonly agent: Agent;
 
-  public constructor(private readonly config: ClusterConfig, log: (line: string) => void) {
+  /**
+   * @param userAgent what the API server's audit log names the client by
+   * @default userAgent "karpenter-gitops-drift-gate"
+   */
+  public constructor(private readonly config: ClusterConfig, log: (line: string) => void, private readonly userAgent = 'karpenter-gitops-drift-gate') {
     let ca: Buffer | undefined;
     try {
       ca = readFileSync(config.caFile);
@@ -110,7 +114,7 @@ export class KubeApi implements Api {
           path,
           method: 'GET',
           agent: this.agent,
-          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', 'User-Agent': 'karpenter-gitops-drift-gate' },
+          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', 'User-Agent': this.userAgent },
         },
         (res) => {
           const chunks: Buffer[] = [];

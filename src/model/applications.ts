@@ -132,7 +132,8 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       syncOptions: createNamespace(karpenter.namespace),
     },
     // The clusters tenancyPolicy (model/tenancy.ts) gives a policy: a team of theirs lists namespaces.
-    ...(cluster.pools.some((p) => p.namespaces !== undefined) ? [{
+    // No window holds it (model/stages.ts): each guarded team's pools wait for it with a hook instead.
+    ...(hasPolicies(cluster) ? [{
       ...base,
       file: 'policies',
       name: APP_NAMES.policies(cluster.id),
@@ -349,8 +350,19 @@ export const NAMESPACED_KINDS: readonly GroupKind[] = [
 /** A windowed cluster's own AppProject, which its root creates (model/stages.ts poolProject): allowed only when a cluster has a window. */
 const APP_PROJECT_KIND: GroupKind = { group: 'argoproj.io', kind: 'AppProject' };
 
-/** The drift gate's Job (docs/windows.md): allowed only when a cluster a later stage waits for deploys one. */
+/**
+ * A Job: the drift gate's (docs/windows.md), allowed only where a cluster a later stage waits for
+ * deploys one, and the guard gates' hooks (docs/tenancy.md), allowed only where a team's pools are
+ * guarded. Argo CD checks a hook against the project's kinds as any resource of the sync
+ * (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 1044-1095: every task, hooks
+ * included, goes through the permission validator).
+ */
 export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
+
+/** Whether a cluster has a tenancy policy, and so guard gates on its guarded teams' pools (model/tenancy-guard.ts). */
+export function hasPolicies(cluster: Cluster): boolean {
+  return cluster.pools.some((p) => p.namespaces !== undefined);
+}
 
 /** An AppProject, derived from the platform. */
 export interface ProjectModel {
@@ -393,8 +405,8 @@ export function projectModel(platform: Platform, clusters: readonly Cluster[] = 
     sourceRepos: [gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
-    // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated).
-    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated ? [JOB_KIND] : [])],
+    // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated), a guard gate's hook where a team's pools are guarded.
+    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated || clusters.some(hasPolicies) ? [JOB_KIND] : [])],
   };
 }
 

@@ -9,6 +9,7 @@
 import type { PriceRange } from '../catalog/match';
 import type { Cluster, Platform, Pool } from '../config/platform';
 import { regionOf } from '../config/terraform';
+import { APP_NAMES } from '../config/reserved';
 import { clusterLayout, FLEET_FILES, relativeLink } from '../output/layout';
 import type { ApplicationModel } from './applications';
 import { ceilingCell, CEILING_BASIS, PoolCeiling, TeamCeiling } from './cost';
@@ -120,6 +121,7 @@ function tenancy(cluster: Cluster, policy: TenancyPolicyModel | undefined): stri
     `Tenancy (${policy.action}): ${[...byTeam].map(([team, namespaces]) => `team ${team}'s pools for namespaces ${namespaces.map((n) => `\`${n}\``).join(', ')}`).join('; ')}`
       + `${open.length ? `; open to every namespace: ${open.map((t) => `team ${t}`).join(', ')}` : ''}`
       + `; never judged (may use every pool): ${policy.exemptNamespaces.map((n) => `\`${n}\``).join(', ')}.`,
+    `The policy syncs at once${cluster.window ? ', whatever the window' : ''} (\`${APP_NAMES.policies(cluster.id)}\`); each guarded team's pools sync only once their guard gate sees it guard them.`,
   ];
 }
 

@@ -12,7 +12,7 @@ import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES, instanceFile } fr
 import { chartValues, controllerDeploymentName } from './controller-values';
 import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
-import { DRIFT_GATE_PROGRAM } from '../gate/program.generated';
+import { DRIFT_GATE_PROGRAM, GUARD_GATE_PROGRAM } from '../gate/program.generated';
 import { GateSpec, VALUES_DIGEST_ANNOTATION } from '../gate/spec';
 import { CapacityBufferModel, capacityBufferModel } from './capacity-buffer';
 import { NodeClassModel, nodeClassModel } from './node-class';
@@ -23,6 +23,7 @@ import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
 import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
+import { GuardGateModel, guardGate, GuardGateRbacModel, guardGateRbac, teamGuardDigests } from './tenancy-guard';
 import { SummaryData, summaryData } from './summary-data';
 
 /** Options of {@link fleetPlan}. */
@@ -108,6 +109,15 @@ export interface ClusterPlan {
   readonly controllerValues: Planned<Record<string, unknown>>;
   /** `dist/<cluster>/policies/team-pools.yaml`. @default - none: no team of the cluster lists namespaces */
   readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
+  /**
+   * The guard digest of each guarded team (model/tenancy-guard.ts), which the policy objects carry
+   * in their `karpenter-gitops.io/guards` annotation. @default - none: no policy
+   */
+  readonly policyGuards?: Readonly<Record<string, string>>;
+  /** `dist/<cluster>/policies/guard-gate.yaml`: what the guard gates run as. @default - none: no policy */
+  readonly guardGateRbac?: Planned<GuardGateRbacModel>;
+  /** `dist/<cluster>/nodepools/<team>/_guard-gate.yaml`: one per guarded team, in team order. @default [] */
+  readonly guardGates: readonly Planned<GuardGateModel>[];
   /** In the cluster's pool order. */
   readonly pools: readonly PoolPlan[];
   /** `dist/<cluster>/nodepools/<team>/_buffer.yaml`: a team's CapacityBuffer, with its team's pools. */
@@ -195,6 +205,11 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     const admission = policy?.pools.find((g) => g.pool === p.name);
     return admission ? { ...p, facts: { ...p.facts, admission } } : p;
   });
+  // One policy object holds every guarded team's pools (model/tenancy.ts): each team's pools are in 1 part.
+  const guards = policy ? teamGuardDigests(policy.pools) : {};
+  // A team's pools may be spread over several policies: its gate waits for every one that holds some.
+  const partsOf = (team: string) => policy?.parts.filter((p) => p.pools.some((g) => g.team === team)).length ?? 0;
+  const guardGates = Object.entries(guards).map(([team, digest]) => ({ path: layout.guardGate(team), model: guardGate(platform, cluster, { team, digest, parts: partsOf(team) }, GUARD_GATE_PROGRAM) }));
   const project = poolProject(platform, cluster);
   const overlays = cluster.overlays.map((overlay) => ({ ...overlay, ...(gated ? { digest: digestOf(overlay) } : {}) }));
   const values = chartValues(cluster);
@@ -220,7 +235,12 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     applications: children.map((app) => ({ path: layout.app(app.file), model: app })),
     root: { path: layout.root, model: root },
     controllerValues: { path: layout.controllerValues, model: controllerValues },
-    ...(policy ? { tenancyPolicy: { path: layout.tenancyPolicy, model: policy } } : {}),
+    ...(policy ? {
+      tenancyPolicy: { path: layout.tenancyPolicy, model: policy },
+      policyGuards: guards,
+      guardGateRbac: { path: layout.guardGateRbac, model: guardGateRbac(cluster) },
+    } : {}),
+    guardGates,
     pools,
     buffers: cluster.buffers.map((b) => ({ path: layout.buffer(b.team), model: capacityBufferModel(cluster, b) })),
     overlays: overlays.map((overlay) => ({ path: layout.overlay(overlay.name), model: overlay })),

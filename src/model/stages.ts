@@ -3,7 +3,7 @@ import { APP_NAMES } from '../config/reserved';
 import { DRIFT_GATE_MIN_MEMORY } from '../config/schema/gitops';
 import { GATE_CLUSTER_ROLE, GateSpec } from '../gate/spec';
 import type { ApplicationModel, ProjectModel } from './applications';
-import { clusterApplications, clusterTeams, CLUSTER_KINDS, KARPENTER_CHART_REPO, NAMESPACED_KINDS, rootApplication } from './applications';
+import { clusterApplications, clusterTeams, CLUSTER_KINDS, hasPolicies, JOB_KIND, KARPENTER_CHART_REPO, NAMESPACED_KINDS, rootApplication } from './applications';
 export { isGated } from './applications';
 export { DIGEST_ANNOTATION, GATE_ENV, GATE_RBAC_RULES } from '../gate/spec';
 export type { GateRbacRule } from '../gate/spec';
@@ -93,8 +93,12 @@ export function controllerSyncsInWindow(cluster: Cluster): boolean {
 }
 
 /**
- * The Applications a cluster's window holds: one per team's pools, the tenancy policy, and with
- * `karpenter.syncInWindow` the CRDs and the controller. Argo CD picks the sync windows of an
+ * The Applications a cluster's window holds: one per team's pools, and with
+ * `karpenter.syncInWindow` the CRDs and the controller. Never the tenancy policy's
+ * (`<cluster>-policies`): access is not node churn, so a namespace gains or loses a team's pools,
+ * and a policy object deleted by hand comes back, at merge (or at its stage's promotion), not
+ * days later in the window; each guarded team's pools wait for their policy with a PreSync hook
+ * instead (model/tenancy-guard.ts). Argo CD picks the sync windows of an
  * Application by its name, its destination's cluster and its namespace only
  * (argo-cd v3.5.1 pkg/apis/application/v1alpha1/types.go `SyncWindows.Matches` l. 3101-3178),
  * both where auto-sync is decided (controller/appcontroller.go l. 1947) and where a sync runs
@@ -103,10 +107,8 @@ export function controllerSyncsInWindow(cluster: Cluster): boolean {
  * (`ServerSideApply=true`) are held exactly as a pools Application is.
  */
 function windowedApplicationNames(cluster: Cluster): string[] {
-  // The policy Application exists when a team of the cluster lists namespaces (model/applications.ts).
-  const policies = cluster.pools.some((p) => p.namespaces !== undefined) ? [APP_NAMES.policies(cluster.id)] : [];
   const controller = controllerSyncsInWindow(cluster) ? [APP_NAMES.crds(cluster.id), APP_NAMES.controller(cluster.id)] : [];
-  return [...controller, ...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t)), ...policies];
+  return [...controller, ...clusterTeams(cluster).map((t) => APP_NAMES.pools(cluster.id, t))];
 }
 
 /** Why a windowed Application may stay OutOfSync: its window, in the UTC minutes Argo CD and Karpenter share. */
@@ -131,10 +133,11 @@ export function clusterApplicationModels(platform: Platform, cluster: Cluster): 
 /**
  * A cluster Application as its stage and window want it: every git source tracks the
  * cluster's revision (so a stage-N cluster gets pools, overlays, policies, the controller's
- * values and the gate only through its stage ref), and with a window the pool and policy
- * Applications (and the CRD and controller ones with `karpenter.syncInWindow`) sit in the
- * cluster's own AppProject, which carries the sync window, and say so to the health check (a
- * root never waits on a child held by its window).
+ * values and the gate only through its stage ref), and with a window the pool Applications (and
+ * the CRD and controller ones with `karpenter.syncInWindow`) sit in the cluster's own AppProject,
+ * which carries the sync window, and say so to the health check (a root never waits on a child
+ * held by its window). The tenancy policy's Application stays in the fleet's project: no window
+ * holds it.
  */
 export function staged(platform: Platform, cluster: Cluster, app: ApplicationModel): ApplicationModel {
   const sources = tracking(app, clusterRevision(platform, cluster));
@@ -170,7 +173,7 @@ export interface PoolProjectModel extends ProjectModel {
 /**
  * The AppProject `<cluster>-pools` of a cluster with a window, created by the cluster's root
  * before its Applications (sync wave -1): the git repository, the
- * cluster's destination in the controller's namespace (pools and policy) and in its buffers'
+ * cluster's destination in the controller's namespace (pools, and their guards' hook Jobs) and in its buffers'
  * namespaces, the fleet project's kinds, and the window as `allow` sync windows in exactly the
  * UTC minutes Karpenter may replace drifted nodes (one clock for syncs and drift). With
  * `karpenter.syncInWindow` it holds the controller too, so it also allows `kube-system`, where
@@ -189,7 +192,8 @@ export function poolProject(platform: Platform, cluster: Cluster): PoolProjectMo
     sourceRepos: [platform.gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: namespaces.map((namespace) => ({ ...cluster.destination, namespace })),
     clusterResourceWhitelist: CLUSTER_KINDS,
-    namespaceResourceWhitelist: NAMESPACED_KINDS,
+    // A guarded team's pools Application runs its guard gate, a hook Job (model/tenancy-guard.ts).
+    namespaceResourceWhitelist: hasPolicies(cluster) ? [...NAMESPACED_KINDS, JOB_KIND] : NAMESPACED_KINDS,
     syncWindows: syncWindowModels(cluster.window, windowedApplicationNames(cluster)),
   };
 }

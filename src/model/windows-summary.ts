@@ -1,4 +1,5 @@
 import type { Cluster, Platform } from '../config/platform';
+import { hasPolicies } from './applications';
 import { clusterRevision, controllerSyncsInWindow, isGated, poolProjectName } from './stages';
 import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
 
@@ -18,7 +19,7 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
       + `${describeRuns(plan.local).join(', ')} local. Drifted nodes are replaced only in ${describeRuns(plan.kept).join(', ')} UTC `
       + `(${plan.keptMinutes} of ${plan.localMinutes} minutes a week): ${plan.note}. `
       + `The pool Applications${controllerSyncsInWindow(cluster) ? ', and the CRD and controller ones (karpenter.syncInWindow),' : ''} sync only in those UTC minutes too `
-      + `(AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand).`);
+      + `(AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand)${hasPolicies(cluster) ? '; the tenancy policy never waits for the window (access is not node churn)' : ''}.`);
   }
   if (cluster.stage !== undefined) {
     const stage = cluster.stage;

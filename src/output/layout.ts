@@ -125,6 +125,11 @@ export class ClusterLayout {
     return `${this.poolsDir(team)}/_buffer.yaml`;
   }
 
+  /** `dist/<cluster>/nodepools/<team>/_guard-gate.yaml`: the PreSync hook that holds a guarded team's pools until their policy is live. */
+  public guardGate(team: string): string {
+    return `${this.poolsDir(team)}/_guard-gate.yaml`;
+  }
+
   /** `dist/<cluster>/overlays`. */
   public get overlaysDir(): string {
     return `${this.dir}/overlays`;
@@ -143,6 +148,11 @@ export class ClusterLayout {
   /** `dist/<cluster>/policies/team-pools.yaml`: the tenancy policies and their bindings. */
   public get tenancyPolicy(): string {
     return `${this.policiesDir}/team-pools.yaml`;
+  }
+
+  /** `dist/<cluster>/policies/guard-gate.yaml`: the ServiceAccount and read-only RBAC the cluster's guard gates run with. */
+  public get guardGateRbac(): string {
+    return `${this.policiesDir}/guard-gate.yaml`;
   }
 
   /** `dist/<cluster>/drift-gate`. */

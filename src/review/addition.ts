@@ -3,6 +3,7 @@ import type { Change } from './change';
 import type { ReviewContext } from './context';
 import { driftGateAdditionWhy, isDriftGate } from './drift-gate';
 import { chartsOf, isControllerApp } from './fields';
+import { guardGateRbacWhy, guardGateWhy, isGuardGate, isGuardGateRbac } from './guard-gate';
 import type { Risk } from './risk';
 import { isTenancy, tenancyAddition } from './tenancy';
 import { isSmokeTest, Resource, sourcePaths } from './tree';
@@ -25,6 +26,8 @@ export function addition(r: Resource, context: ReviewContext, rename?: string): 
     return change(isControllerApp(r.body) ? 'controller' : 'other', `Argo CD starts syncing ${what || 'it'}`);
   }
   if (isDriftGate(r)) return change('other', driftGateAdditionWhy(r, context));
+  if (isGuardGate(r)) return change('other', guardGateWhy(r, 'added'));
+  if (isGuardGateRbac(r)) return change('other', guardGateRbacWhy('added'));
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'new values for the Karpenter controller');
   return change('other', 'no effect on nodes');

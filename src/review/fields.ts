@@ -2,6 +2,7 @@ import { catalogReading, compareRequirements, RequirementSpec } from './requirem
 import { FieldChange, Risk } from './risk';
 import { Body, Resource } from './tree';
 import { isTenancy, tenancyFieldChanges } from './tenancy';
+import { guardGateFieldChanges, isGuardGate } from './guard-gate';
 import { DIGEST_ANNOTATION } from '../gate/spec';
 
 /**
@@ -64,6 +65,7 @@ const KARPENTER_CHARTS = new Set(['karpenter', 'karpenter-crd']);
 /** Every changed field of a resource, set-aware, each with its class and why; none when the two are equal as their readers see them. */
 export function fieldChanges(before: Resource, after: Resource): FieldChange[] {
   if (isTenancy(after)) return tenancyFieldChanges(after.kind, before.body, after.body);
+  if (isGuardGate(after)) return guardGateFieldChanges(before.body, after.body);
   const out = new Changes();
   switch (after.kind) {
     case 'NodePool': nodePool(before.body, after.body, out); break;

@@ -6,6 +6,7 @@ import { driftBudgets } from './body';
 import type { Change } from './change';
 import type { ReviewContext } from './context';
 import { fieldChanges } from './fields';
+import { guardGateWhy, isGuardGate } from './guard-gate';
 import { FieldChange, Risk, RISKS } from './risk';
 import { isSmokeTest, Resource } from './tree';
 
@@ -31,7 +32,7 @@ export function modification(before: Resource, after: Resource, context: ReviewC
       pacedBy: pools.map((p) => `NodePool ${p.name}: ${driftBudgets(p)}`).join('; '),
     }];
   }
-  const why = unused && risk === 'other' ? 'no NodePool uses it: no node is replaced' : summary(risk, after);
+  const why = unused && risk === 'other' ? 'no NodePool uses it: no node is replaced' : isGuardGate(after) && risk === 'other' ? guardGateWhy(after, 'changed') : summary(risk, after);
   return [{ risk, resource: after, action: 'changed', fields, why }];
 }
 

@@ -8,6 +8,7 @@ import type { Change } from './change';
 import type { ReviewContext } from './context';
 import { driftGateRemovalWhy, isDriftGate } from './drift-gate';
 import { chartsOf, hasResourcesFinalizer, isControllerApp } from './fields';
+import { guardGateRbacWhy, guardGateWhy, isGuardGate, isGuardGateRbac } from './guard-gate';
 import type { Risk } from './risk';
 import { isTenancy, tenancyRemoval } from './tenancy';
 import { FolderIndex, isSmokeTest, Resource, sourcePaths } from './tree';
@@ -36,6 +37,8 @@ export function removal(r: Resource, context: ReviewContext, rename?: string): C
   }
   if (r.kind === 'Application') return applicationRemoval(r, context);
   if (isDriftGate(r)) return change('other', driftGateRemovalWhy(r, context));
+  if (isGuardGate(r)) return change('other', guardGateWhy(r, 'removed'));
+  if (isGuardGateRbac(r)) return change('other', guardGateRbacWhy('removed'));
   if (isSmokeTest(r)) return change('other', 'a smoke test: no effect on nodes');
   if (r.kind === 'HelmValues') return change('controller', 'the Karpenter controller loses its values');
   return change('other', 'no effect on nodes');

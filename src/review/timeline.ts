@@ -14,6 +14,7 @@ import type { SummaryData, SummaryDataCluster } from '../model/summary-data';
 import { budgetDuration, keptMask, nextOpening, WEEK, type Day, type MaintenanceWindow } from '../schedule/windows';
 import type { Change, ClusterChange } from './changes';
 import { isControllerApp } from './fields';
+import { isGuardGate } from './guard-gate';
 import { FLEET, FolderIndex, sourcePaths } from './tree';
 
 /**
@@ -34,14 +35,18 @@ const MINUTE = 60_000;
  * - `controller`: the CRD and controller Applications (a Karpenter chart Application, whose own
  *   sync installs its chart version, and the controller's values file, read through its
  *   `$values` source); held by the window only with `karpenter.syncInWindow`;
- * - `pools`: what a team's pools Application or the tenancy policy Application syncs
- *   (`dist/<cluster>/nodepools/`, `dist/<cluster>/policies/`), the Applications a window
- *   always holds (model/stages.ts, windowedApplicationNames);
- * - `other`: everything the root and the other Applications sync, at once; and what goes with
- *   an Application the change removes: the root prunes the Application, and its resources
- *   finalizer deletes what it deployed, which no sync window holds (docs/review.md).
+ * - `pools`: what a team's pools Application syncs (`dist/<cluster>/nodepools/`), the
+ *   Applications a window always holds (model/stages.ts, windowedApplicationNames);
+ * - `policies`: what the tenancy policy Application syncs (`dist/<cluster>/policies/`): who may
+ *   use which pools, at merge or at the promotion, never held by a window (access is not node
+ *   churn; each guarded team's pools wait for it with their guard gate instead);
+ * - `other`: everything the root and the other Applications sync, at once; a guard gate's hook
+ *   Job, which runs at the next sync of its team's pools (a hook alone never makes them
+ *   OutOfSync); and what goes with an Application the change removes: the root prunes the
+ *   Application, and its resources finalizer deletes what it deployed, which no sync window
+ *   holds (docs/review.md).
  */
-export type ChangeTiming = 'controller' | 'pools' | 'other';
+export type ChangeTiming = 'controller' | 'pools' | 'policies' | 'other';
 
 /** The {@link ChangeTiming} of each change of a review (a removal depends on whether its Application goes too). */
 function changeTimings(changes: readonly Change[]): (c: Change) => ChangeTiming {
@@ -51,8 +56,10 @@ function changeTimings(changes: readonly Change[]): (c: Change) => ChangeTiming 
     if (c.resource.kind === 'HelmValues' || (c.resource.kind === 'Application' && isControllerApp(c.resource.body))) return 'controller';
     if (c.resource.cluster === FLEET) return 'other';
     if (c.action === 'removed' && removedApps.ownersOf(c.resource.file).length > 0) return 'other';
+    if (isGuardGate(c.resource)) return 'other';
     const layout = clusterLayout(c.resource.cluster);
-    return [layout.poolsRoot, layout.policiesDir].some((dir) => c.resource.file.startsWith(`${dir}/`)) ? 'pools' : 'other';
+    if (c.resource.file.startsWith(`${layout.policiesDir}/`)) return 'policies';
+    return c.resource.file.startsWith(`${layout.poolsRoot}/`) ? 'pools' : 'other';
   };
 }
 
@@ -190,7 +197,7 @@ export class RolloutTimeline {
     return this.heldByWindow(cluster, timing) ? nextOpening(windowOf(cluster.window!), start) : start;
   }
 
-  /** Whether a cluster's window holds Applications of this timing. */
+  /** Whether a cluster's window holds Applications of this timing: never the policies' or the root's. */
   public heldByWindow(cluster: SummaryDataCluster, timing: ChangeTiming): boolean {
     if (!cluster.window) return false;
     return timing === 'pools' || (timing === 'controller' && cluster.syncInWindow === true);

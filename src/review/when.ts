@@ -2,8 +2,9 @@
  * When each change of a pull request happens, cluster by cluster (docs/review.md, "When each
  * change happens"): a cluster removed (at merge, whatever its stage and window: said loudly),
  * a cluster added, a window changed (as the config says it, with the UTC minutes kept), the
- * controller and CRD changes, and the pool changes that replace no node (those that do are in
- * the rollout, with their pacing). Clusters with the same text are said once.
+ * controller and CRD changes, the pool changes that replace no node (those that do are in
+ * the rollout, with their pacing) and the tenancy policy's (never held by a window). Clusters
+ * with the same text are said once.
  */
 import type { Review } from './changes';
 import { someOf } from './rollout';
@@ -66,6 +67,11 @@ export function whenLines(review: Review, timeline: RolloutTimeline | undefined)
     if (mine.some((c) => t.timingOf(c) === 'pools') && !mine.some((c) => c.risk === 'replaces-nodes') && !window) {
       const held = cluster.window ? `then only in window ${cluster.window.name}: from ${opening('pools')}` : 'at once (no window)';
       entries.push({ cluster: id, mark: '', text: `the pool changes: ${start}, ${held}` });
+    }
+    // The tenancy policy: no window holds it (docs/tenancy.md, "Delivery"); the guarded pools wait for it, not it for them.
+    if (mine.some((c) => t.timingOf(c) === 'policies')) {
+      const held = cluster.window ? `at once — window ${cluster.window.name} does not hold them (access is not node churn; a guarded team's pools wait for their policy)` : 'at once (no window)';
+      entries.push({ cluster: id, mark: '', text: `the tenancy policy changes: ${start}, ${held}` });
     }
     if (mine.some((c) => c.action === 'removed' && c.risk === 'destructive' && t.timingOf(c) === 'other')) {
       entries.push({ cluster: id, mark: '🛑 ', text: `the removals that go with a removed Application: ${start}, at once${cluster.window ? `, whatever window ${cluster.window.name}` : ''}: `

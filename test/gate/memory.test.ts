@@ -4,12 +4,13 @@
  * writes them (test/support/karpenter-nodeclaim.ts: some 14 KB of JSON each). It reads them a page
  * at a time within the Job's memory; the whole list in one answer (a server that ignores `limit`,
  * as the gate read it before paging) does not fit. The rollout simulation's model of the gate's
- * memory (test/support/gate-sim.ts) is checked against the same runs.
+ * memory (test/support/gate-sim.ts) is checked against the same runs. And the guard gate's: the
+ * same image and memory, against 200 tenancy policies as large as one may get.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { DRIFT_GATE_PROGRAM } from '../../src/gate/program.generated';
+import { DRIFT_GATE_PROGRAM, GUARD_GATE_PROGRAM } from '../../src/gate/program.generated';
 import { NODECLAIM_PAGE_SIZE } from '../../src/gate/run';
 import { DRIFT_GATE_MEMORY, driftGateNodeOptions } from '../../src/model/stages';
 import { Quantity, UNITS } from '../../src/quantity/quantity';
@@ -21,6 +22,7 @@ import { heapBudgetMiB, heapNeededMiB } from '../support/gate-sim';
 import type { SimObject } from '../support/karpenter';
 import { karpenterNodeClaim } from '../support/karpenter-nodeclaim';
 import { KubeApiStandIn } from '../support/kube-api';
+import { aBinding, aGuardSpec, aPolicy } from './guard-world';
 import { aGateSpec, aWorld, serve } from './world';
 
 const NODECLAIMS = 3000;
@@ -35,8 +37,8 @@ interface Run {
 }
 
 /** The shipped program as the Job runs it, with `NODE_OPTIONS`; its peak resident memory read from /proc while it runs. */
-function runShipped(env: Record<string, string>): Promise<Run> {
-  const child = spawn(process.execPath, ['-e', DRIFT_GATE_PROGRAM], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runShipped(env: Record<string, string>, program = DRIFT_GATE_PROGRAM): Promise<Run> {
+  const child = spawn(process.execPath, ['-e', program], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let peakKiB: number | undefined;
@@ -149,5 +151,43 @@ describe('the drift gate Job\'s memory', () => {
     expect(big.spec.template.spec.containers[0].resources.limits).toEqual({ memory: '256Mi' });
     expect(big.spec.template.spec.containers[0].env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=192 --max-semi-space-size=1' });
     expect(big.metadata.name).not.toBe(base.metadata.name);
+  });
+});
+
+describe('the guard gate\'s memory, with 200 tenancy policies of 128 KB each', () => {
+  const POLICIES = 200;
+  let api: KubeApiStandIn;
+  const quick = JSON.stringify(aGuardSpec({ settleSeconds: 0.2, pollSeconds: 0.2 }));
+  /** A policy of the tenancy set as big as one may get: its expressions and its share of the pools, 128 KB of JSON. */
+  const big = (name: string, guards: Record<string, string>) => {
+    const p = aPolicy(name, guards);
+    p.spec.variables = Array.from({ length: 72 }, (_, i) => ({ name: `pools${i}`, expression: `[${Array.from({ length: 40 }, (__, j) => `'pool-${i}-${j}-${'x'.repeat(30)}'`).join(',')}]` }));
+    return p;
+  };
+
+  beforeAll(async () => {
+    api = await KubeApiStandIn.start();
+    // The team's policy sorts last: the guard reads every page before it finds it.
+    for (let i = 0; i < POLICIES - 1; i++) api.putFixed(big(`a-policy-${String(i).padStart(3, '0')}`, { [`team${i}`]: 'x' }));
+    api.putFixed(big('z-web', { web: 'd2' }), aBinding('z-web'));
+  });
+  afterAll(() => api.close());
+
+  it('are some 128 KB each', () => {
+    expect(Buffer.byteLength(JSON.stringify(big('p', { web: 'd2' })))).toBeGreaterThan(120_000);
+  });
+
+  it('reads them a page at a time under the Job\'s NODE_OPTIONS and passes, its resident memory below the Job\'s limit', async () => {
+    const run = await runShipped({ ...api.env(), GUARD: quick, NODE_OPTIONS: container.env[0].value }, GUARD_GATE_PROGRAM);
+    expect(run).toMatchObject({ code: 0, err: '' });
+    expect(run.out.trim().split('\n').at(-1)).toMatch(/^done: team web's pools are guarded by z-web; held \d+s$/);
+    if (existsSync('/proc/self/status')) expect(run.peakMiB).toBeLessThan(Number(Quantity.of(DRIFT_GATE_MEMORY).to(UNITS.MiB, 'down')));
+  });
+
+  it('runs out of heap when the whole list comes in one answer (a server that ignores limit)', async () => {
+    api.ignoreLimit();
+    const run = await runShipped({ ...api.env(), GUARD: quick, NODE_OPTIONS: container.env[0].value }, GUARD_GATE_PROGRAM);
+    expect(run.code).not.toBe(0);
+    expect(run.err).toMatch(/JavaScript heap out of memory/);
   });
 });

@@ -3,7 +3,8 @@
  * a clock at once and runs the events due by then (Argo CD applying, Karpenter looking), so
  * hours of waiting take a moment.
  */
-import { ClusterConfig, inClusterConfig, KubeApi } from '../../src/gate/api';
+import { Api, ClusterConfig, inClusterConfig, KubeApi } from '../../src/gate/api';
+import type { GateRuntime } from '../../src/gate/look';
 import { runGate } from '../../src/gate/run';
 import type { GateSpec } from '../../src/gate/spec';
 import type { KubeApiStandIn } from '../support/kube-api';
@@ -31,7 +32,15 @@ export interface Outcome {
  * Runs the gate against the stand-in until it returns or `horizonSeconds` of simulated time
  * pass. `events` run once simulated time reaches their second (before the look after it).
  */
-export async function simulate(api: KubeApiStandIn, spec: GateSpec, options: { horizonSeconds: number; events?: readonly [number, () => void][] }): Promise<Outcome> {
+export function simulate(api: KubeApiStandIn, spec: GateSpec, options: { horizonSeconds: number; events?: readonly [number, () => void][] }): Promise<Outcome> {
+  return simulateProgram(runGate, api, spec, options);
+}
+
+/** {@link simulate} for any gate program's run function (the drift gate's runGate, the guard gate's runGuard). */
+export async function simulateProgram<S>(
+  run: (spec: S, api: Api, runtime: GateRuntime) => Promise<number>, api: KubeApiStandIn, spec: S,
+  options: { horizonSeconds: number; events?: readonly [number, () => void][] },
+): Promise<Outcome> {
   let now = 0;
   const pending = [...(options.events ?? [])].sort((a, b) => a[0] - b[0]);
   const out: Said[] = [];
@@ -49,7 +58,7 @@ export async function simulate(api: KubeApiStandIn, spec: GateSpec, options: { h
   };
   const client = new KubeApi(inClusterConfig(api.env()) as ClusterConfig, runtime.out);
   try {
-    return { result: await runGate(spec, client, runtime), at: now / 1000, out, err };
+    return { result: await run(spec, client, runtime), at: now / 1000, out, err };
   } catch (e) {
     if (e instanceof Horizon) return { result: 'still waiting', at: now / 1000, out, err };
     throw e;

@@ -61,6 +61,8 @@ const LAYOUT: Readonly<Record<string, RegExp>> = {
   'clusters[].root': /^argocd\/(?<cluster>[a-z0-9-]+)\.yaml$/,
   'clusters[].controllerValues': /^dist\/(?<cluster>[a-z0-9-]+)\/karpenter\/values\.yaml$/,
   'clusters[].tenancyPolicy': /^dist\/(?<cluster>[a-z0-9-]+)\/policies\/team-pools\.yaml$/,
+  'clusters[].guardGateRbac': /^dist\/(?<cluster>[a-z0-9-]+)\/policies\/guard-gate\.yaml$/,
+  'clusters[].guardGates[]': /^dist\/(?<cluster>[a-z0-9-]+)\/nodepools\/[a-z0-9-]+\/_guard-gate\.yaml$/,
   'clusters[].pools[]': /^dist\/(?<cluster>[a-z0-9-]+)\/nodepools\/[a-z0-9-]+\/[a-z0-9-]+\.yaml$/,
   'clusters[].pools[].smokeTest': /^dist\/(?<cluster>[a-z0-9-]+)\/smoke-tests\/[a-z0-9-]+\.yaml$/,
   'clusters[].buffers[]': /^dist\/(?<cluster>[a-z0-9-]+)\/nodepools\/[a-z0-9-]+\/_buffer\.yaml$/,

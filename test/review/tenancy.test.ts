@@ -21,6 +21,11 @@ const lines = (out: string, cluster: string) => {
   return start < 0 ? [] : all.slice(start, all.indexOf('', start));
 };
 
+/** What a guard gate added says (docs/tenancy.md, "Delivery"). */
+const guardGate = (team: string) => `the guard gate of team ${team}'s pools: a PreSync hook that holds every sync of them until the tenancy policy guards them as the commit has them; it runs at their next sync (a hook alone syncs nothing) and touches no node`;
+/** What the guard gates' RBAC added says. */
+const GUARD_RBAC = 'what the guard gates run as: it may only get and list the tenancy policies and their bindings; no effect on nodes';
+
 describe('diff and the tenancy policy', () => {
   it('reports a namespace added to a team as access: the namespace gains the team\'s pools, in every cluster', async () => {
     const fleet = await Fleet.create(config(['web'], ['ml']));
@@ -40,10 +45,11 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(['web'], ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 1 access',
+      'cluster prod: 1 access, 1 other',
       '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools changed: changes which namespaces may use which teams\' pools; no node is replaced',
       '      namespace research loses pools ml-gpu (team ml) — new pods of this namespace that tolerate or select these pools are refused; pods already running stay until they are replaced',
       '      pool web (team web) guarded: only namespaces web, karpenter-smoke-tests — the pool was open to every namespace; pods outside these namespaces that tolerate or select it are refused from now on',
+      `  📝 Job kube-system/guard-gate-web added: ${guardGate('web')}`,
     ]);
   });
 
@@ -53,10 +59,14 @@ describe('diff and the tenancy policy', () => {
     const r = await fleet.diff('--fail-on', 'destructive');
     expect(r.code).toBe(3);
     expect(lines(r.out, 'prod')).toEqual([
-      'cluster prod: 3 destructive',
-      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
+      'cluster prod: 3 destructive, 4 other',
+      '  🛑 Application prod-policies removed: its resources finalizer deletes what it deployed (1 ClusterRole, 1 ClusterRoleBinding, 1 ServiceAccount, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) — the tenancy policy goes: pods of any namespace may use every team\'s pools again',
       '  🛑 ValidatingAdmissionPolicy karpenter-gitops-team-pools removed: the tenancy policy goes: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
       '  🛑 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools removed: the tenancy policy\'s binding goes, and the policy refuses nothing without it: pods of any namespace may use pools ml-gpu (team ml) again; Argo CD asks a person to confirm (Delete=confirm)',
+      '  📝 ClusterRole karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
+      '  📝 ClusterRoleBinding karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
+      '  📝 Job kube-system/guard-gate-ml removed: team ml\'s pools are no longer held for their tenancy policy (it no longer guards them): no node is touched',
+      '  📝 ServiceAccount kube-system/karpenter-gitops-guard-gate removed: goes with the last guarded team: no guard gate runs any more; no effect on nodes',
     ]);
   });
 
@@ -65,11 +75,15 @@ describe('diff and the tenancy policy', () => {
     fleet.configure(config(undefined, ['ml']));
     const r = await fleet.diff();
     expect(lines(r.out, 'staging')).toEqual([
-      'cluster staging: 2 access, 1 other',
+      'cluster staging: 2 access, 5 other',
       '  🔐 ValidatingAdmissionPolicy karpenter-gitops-team-pools added: objects that would use pools ml-gpu (team ml) from outside their teams\' namespaces are refused: '
         + 'pods that tolerate or select them, DaemonSets whose pods can run there, pod templates',
       '  🔐 ValidatingAdmissionPolicyBinding karpenter-gitops-team-pools added: the tenancy policy takes effect (Deny); running pods stay, new pods, DaemonSets and pod templates are checked',
       '  📝 Application staging-policies added: Argo CD starts syncing dist/staging/policies',
+      `  📝 ClusterRole karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
+      `  📝 ClusterRoleBinding karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
+      `  📝 Job kube-system/guard-gate-ml added: ${guardGate('ml')}`,
+      `  📝 ServiceAccount kube-system/karpenter-gitops-guard-gate added: ${GUARD_RBAC}`,
     ]);
   });
 

@@ -79,6 +79,30 @@ describe('when the controller and CRDs change', () => {
   });
 });
 
+describe('when the tenancy policy changes (issue 43)', () => {
+  const access = (c: Config) => { c.teams.batch.namespaces = ['batch', 'batch-etl']; };
+
+  it('says at merge on stage 1, at the promotion on later stages, and at once whatever the window: access is not node churn', () => {
+    const { text } = reports(fleetConfig(), fleetConfig(access));
+    expect(whenSection(text)).toEqual([
+      '  cluster dev: the tenancy policy changes: at merge, at once (no window)',
+      `  cluster staging: the tenancy policy changes: ${STAGE_2} — estimate: not before 2027-01-12 09:10 UTC, at once (no window)`,
+      ...['eu', 'us'].map((w) => `  cluster prod-${w}: the tenancy policy changes: ${STAGE_3} — estimate: not before 2027-01-12 09:20 UTC, `
+        + `at once — window ${w} does not hold them (access is not node churn; a guarded team's pools wait for their policy)`),
+    ]);
+  });
+
+  it('says a new pool of a guarded team in the window, its policy at once; its guard gate\'s change is no change of its own to time', () => {
+    const { text } = reports(fleetConfig(), fleetConfig((c) => { access(c); c.teams.batch.pools = { big: { instanceFamilies: ['m7i'] } }; }));
+    const prodEu = whenSection(text).filter((l) => l.startsWith('  cluster prod-eu:'));
+    expect(prodEu).toEqual([
+      `  cluster prod-eu: the pool changes: ${STAGE_3} — estimate: not before 2027-01-12 09:20 UTC, then only in window eu: from 2027-01-12 21:00 UTC (Tue 22:00 Europe/Berlin) (estimate)`,
+      `  cluster prod-eu: the tenancy policy changes: ${STAGE_3} — estimate: not before 2027-01-12 09:20 UTC, at once — window eu does not hold them (access is not node churn; a guarded team's pools wait for their policy)`,
+    ]);
+    expect(text).toMatch(/^ {2}📝 Job changed ×4 on 4 clusters: the pools it waits to see guarded \(their guard digest\): [0-9a-f]{16} -> [0-9a-f]{16} — a hook: it runs at the next sync of the team's pools, no node is touched$/m);
+  });
+});
+
 describe('when a cluster is removed or added', () => {
   it('says loudly that a removal happens at merge, skipping the cluster\'s stage and window, before every change by cluster', () => {
     const { text, markdown } = reports(fleetConfig(), fleetConfig((c) => { delete c.clusters['prod-us']; }));

@@ -59,8 +59,25 @@
  *   its own after every other (l. 1127-1143); an object with `Prune=confirm` waits for a person;
  * - an object the API server refuses fails the operation ("one or more objects failed to apply"),
  *   retried `retry.limit` times after `duration * factor^n`, at most `maxDuration`
- *   (l. 1546-1575, 1619-1635; `NextRetryAt` types.go l. 1567-1596), then Failed.
+ *   (l. 1546-1575, 1619-1635; `NextRetryAt` types.go l. 1567-1596), then Failed; each retry is a
+ *   new sync context (its hooks run again).
  * A completed operation requests a refresh (l. 1641-1660).
+ *
+ * **Resource hooks** (gitops-engine pkg/sync/hook/hook.go l. 26-41, delete_policy.go l. 11-26; sync_context.go), PreSync
+ * only (any other hook type is an error of the simulation):
+ * - an object annotated `argocd.argoproj.io/hook` is not compared, never makes the Application
+ *   OutOfSync, never counts toward its health and is never pruned (controller/state.go l. 981-985,
+ *   controller/health.go l. 30-32, sync_context.go l. 966-970);
+ * - a sync runs the PreSync phase's waves before any of the Sync phase's (sync_tasks.go l. 15-19,
+ *   80-110); before creating a hook whose object is there from an earlier sync, it deletes that
+ *   object when the hook's delete policies hold `BeforeHookCreation` (the default when none is
+ *   given) and waits until it is gone (l. 1650-1684);
+ * - a running hook is always waited for; Healthy (or no health) succeeds, Progressing or Suspended
+ *   runs, Degraded or Unknown fails the sync (`getOperationPhase` l. 348-371, l. 573-597, 634-640);
+ * - once the sync succeeded its `HookSucceeded` hooks are deleted, once it failed its `HookFailed`
+ *   ones (l. 620-640, 652-656, 703-712).
+ * Not modelled: the hook finalizer Argo CD adds to each hook and removes once it completed
+ * (l. 998-1000, 611-618): nothing here deletes a running hook but Argo CD itself.
  *
  * **Times** it records, which `npm run promote` measures a soak from: the operation's `startedAt`
  * and `finishedAt` (set when it completes, `setOperationState` l. 1668-1677, and while a failed
@@ -141,6 +158,19 @@ interface Desired {
   readonly obj: KubeObject;
   readonly json: string;
   readonly wave: number;
+  /** A resource hook (`argocd.argoproj.io/hook`): its delete policies. @default - not a hook */
+  readonly hook?: { readonly deletePolicies: readonly string[] };
+}
+
+const HOOK_ANNOTATION = 'argocd.argoproj.io/hook';
+const HOOK_DELETE_POLICY_ANNOTATION = 'argocd.argoproj.io/hook-delete-policy';
+/** Sync phases in order (gitops-engine pkg/sync/sync_tasks.go l. 15-19): a step's key is phase × this + wave. */
+const PHASE_STEP = 1_000_000;
+
+/** Whether an object is a resource hook (gitops-engine pkg/sync/hook/hook.go `IsHook`: the annotation, unless its only type is Skip). */
+function isHookObject(obj: KubeObject): boolean {
+  const types = (obj.metadata.annotations?.[HOOK_ANNOTATION] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+  return types.length > 0 && !(types.length === 1 && types[0] === 'Skip');
 }
 
 type SyncCode = 'Synced' | 'OutOfSync' | 'Unknown';
@@ -172,7 +202,7 @@ export interface Operation {
   readonly prune: boolean;
   readonly retry: { readonly limit: number; readonly duration: number; readonly factor: number; readonly maxDuration: number };
   /** The sync context of this attempt (a retry starts a new one). */
-  waves?: { readonly applied: Set<number>; running: string[] };
+  waves?: { readonly applied: Set<number>; running: string[]; readonly hooks: Set<string> };
 }
 
 interface AppState {
@@ -522,7 +552,13 @@ export class ArgoSim {
       const withNamespace = kindInfo(obj.kind).namespaced && obj.metadata.namespace === undefined
         ? { ...obj, metadata: { ...obj.metadata, namespace: spec.destination.namespace } } : obj;
       const wave = Number(withNamespace.metadata.annotations?.[WAVE_ANNOTATION] ?? 0);
-      return { key: objectKey(obj.kind, obj.metadata.name, withNamespace.metadata.namespace), obj: withNamespace, json: JSON.stringify(withNamespace), wave };
+      const key = objectKey(obj.kind, obj.metadata.name, withNamespace.metadata.namespace);
+      if (!isHookObject(withNamespace)) return { key, obj: withNamespace, json: JSON.stringify(withNamespace), wave };
+      const types = (withNamespace.metadata.annotations?.[HOOK_ANNOTATION] ?? '').split(',').map((t) => t.trim());
+      if (types.some((t) => t !== 'PreSync')) throw new Error(`${key}: the simulation models PreSync hooks only, not ${types.join(',')}`);
+      // No delete policy is BeforeHookCreation (pkg/sync/hook/delete_policy.go DeletePolicies).
+      const policies = (withNamespace.metadata.annotations?.[HOOK_DELETE_POLICY_ANNOTATION] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+      return { key, obj: withNamespace, json: JSON.stringify(withNamespace), wave, hook: { deletePolicies: policies.length ? policies : ['BeforeHookCreation'] } };
     });
   }
 
@@ -588,7 +624,8 @@ export class ArgoSim {
       if (level < Level.ForceResolve && this.now - state.repoErrorSince <= REPO_ERROR_GRACE_MS) return;
     } else state.repoErrorSince = undefined;
     const conditions: Condition[] = 'error' in desired ? [{ type: 'ComparisonError', message: desired.error }] : [];
-    const wanted: Desired[] = 'error' in desired ? [] : desired;
+    // A hook is never compared and never counts toward health (controller/state.go l. 981-985, controller/health.go l. 30-32).
+    const wanted: Desired[] = 'error' in desired ? [] : desired.filter((d) => !d.hook);
     const wantedKeys = new Set(wanted.map((d) => d.key));
     let outOfSync = false;
     let pruneOnly = true;
@@ -601,7 +638,7 @@ export class ArgoSim {
       }
       managed.push({ live: l, desired: d });
     }
-    const extraneous = dest.api.trackedBy(live.name).filter((l) => !wantedKeys.has(l.key) && l.deletionAt === undefined);
+    const extraneous = dest.api.trackedBy(live.name).filter((l) => !wantedKeys.has(l.key) && l.deletionAt === undefined && !isHookObject(l.applied));
     if (extraneous.length > 0) outOfSync = true;
     for (const l of extraneous) managed.push({ live: l });
     const sync: SyncCode = 'error' in desired ? 'Unknown' : outOfSync ? 'OutOfSync' : 'Synced';
@@ -722,8 +759,10 @@ export class ArgoSim {
     const started = JSON.parse(op.sourcesJson) as Source[];
     const desired = this.desired(started.length > 1 || spec.sources ? { ...spec, sources: started } : { ...spec, source: started[0] }, op.revisions);
     if ('error' in desired) return this.finish(live, state, 'Error', desired.error);
-    const wantedKeys = new Set(desired.map((d) => d.key));
-    const prunes = op.prune ? dest.api.trackedBy(live.name).filter((l) => !wantedKeys.has(l.key) && l.deletionAt === undefined) : [];
+    // A hook is never pruned, nor a task of the resources: only its own sync runs it (sync_context.go l. 966-970, 979-1004).
+    const wantedKeys = new Set(desired.filter((d) => !d.hook).map((d) => d.key));
+    const prunes = op.prune ? dest.api.trackedBy(live.name).filter((l) => !wantedKeys.has(l.key) && l.deletionAt === undefined && !isHookObject(l.applied)) : [];
+    // Every task, hooks included, goes through the project's permission check (sync_context.go l. 1044-1095).
     if (desired.some((d) => !this.permitted(project, dest, d.obj))) {
       const refused = desired.find((d) => !this.permitted(project, dest, d.obj))!;
       return this.finish(live, state, 'Failed', `one or more synchronization tasks are not valid: ${refused.obj.kind} ${refused.obj.metadata.name} is not permitted in project ${spec.project}`);
@@ -736,54 +775,118 @@ export class ArgoSim {
       pruneWave.set(l.key, pruneWaves[pruneWaves.length - 1 - pruneWaves.indexOf(w)]);
     }
     // PruneLast (l. 1127-1143): such a prune (by its live object's sync options) runs in the sync phase's last wave + 1,
-    // that wave taken over every task, prunes included, and 0 at least.
-    const pruneLast = Math.max(0, ...desired.map((d) => d.wave), ...pruneWave.values()) + 1;
+    // that wave taken over every task of the sync phase, prunes included, and 0 at least.
+    const pruneLast = Math.max(0, ...desired.filter((d) => !d.hook).map((d) => d.wave), ...pruneWave.values()) + 1;
     for (const l of prunes) {
       if ((l.applied.metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? '').split(',').includes('PruneLast=true')) pruneWave.set(l.key, pruneLast);
     }
-    const waves = [...new Set([...desired.map((d) => d.wave), ...pruneWave.values()])].sort((a, b) => a - b);
-    op.waves ??= { applied: new Set(), running: [] };
+    // Steps in order: the PreSync phase's waves (its hooks), then the Sync phase's (sync_tasks.go l. 15-19, 80-110).
+    const stepOf = (d: Desired) => (d.hook ? -PHASE_STEP : 0) + d.wave;
+    const steps = [...new Set([...desired.map(stepOf), ...pruneWave.values()])].sort((a, b) => a - b);
+    op.waves ??= { applied: new Set(), running: [], hooks: new Set() };
     const context = op.waves;
-    // Running tasks: Healthy (or no health) succeeds, Degraded fails (sync_context.go l. 540-575).
-    const stillRunning: string[] = [];
-    for (const key of context.running) {
-      const d = desired.find((x) => x.key === key);
-      const l = d && dest.api.get(d.obj.kind, d.obj.metadata.name, d.obj.metadata.namespace);
-      if (!l) return this.finish(live, state, 'Error', `Resource ${key} is missing, it might have been deleted`);
-      const h = this.liveHealth(dest.api, l);
-      if (h?.status === 'Degraded') return this.finish(live, state, 'Failed', `one or more synchronization tasks completed unsuccessfully: ${key}: ${h.message ?? ''}`);
-      if (h && h.status !== 'Healthy') stillRunning.push(key);
-    }
-    const progressed = stillRunning.length !== context.running.length;
-    context.running = stillRunning;
-    if (waves.length > 1 && stillRunning.length > 0) return progressed;
-    const pending = waves.filter((w) => !context.applied.has(w));
-    if (pending.length === 0) return this.finish(live, state, 'Succeeded', 'successfully synced (no more tasks)');
-    const wave = pending[0];
-    const confirm = prunes.filter((l) => pruneWave.get(l.key) === wave && /Prune=confirm/.test(l.applied.metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? ''));
+    const ran = this.runningTasks(live, state, dest.api, desired, context);
+    if (typeof ran === 'boolean') return ran;
+    // Running hooks are always waited for; other tasks when the sync has several steps (sync_context.go l. 573-597).
+    if ((steps.length > 1 || ran.hookRunning) && context.running.length > 0) return ran.progressed;
+    const pending = steps.filter((w) => !context.applied.has(w));
+    if (pending.length === 0) return this.succeed(live, state, dest.api, desired, context, 'successfully synced (no more tasks)');
+    const step = pending[0];
+    const confirm = prunes.filter((l) => pruneWave.get(l.key) === step && /Prune=confirm/.test(l.applied.metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? ''));
     if (confirm.length > 0) {
       op.message = `waiting for pruning confirmation of ${confirm.map((l) => l.key).join(', ')}`;
       this.writeStatus(live, state);
       return false;
     }
+    const tasks = desired.filter((x) => stepOf(x) === step);
+    if (this.deleteBeforeCreation(dest.api, tasks, context)) {
+      op.message = 'waiting for deletion of hook';
+      this.writeStatus(live, state);
+      return false;
+    }
     const applied: string[] = [];
-    for (const d of desired.filter((x) => x.wave === wave)) {
+    for (const d of tasks) {
       try {
         dest.api.apply(d.obj, live.name);
         applied.push(d.key);
+        if (d.hook) context.hooks.add(d.key);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         this.events.push({ at: this.now, app: live.name, type: 'apply-refused', revisions: op.revisions, message: error.message });
         return this.finish(live, state, 'Failed', `one or more objects failed to apply, reason: ${error.message}`);
       }
     }
-    for (const l of prunes.filter((x) => pruneWave.get(x.key) === wave)) dest.api.delete(l);
-    context.applied.add(wave);
-    if (pending.length === 1) return this.finish(live, state, 'Succeeded', 'successfully synced (all tasks run)');
+    for (const l of prunes.filter((x) => pruneWave.get(x.key) === step)) dest.api.delete(l);
+    context.applied.add(step);
+    // The last step succeeds once applied, unless it holds hooks (sync_context.go l. 703-715).
+    if (pending.length === 1 && !tasks.some((d) => d.hook)) return this.succeed(live, state, dest.api, desired, context, 'successfully synced (all tasks run)');
     context.running = applied;
     op.message = 'one or more tasks are running';
     this.writeStatus(live, state);
     return true;
+  }
+
+  /**
+   * The running tasks of a sync context: a resource is done when Healthy (or without health) and
+   * fails when Degraded (sync_context.go l. 540-575); a hook is done when Healthy (or without
+   * health), runs while Progressing or Suspended, and fails when Degraded or Unknown
+   * (`getOperationPhase` l. 348-371). A task whose object is gone is an error (l. 579-593).
+   * Returns what the operation did when it ended, else what is still running.
+   */
+  private runningTasks(live: Live, state: AppState, api: KubeApi, desired: readonly Desired[], context: NonNullable<Operation['waves']>): boolean | { readonly progressed: boolean; readonly hookRunning: boolean } {
+    const stillRunning: string[] = [];
+    let hookRunning = false;
+    for (const key of context.running) {
+      const d = desired.find((x) => x.key === key);
+      const l = d && api.get(d.obj.kind, d.obj.metadata.name, d.obj.metadata.namespace);
+      if (!l) return this.finish(live, state, 'Error', `Resource ${key} is missing, it might have been deleted`);
+      const h = this.liveHealth(api, l);
+      const failed = h?.status === 'Degraded' || (d.hook !== undefined && h?.status === 'Unknown');
+      if (failed) {
+        this.deleteHooks(api, desired, context, 'HookFailed');
+        return this.finish(live, state, 'Failed', `one or more synchronization tasks completed unsuccessfully: ${key}: ${h?.message ?? ''}`);
+      }
+      if (h && h.status !== 'Healthy') {
+        stillRunning.push(key);
+        if (d.hook) hookRunning = true;
+      }
+    }
+    const progressed = stillRunning.length !== context.running.length;
+    context.running = stillRunning;
+    return { progressed, hookRunning };
+  }
+
+  /**
+   * `BeforeHookCreation` (the default): a hook of this step whose object is there from an earlier
+   * sync is deleted first, and the step waits until it is gone (runTasks, sync_context.go
+   * l. 1650-1684; a Job deleted with foreground propagation goes once its pods have). Whether the
+   * step must wait.
+   */
+  private deleteBeforeCreation(api: KubeApi, tasks: readonly Desired[], context: NonNullable<Operation['waves']>): boolean {
+    let waiting = false;
+    for (const d of tasks) {
+      if (!d.hook || context.hooks.has(d.key) || !d.hook.deletePolicies.includes('BeforeHookCreation')) continue;
+      const old = api.get(d.obj.kind, d.obj.metadata.name, d.obj.metadata.namespace);
+      if (!old) continue;
+      api.delete(old);
+      waiting = true;
+    }
+    return waiting;
+  }
+
+  /** Deletes this sync's hooks that carry `policy` (`HookSucceeded` once the sync succeeded, `HookFailed` once it failed: sync_context.go l. 620-640, 652-656, 703-712). */
+  private deleteHooks(api: KubeApi, desired: readonly Desired[], context: NonNullable<Operation['waves']>, policy: string): void {
+    for (const d of desired) {
+      if (!d.hook || !context.hooks.has(d.key) || !d.hook.deletePolicies.includes(policy)) continue;
+      const l = api.get(d.obj.kind, d.obj.metadata.name, d.obj.metadata.namespace);
+      if (l) api.delete(l);
+    }
+  }
+
+  /** A successful sync: its hooks with `HookSucceeded` go, then the operation ends. */
+  private succeed(live: Live, state: AppState, api: KubeApi, desired: readonly Desired[], context: NonNullable<Operation['waves']>, message: string): boolean {
+    this.deleteHooks(api, desired, context, 'HookSucceeded');
+    return this.finish(live, state, 'Succeeded', message);
   }
 
   /** Ends an attempt: a failure is retried while `retry.limit` allows (appcontroller.go l. 1619-1635). */

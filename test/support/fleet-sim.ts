@@ -1,7 +1,8 @@
 /**
  * A fleet in simulated time: a git repository of synthesized trees (git-sim.ts), Argo CD
  * (argocd-sim.ts) in its own cluster, and per cluster an API server with its Deployment and Job
- * controllers (kube-sim.ts), Karpenter (karpenter-sim.ts) and the drift gate's pod (gate-sim.ts),
+ * controllers (kube-sim.ts), Karpenter (karpenter-sim.ts), the drift gate's pod (gate-sim.ts) and the
+ * guard gates' pods (guard-gate-sim.ts),
  * and the promotion CI job of docs/windows.md, run as GitHub runs the promote workflow the commits
  * carry (github-sim.ts: its push jobs' environments, concurrency and credential; GitHub refuses a
  * push as git-sim.ts says). Everything is driven by the files of the commits:
@@ -31,6 +32,7 @@ import { promotion } from '../../src/promote/promote';
 import { ArgoEvent, ArgoSim } from './argocd-sim';
 import { Assess, assess as simAssess, gateProgram, GateLook, isGateJob } from './gate-sim';
 import { GitSim } from './git-sim';
+import { guardGateProgram, GuardLook, isGuardGateJob } from './guard-gate-sim';
 import { PromoteWorkflow, promoteWorkflow, PushJob } from './github-sim';
 import { renderChart } from './karpenter-chart';
 import { ec2NodeClassHash, KarpenterSim, nodePoolHash } from './karpenter-sim';
@@ -178,6 +180,8 @@ export class FleetSim {
   private readonly workflowText: string;
   private readonly workflows = new Map<string, PromoteWorkflow>();
   public readonly gateLooks: GateLook[] = [];
+  /** What the guard gates' pods saw, each look whose verdict changed. */
+  public readonly guardLooks: GuardLook[] = [];
   /** Broken invariants, one line each, with the minute. */
   public readonly violations: string[] = [];
   /** When each cluster finished each commit (oracle). */
@@ -204,7 +208,8 @@ export class FleetSim {
       if (name === undefined) throw new Error(`cluster ${c.id}: the simulation needs destination.name`);
       const api = new KubeApi(name, () => this.now);
       const kube = new KubeControllers(api, (job) => {
-        if (!isGateJob(job)) throw new Error(`${c.id}: Job ${job.name} is not a drift gate: no program simulated`);
+        if (isGuardGateJob(job)) return guardGateProgram(c.id, this.guardLooks);
+        if (!isGateJob(job)) throw new Error(`${c.id}: Job ${job.name} is neither a drift gate nor a guard gate: no program simulated`);
         return gateProgram(c.id, options.assess ?? simAssess, this.gateLooks);
       });
       const karpenter = new KarpenterSim(c.id, api, kube, { initialNodeClaims: (pool) => options.initialNodeClaims(c.id, pool), from: new Date(this.now - 86_400_000), to: options.end });
@@ -566,7 +571,7 @@ export class FleetSim {
 
   private readonly failedJobs = new Set<string>();
 
-  /** No Job fails (the drift gate has no deadline: it waits). */
+  /** No Job fails: the drift gate has no deadline (it waits), and a guard gate fails only at its deadline, when its policy never comes (a scenario that wants it says so). */
   private checkJobs(now: number): void {
     for (const c of this.clusters.values()) {
       for (const job of c.api.list('Job')) {

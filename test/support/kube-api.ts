@@ -1,8 +1,9 @@
 /**
- * A stand-in for the Kubernetes API server, as far as the drift gate reads it: HTTPS on
+ * A stand-in for the Kubernetes API server, as far as the gate programs read it: HTTPS on
  * 127.0.0.1 (a random port) with a self-signed certificate, a bearer token, GET of one
- * NodePool, EC2NodeClass, NodeOverlay or Deployment and the list of NodeClaims by label
- * selector, answers and errors in the API server's own JSON. Written from:
+ * NodePool, EC2NodeClass, NodeOverlay, Deployment or ValidatingAdmissionPolicyBinding and the
+ * lists of NodeClaims and ValidatingAdmissionPolicies by label selector, answers and errors in
+ * the API server's own JSON. Written from:
  * - the paths: https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-uris
  *   (`/apis/<group>/<version>/<plural>/<name>`, namespaced `/namespaces/<ns>/` before the plural);
  * - errors as `metav1.Status` (k8s.io/apimachinery pkg/api/errors/errors.go `NewNotFound`:
@@ -40,8 +41,16 @@ const RESOURCES = {
   EC2NodeClass: { plural: 'ec2nodeclasses', group: 'karpenter.k8s.aws', path: /^\/apis\/karpenter\.k8s\.aws\/v1\/ec2nodeclasses\/([^/]+)$/ },
   NodeOverlay: { plural: 'nodeoverlays', group: 'karpenter.sh', path: /^\/apis\/karpenter\.sh\/v1alpha1\/nodeoverlays\/([^/]+)$/ },
   Deployment: { plural: 'deployments', group: 'apps', path: /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)$/ },
+  ValidatingAdmissionPolicyBinding: {
+    plural: 'validatingadmissionpolicybindings', group: 'admissionregistration.k8s.io',
+    path: /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingadmissionpolicybindings\/([^/]+)$/,
+  },
 } as const;
-const NODECLAIMS = /^\/apis\/karpenter\.sh\/v1\/nodeclaims$/;
+/** The lists the stand-in serves, by path: their kind and the apiVersion of their list. */
+const LISTS = [
+  { path: /^\/apis\/karpenter\.sh\/v1\/nodeclaims$/, kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1' },
+  { path: /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingadmissionpolicies$/, kind: 'ValidatingAdmissionPolicy', apiVersion: 'admissionregistration.k8s.io/v1' },
+] as const;
 
 /** Reason of a `metav1.Status` per code (k8s.io/apimachinery pkg/apis/meta/v1/types.go StatusReason). */
 const REASONS: Record<number, string> = {
@@ -133,7 +142,7 @@ export class KubeApiStandIn {
   }
 
   /** Removes an object: it is gone (404). */
-  public remove(kind: keyof typeof RESOURCES | 'NodeClaim', name: string, namespace?: string): void {
+  public remove(kind: keyof typeof RESOURCES | (typeof LISTS)[number]['kind'], name: string, namespace?: string): void {
     this.objects.delete(this.key(kind, name, namespace));
   }
 
@@ -192,26 +201,27 @@ export class KubeApiStandIn {
       const found = this.objects.get(this.key(kind, name, namespace));
       return found ? send(200, found) : fail(404, `${r.plural}.${r.group} "${name}" not found`, { name, group: r.group, kind: r.plural });
     }
-    if (NODECLAIMS.test(url.pathname)) {
+    const list = LISTS.find((l) => l.path.test(url.pathname));
+    if (list) {
       const selected = selector(url.searchParams.get('labelSelector') ?? '');
       if (!selected) return fail(400, `unable to parse requirement: ${url.searchParams.get('labelSelector')}`);
-      const page = this.page(url.searchParams.get('continue') ?? undefined, Number(url.searchParams.get('limit') ?? 0), selected);
+      const page = this.page(list.kind, url.searchParams.get('continue') ?? undefined, Number(url.searchParams.get('limit') ?? 0), selected);
       if ('expired' in page) return fail(410, page.expired);
-      return sendJson(res, this.requests, req, `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":${JSON.stringify(page.metadata)},"items":[${page.items.join(',')}]}`);
+      return sendJson(res, this.requests, req, `{"apiVersion":"${list.apiVersion}","kind":"${list.kind}List","metadata":${JSON.stringify(page.metadata)},"items":[${page.items.join(',')}]}`);
     }
     return fail(404, 'the server could not find the requested resource');
   }
 
   /**
-   * One page of the NodeClaims: from the continue token's key (or the first) at its list's
+   * One page of the objects of `kind`: from the continue token's key (or the first) at its list's
    * snapshot, the selected ones up to `limit` (0: all), and the token of the next key if one remains.
    */
-  private page(token: string | undefined, limit: number, selected: (labels: Record<string, string>) => boolean): { metadata: Record<string, string>; items: string[] } | { expired: string } {
+  private page(kind: string, token: string | undefined, limit: number, selected: (labels: Record<string, string>) => boolean): { metadata: Record<string, string>; items: string[] } | { expired: string } {
     let list: number;
     let start = 0;
     if (token === undefined) {
       list = ++this.lists;
-      this.snapshots.set(list, [...this.objects.values()].filter((o) => o.kind === 'NodeClaim').sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+      this.snapshots.set(list, [...this.objects.values()].filter((o) => o.kind === kind).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
         .map((o) => ({ labels: { ...o.metadata.labels }, json: this.fixed.get(o) ?? JSON.stringify(o) })));
     } else {
       const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { list: number; start: number };

@@ -18,6 +18,13 @@
  * - a Job runs one pod at a time (the program is given by the simulation) and records
  *   `Complete` or `Failed` in its conditions; `backoffLimit` failed pods fail the Job;
  *   @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#pod-backoff-failure-policy
+ * - a Job's `activeDeadlineSeconds` counts from its `startTime` (set when the Job controller first
+ *   handles it, pod or no pod): past it, its running pod is ended and the Job fails with reason
+ *   `DeadlineExceeded`, whatever its `backoffLimit`;
+ *   @see https://kubernetes.io/docs/concepts/workloads/controllers/job/#job-termination-and-cleanup
+ * - a pod whose ServiceAccount does not exist is not created (the ServiceAccount admission
+ *   plugin refuses it): the Job waits without a pod, its deadline running;
+ *   @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#serviceaccount
  * - a Job deleted with foreground propagation (how Argo CD prunes) is gone once its pods
  *   are, the next minute; other objects without finalizers go at once;
  * - RBAC: a request is allowed when a (Cluster)RoleBinding binds the ServiceAccount to a rule
@@ -354,6 +361,8 @@ export type PodResult = 'running' | 'succeeded' | 'failed';
 export type PodProgram = (job: Live, api: KubeApi, now: number) => PodResult;
 
 interface JobState {
+  /** `status.startTime`: when the Job controller first handled it. */
+  readonly startedAt: number;
   podStartedAt?: number;
   failed: number;
   program?: PodProgram;
@@ -450,13 +459,27 @@ export class KubeControllers {
     if ((status.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return;
     let state = this.jobs.get(live.uid);
     if (!state) {
-      state = { failed: 0 };
+      state = { startedAt: now, failed: 0 };
       this.jobs.set(live.uid, state);
+    }
+    const spec = (live.applied.spec ?? {}) as { activeDeadlineSeconds?: number; backoffLimit?: number; template?: { spec?: { serviceAccountName?: string } } };
+    const startTime = new Date(state.startedAt).toISOString();
+    if (spec.activeDeadlineSeconds !== undefined && now - state.startedAt >= spec.activeDeadlineSeconds * 1000) {
+      this.api.setStatus(live, {
+        startTime, failed: state.failed + (state.podStartedAt !== undefined ? 1 : 0),
+        conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }],
+      });
+      return;
+    }
+    const serviceAccount = spec.template?.spec?.serviceAccountName;
+    if (state.podStartedAt === undefined && serviceAccount !== undefined && !this.api.get('ServiceAccount', serviceAccount, live.namespace)) {
+      this.api.setStatus(live, { active: 0, failed: state.failed, startTime });
+      return;
     }
     // A pod is scheduled and its image pulled within a minute of the Job (or of its last pod's failure).
     if (state.podStartedAt === undefined) {
       state.podStartedAt = now;
-      this.api.setStatus(live, { active: 1, failed: state.failed, startTime: new Date(now).toISOString() });
+      this.api.setStatus(live, { active: 1, failed: state.failed, startTime });
       return;
     }
     state.program ??= this.programFor(live);
@@ -465,7 +488,7 @@ export class KubeControllers {
     if (result === 'succeeded') {
       const at = new Date(now).toISOString();
       this.api.setStatus(live, {
-        succeeded: 1, failed: state.failed, completionTime: at,
+        startTime, succeeded: 1, failed: state.failed, completionTime: at,
         conditions: [{ type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: at }, { type: 'Complete', status: 'True', lastTransitionTime: at }],
       });
       return;
@@ -473,11 +496,11 @@ export class KubeControllers {
     state.failed++;
     state.podStartedAt = undefined;
     state.program = undefined;
-    const backoffLimit = ((live.applied.spec ?? {}) as { backoffLimit?: number }).backoffLimit ?? 6;
+    const backoffLimit = spec.backoffLimit ?? 6;
     if (state.failed > backoffLimit) {
-      this.api.setStatus(live, { failed: state.failed, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] });
+      this.api.setStatus(live, { startTime, failed: state.failed, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] });
     } else {
-      this.api.setStatus(live, { active: 0, failed: state.failed });
+      this.api.setStatus(live, { startTime, active: 0, failed: state.failed });
     }
   }
 }

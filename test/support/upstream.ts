@@ -46,7 +46,7 @@ export const MODELS = {
 
 /** Files of test/support that model no upstream system: harnesses, builders and the real programs they run. */
 export const NOT_MODELS = [
-  'big-fleet.ts', 'fengari.d.ts', 'fleet-sim.ts', 'gate-sim.ts', 'github-sim.ts', 'helm.ts', 'mermaid.ts', 'rollout-fleet.ts', 'snapshot.ts', 'upstream.ts',
+  'big-fleet.ts', 'fengari.d.ts', 'fleet-sim.ts', 'gate-sim.ts', 'github-sim.ts', 'guard-gate-sim.ts', 'helm.ts', 'mermaid.ts', 'rollout-fleet.ts', 'snapshot.ts', 'upstream.ts',
 ] as const;
 
 /** The versions the project generates for and tests against, each read from where it is pinned. */
