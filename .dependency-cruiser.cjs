@@ -88,6 +88,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // Packages' subpath exports (`@bufbuild/cel/ext`), resolved as Node's require does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'default'] },
     // Type-only imports are imports: a cycle through types is still a cycle of rooms.
     tsPreCompilationDeps: true,
     // Each file read again only when its content changed: the test runs in a second, not five.

@@ -157,6 +157,8 @@ describe('a two-cluster fleet', () => {
       const chart = helmTemplate({ settings: { clusterName: 'prod' }, serviceMonitor: { enabled: true } }, { namespace: 'karpenter', apiVersions: ['monitoring.coreos.com/v1'] });
       for (const obj of chart) created.add(`${obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0] : ''}/${obj.kind}`);
       created.add('/Namespace'); // CreateNamespace=true of the controller's namespace
+      // The parameters of the release before: a prune is checked against the project as any task (argo-cd v3.5.1 gitops-engine/pkg/sync/sync_context.go l. 1044-1095).
+      created.add('karpenter-gitops.io/TeamTenancy');
       // A Job too: the guard gates' hooks (the project allows it only where a team's pools are guarded, as here).
       expect(project.spec.namespaceResourceWhitelist).toContainEqual(JOB_KIND);
       const allowed = [...CLUSTER_KINDS, ...NAMESPACED_KINDS, JOB_KIND].map((k) => `${k.group}/${k.kind}`);

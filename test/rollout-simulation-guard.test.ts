@@ -87,7 +87,16 @@ const liveDigest = (fleet: FleetSim, team: string) => {
   const policy = api(fleet).list('ValidatingAdmissionPolicy')[0];
   return policy && (JSON.parse(policy.applied.metadata.annotations?.['karpenter-gitops.io/guards'] ?? '{}') as Record<string, string>)[team];
 };
-const liveNamespaces = (fleet: FleetSim, team: string) => ((api(fleet).get('TeamTenancy', team)?.applied.spec ?? {}) as { namespaces?: string[] }).namespaces;
+/** The namespaces a live policy (one with its binding) gives the team's pools, read from the policy's own data. */
+const liveNamespaces = (fleet: FleetSim, team: string) => {
+  const bound = new Set(api(fleet).list('ValidatingAdmissionPolicyBinding').map((b) => String((b.applied.spec as { policyName?: string }).policyName)));
+  for (const p of api(fleet).list('ValidatingAdmissionPolicy').filter((x) => bound.has(x.name))) {
+    const data = ((p.applied.spec as { variables?: { name: string; expression: string }[] }).variables ?? []).find((v) => v.name === 'namespaces');
+    const namespaces = (JSON.parse(data?.expression ?? '{}') as Record<string, string[]>)[team];
+    if (namespaces) return namespaces;
+  }
+  return undefined;
+};
 const syncs = (fleet: FleetSim, app: string, sha: string, type: 'sync-started' | 'sync-finished' = 'sync-started') => fleet.argo.events.filter((e) => e.app === app && e.type === type && e.revisions.includes(sha));
 /** The looks of the guard gates of `team` from `from` on (the fleet's first install, on Monday, ran them once too). */
 const guardLooks = (fleet: FleetSim, team: string, from = TUESDAY) => fleet.guardLooks.filter((l) => l.team === team && l.at >= from);
