@@ -19,6 +19,7 @@ module.exports.SLOW = {
   'test/rollout-simulation.test.ts': 'simulates Argo CD, Karpenter and promotion through a rollout',
   'test/rollout-simulation-gate.test.ts': 'simulates the drift gate through a rollout',
   'test/rollout-simulation-promotion.test.ts': 'simulates promotion through stages',
+  'test/rollout-simulation-manual-sync.test.ts': 'simulates a cluster synced by hand beside a promotion through stages',
   'test/gate/memory.test.ts': 'runs the gate on 3,000 NodeClaims under its memory limit',
   'test/config/schema-parity.test.ts': 'runs every schema field through the editor schema and the loader',
   'test/config/one-run.test.ts': 'five mistakes in the 120-cluster fleet, through every command',
@@ -32,6 +33,7 @@ module.exports.SLOW = {
   'test/review/cost.test.ts': 'cost changes reviewed through the command line, in git repositories',
   'test/review/sync-in-window.test.ts': 'syncInWindow reviewed through the command line, in git repositories',
   'test/review/kubernetes-upgrade.test.ts': 'a Kubernetes upgrade reviewed through the command line, in git repositories',
+  'test/review/manual-sync.test.ts': 'a cluster synced by hand reviewed through the command line, in git repositories',
   'test/promote/promote.test.ts': 'promotion through the command line, in git repositories',
   'test/workflow.test.ts': 'the workflows under actionlint, and their scripts run in git repositories',
   'test/e2e.test.ts': 'the README followed through npm in a copy of the project',
@@ -51,4 +53,5 @@ module.exports.SLOW = {
   'test/model/controller-chart.test.ts': 'renders the real Karpenter chart with Helm for each values file',
   'test/output/readers.test.ts': 'reads the generated output back with Helm (go-yaml v2) and two YAML readers',
   'test/adopt/adopt.test.ts': 'adopts a cluster\'s export through the command line: adopt, synth and diff --live',
+  'test/adopt/auto-mode.test.ts': 'adopts (and refuses) an EKS Auto Mode cluster\'s export through the command line',
 };

@@ -5,10 +5,12 @@
  * annotations and status, of which only the `spec` is what the config must say. Kinds that are
  * not adopted (NodeClaims) are skipped with a note; any other kind, an object without a name,
  * two objects of one kind and name, or a NodePool whose `nodeClassRef` names no EC2NodeClass of
- * the export is an error naming the object and field.
+ * the export is an error naming the object and field; a NodePool of EKS Auto Mode (a NodeClass of
+ * eks.amazonaws.com) is set apart, for adopt/auto-mode.ts.
  */
 import type { FieldPath, Problem } from '../input/problems';
 import type { SourceFile } from '../input/source';
+import { AUTO_MODE_NODE_CLASS_KIND, isAutoModeRef } from './auto-mode';
 
 /** The most bytes an export (or a values file) may have: a cluster's objects with their metadata and status. */
 export const MAX_EXPORT_BYTES = 32 * 1024 * 1024;
@@ -26,6 +28,7 @@ export type AdoptedKind = (typeof ADOPTED_KINDS)[keyof typeof ADOPTED_KINDS];
 /** Kinds an export may hold that adoption leaves alone: the cluster's state, not its config. */
 const SKIPPED_KINDS: Readonly<Record<string, string>> = {
   'karpenter.sh/v1 NodeClaim': 'a node Karpenter launched: the NodePools say how it is made, the running nodes stay',
+  [AUTO_MODE_NODE_CLASS_KIND]: 'EKS Auto Mode\'s node class: EKS owns it (adopt/auto-mode.ts)',
 };
 
 /** One adopted object: its kind, name, spec, and where it is in the export. */
@@ -45,6 +48,8 @@ export interface LiveExport {
   readonly nodePools: readonly LiveObject[];
   readonly nodeClasses: readonly LiveObject[];
   readonly overlays: readonly LiveObject[];
+  /** The NodePools of EKS Auto Mode (a node class of eks.amazonaws.com): left to EKS, not adopted (adopt/auto-mode.ts). */
+  readonly autoModePools: readonly LiveObject[];
   /** What was skipped, one line each. */
   readonly notes: readonly string[];
 }
@@ -92,10 +97,12 @@ export function readLiveExport(sources: readonly SourceFile[]): { readonly live?
     }
   }
   const classes = new Set(objects.filter((o) => o.kind === 'EC2NodeClass').map((o) => o.name));
+  const autoModePools: LiveObject[] = [];
   for (const np of objects.filter((o) => o.kind === 'NodePool')) {
     const ref = isObject(np.spec.template) && isObject(np.spec.template.spec) && isObject(np.spec.template.spec.nodeClassRef) ? np.spec.template.spec.nodeClassRef : {};
     const at = [...np.at, 'spec', 'template', 'spec', 'nodeClassRef'];
-    if (ref.group !== 'karpenter.k8s.aws' || ref.kind !== 'EC2NodeClass') {
+    if (isAutoModeRef(ref)) autoModePools.push(np);
+    else if (ref.group !== 'karpenter.k8s.aws' || ref.kind !== 'EC2NodeClass') {
       problems.push(np.source.problem(at, `NodePool ${np.name} uses a node class of ${String(ref.group)}/${String(ref.kind)}: only EC2NodeClasses (karpenter.k8s.aws) are adopted`));
     } else if (!classes.has(String(ref.name))) {
       problems.push(np.source.problem([...at, 'name'], `NodePool ${np.name} uses EC2NodeClass ${String(ref.name)}, which is not in the export `
@@ -103,8 +110,8 @@ export function readLiveExport(sources: readonly SourceFile[]): { readonly live?
     }
   }
   if (problems.length) return { problems };
-  const of = (kind: AdoptedKind) => objects.filter((o) => o.kind === kind);
-  return { live: { nodePools: of('NodePool'), nodeClasses: of('EC2NodeClass'), overlays: of('NodeOverlay'), notes }, problems };
+  const of = (kind: AdoptedKind) => objects.filter((o) => o.kind === kind && !autoModePools.includes(o));
+  return { live: { nodePools: of('NodePool'), nodeClasses: of('EC2NodeClass'), overlays: of('NodeOverlay'), autoModePools, notes }, problems };
 }
 
 /** A plain object (not an array, not null). */

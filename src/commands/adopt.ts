@@ -3,10 +3,13 @@ import { parse } from 'yaml';
 import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE } from '../command-line/options';
+import { autoModeVerdict } from '../adopt/auto-mode';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
+import { APP_NAMES } from '../config/reserved';
 import { platformSchema } from '../config/schema';
 import { suggest } from '../input/issues';
 import { collapseShared, InputError } from '../input/problems';
+import { clusterApplications } from '../model/applications';
 import { readPlan } from '../model/checks';
 import { SourceFile } from '../input/source';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
@@ -118,12 +121,18 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     .filter((f) => !f.startsWith(`${own.dir}/`) && f !== own.root && !(Object.values(FLEET_FILES) as string[]).includes(f) && was.get(f) !== now.get(f));
   const valuesFile = now.get(clusterLayout(o.cluster).controllerValues);
   const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, '')) as unknown, adoption.dropped);
+  // EKS Auto Mode's pools are left to EKS; the shared karpenter.sh CRDs must not be installed there (adopt/auto-mode.ts).
+  const adopted = after.platform.clusters.find((c) => c.id === o.cluster);
+  const installsCrds = adopted !== undefined && clusterApplications(after.platform, adopted).some((a) => a.name === APP_NAMES.crds(o.cluster));
+  const autoMode = autoModeVerdict(o.cluster, live.autoModePools, installsCrds);
   const checks = [
+    ...autoMode.problems,
     ...(mismatch ? [`synth would not make what cluster ${o.cluster} runs: ${mismatch}`] : []),
     ...lost.map((path) => `the controller would lose its Helm value ${path}`),
     ...(others.length ? [`adoption would change files of other clusters: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', ...' : ''}`] : []),
   ];
   if (checks.length) {
+    for (const note of autoMode.notes) say.out(note);
     for (const c of checks) say.error(c);
     say.err('nothing was written');
     return EXIT.failed;
@@ -131,7 +140,7 @@ function adopt(say: Reporter, o: AdoptOptions): number {
   const temporary = `${o.configPath}.adopt-${process.pid}`;
   writeFileSync(temporary, adoption.text);
   renameSync(temporary, o.configPath);
-  for (const note of adoption.notes) say.out(note);
+  for (const note of [...autoMode.notes, ...adoption.notes]) say.out(note);
   say.out(`wrote ${show(o.configPath)}: synth makes for cluster ${o.cluster} exactly the ${live.nodePools.length} NodePool(s), ${live.nodeClasses.length} EC2NodeClass(es) `
     + `and ${live.overlays.length} NodeOverlay(s) it runs`);
   say.out('');

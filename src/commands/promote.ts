@@ -21,7 +21,8 @@ export const spec = {
     + 'stage\'s soak (gitops.stages) has passed since the last of them became so, as Argo CD recorded it,\n'
     + 'and the main branch (--main REF) still has SHA\'s files for the clusters of STAGE, prints the\n'
     + 'command that moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE, and\n'
-    + 'the GitHub environment to push in; otherwise names what holds it back, and why. `promote plan`\n'
+    + 'the GitHub environment to push in; otherwise names what holds it back, and why. A cluster whose\n'
+    + 'Applications sync by hand (manualSync: true) is not waited for, and named as such. `promote plan`\n'
     + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md).',
   argument: {
     name: 'STAGE|plan', pattern: /^(?:[0-9]+|plan)$/,
@@ -98,8 +99,16 @@ function decisionJson(stage: number, revision: string, d: Promotion): Record<str
     version: 1, stage, revision, ready: d.ready, blockers: d.blockers, push: d.command ?? null, ref: d.ref,
     environment: d.environment ?? null, soakMinutes: d.soakMinutes,
     finishedAt: d.finishedAt === undefined ? null : rfc3339(d.finishedAt), soakRemainingMinutes: d.soakRemainingMinutes ?? null,
-    checked: d.checked, noSuchStage: d.noSuchStage,
+    checked: d.checked, notWaitedFor: d.manual.map((cluster) => ({ cluster, why: MANUAL_WHY })), noSuchStage: d.noSuchStage,
   };
+}
+
+/** Why a manual cluster of the stage before is not waited for (promote/promote.ts manualClusters). */
+const MANUAL_WHY = 'synced by hand (manualSync: true): Argo CD never syncs its Applications by itself, so it gets the revision only when someone syncs it';
+
+/** One line per cluster of the stage before that the decision did not wait for. */
+function notWaitedFor(stage: number, d: Promotion): string[] {
+  return d.manual.map((id) => `not waited for: cluster ${id} (stage ${stage - 1}): ${MANUAL_WHY}`);
 }
 
 /** `promote STAGE --revision SHA --applications FILE[,FILE…]` (docs/windows.md). */
@@ -132,13 +141,16 @@ function promote(say: Reporter, { configPath, root }: Options, stage: number, ar
     return code;
   }
   if (decision.ready) {
-    say.out(`stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`);
+    say.out(decision.checked.length ? `stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`
+      : `stage ${stage - 1} has no automated Application to wait for; promote with:`);
+    for (const line of notWaitedFor(stage, decision)) say.out(line);
     if (decision.environment !== undefined) say.out(`(in the GitHub environment ${decision.environment}: its required reviewers approve the push)`);
     say.out(decision.command ?? '');
     return code;
   }
   say.err(`not promoting ${revision} to stage ${stage}:`);
   for (const b of decision.blockers) say.err(`  ${b}`);
+  for (const line of notWaitedFor(stage, decision)) say.err(`  ${line}`);
   return code;
 }
 

@@ -73,6 +73,13 @@ export interface SummaryDataCluster {
    * @default false - they sync at once, whatever the window
    */
   readonly syncInWindow?: boolean;
+  /**
+   * Its Applications sync only by hand (`manualSync: true`, as adopt writes it): Argo CD never
+   * syncs them by itself, and `npm run promote` does not wait for it. Added within version 1;
+   * written only when true.
+   * @default false - its Applications sync automatically
+   */
+  readonly manualSync?: boolean;
   readonly pools: readonly SummaryDataPool[];
 }
 
@@ -149,6 +156,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
         keptUtc: describeRuns(windowPlan(c.window).kept),
       } : null,
       ...(controllerSyncsInWindow(c) ? { syncInWindow: true } : {}),
+      ...(c.manualSync === true ? { manualSync: true } : {}),
       pools: c.pools.map((pool, j) => {
         const { facts, nodePool } = plans[i].pools[j];
         return {

@@ -7,7 +7,8 @@ import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
  * The lines of a cluster's page (`dist/<cluster>/SUMMARY.md`) about its window and stage
  * (docs/windows.md): the window in local time and the UTC hours kept (and why), the stage, the
  * ref its pools track and what waits for what, by stage: the page names no other cluster (see
- * cluster-summary.ts), the fleet's page draws the stages. Deterministic: no "next opening" (the
+ * cluster-summary.ts), the fleet's page draws the stages; a cluster synced by hand says so.
+ * Deterministic: no "next opening" (the
  * review prints that).
  */
 export function windowSummary(platform: Platform, cluster: Cluster): string[] {
@@ -26,7 +27,12 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
     const earlier = platform.clusters.some((c) => c.stage === stage - 1);
     lines.push('', `Stage ${stage}: its root and every Application it creates track \`${clusterRevision(platform, cluster)}\``
       + `${earlier ? `, promoted once every cluster of stage ${stage - 1} runs the revision and Karpenter has finished with it there` : ''}`
-      + `${isGated(platform, cluster) ? `; the clusters of stage ${stage + 1} wait for its drift gate` : ''}.`);
+      + `${isGated(platform, cluster) && cluster.manualSync !== true ? `; the clusters of stage ${stage + 1} wait for its drift gate` : ''}.`);
+  }
+  if (cluster.manualSync === true) {
+    // Argo CD never syncs an Application without automated sync by itself (argo-cd v3.5.1 controller/appcontroller.go l. 2332-2334).
+    lines.push('', 'Synced by hand (`manualSync: true`): its root and every Application it creates have no automated sync, so Argo CD never syncs them by itself: '
+      + 'a change reaches the cluster only when someone syncs it, and `npm run promote` does not wait for it (docs/adopting.md, "What adopted means").');
   }
   return lines;
 }

@@ -12,6 +12,11 @@ export interface Promotion {
   readonly blockers: readonly string[];
   /** The Applications checked. */
   readonly checked: readonly string[];
+  /**
+   * The ids of the clusters of the stage before that are not waited for: synced by hand
+   * (`clusters.<id>.manualSync`), so nothing syncs them by itself (see manualClusters).
+   */
+  readonly manual: readonly string[];
   /** No cluster is at this stage: a loop over the stages (the promote workflow) stops here. */
   readonly noSuchStage: boolean;
   /** The stage's ref, `<gitops.stageRefPrefix>STAGE`. */
@@ -71,6 +76,21 @@ interface Checked {
 function applicationsOf(platform: Platform, cluster: Cluster): Checked[] {
   const { root, children } = clusterApplicationModels(platform, cluster);
   return [root, ...children].filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)) }));
+}
+
+/**
+ * The clusters of `stage` whose Applications sync only by hand (`manualSync: true`, as adopt
+ * writes it): a promotion does not wait for them. Such an Application has no
+ * `syncPolicy.automated`, and Argo CD's controller starts no sync of it by itself: `autoSync`
+ * returns before any operation when automated sync is off (argo-cd v3.5.1
+ * controller/appcontroller.go l. 2332-2334; `SyncPolicy.IsAutomatedSyncEnabled`,
+ * pkg/apis/application/v1alpha1/types.go l. 1531-1536). Waiting for it to reach the revision
+ * would hold every later stage until a person syncs it, which for a cluster being adopted is by
+ * design later (docs/adopting.md); so it is named in the decision instead, as not waited for,
+ * and the review says its changes happen when someone syncs it (docs/review.md).
+ */
+function manualClusters(platform: Platform, stage: number): Cluster[] {
+  return platform.clusters.filter((c) => c.stage === stage && c.manualSync === true);
 }
 
 /** Messages Argo CD's repo server gives when a git revision cannot be resolved (a stage ref not created yet). */
@@ -148,7 +168,8 @@ export function promotion(platform: Platform, stage: number, revision: string, a
   else if (!platform.clusters.some((c) => c.stage === stage)) blockers.push(`no cluster is at stage ${stage}`);
   else if (before.length === 0) blockers.push(`no cluster is at stage ${stage - 1}, which stage ${stage} waits for`);
   const settled: { name: string; at: number | 'running' | undefined }[] = [];
-  for (const cluster of blockers.length === 0 ? before : []) {
+  const manual = blockers.length === 0 ? manualClusters(platform, stage - 1).map((c) => c.id) : [];
+  for (const cluster of blockers.length === 0 ? before.filter((c) => c.manualSync !== true) : []) {
     for (const { name, git } of applicationsOf(platform, cluster)) {
       checked.push(name);
       const app = byName.get(name);
@@ -202,7 +223,7 @@ export function promotion(platform: Platform, stage: number, revision: string, a
   const ready = blockers.length === 0;
   const ref = stageRef(platform, stage);
   return {
-    ready, blockers, checked, noSuchStage: stage >= 2 && !platform.clusters.some((c) => c.stage === stage), ref, soakMinutes,
+    ready, blockers, checked, manual, noSuchStage: stage >= 2 && !platform.clusters.some((c) => c.stage === stage), ref, soakMinutes,
     ...(ready ? { command: `git push origin ${revision}:refs/heads/${ref}` } : {}),
     ...(policy?.environment !== undefined ? { environment: policy.environment } : {}),
     ...(finished !== undefined ? { finishedAt: finished, soakRemainingMinutes } : {}),

@@ -78,7 +78,7 @@ function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: s
       for (const s of rolloutSteps(g, timeline)) {
         const stage = s.stage === null ? 'no stage' : `stage ${s.stage}`;
         rollout.push(`${bullet.replace(/\S/g, ' ')}  ${stage}, ${s.window ? `window ${s.window}` : 'no window'}: ${plural(s.clusters.length, 'cluster')} (${someOf(s.clusters)}), ${s.members.toLocaleString('en-US')} of its resources: `
-          + `synced ${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, timeline.data) || 'the pools\' budgets'}`);
+          + `${s.manual ? '' : 'synced '}${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, timeline.data) || 'the pools\' budgets'}`);
       }
     }
   }

@@ -10,7 +10,7 @@ import { budgetDuration, nextOpening } from '../schedule/windows';
 import type { SummaryData, SummaryDataCluster } from '../model/summary-data';
 import type { Change } from './changes';
 import { RISKS, type Risk } from './risk';
-import { ASSUMED_DRIFT_MINUTES, keptRunFrom, RolloutTimeline, whenText, windowOf } from './timeline';
+import { ASSUMED_DRIFT_MINUTES, isManual, keptRunFrom, manualText, MANUAL_SYNC, RolloutTimeline, whenText, windowOf } from './timeline';
 import { FLEET } from './tree';
 
 /** Changes that are the same change, on several resources (clusters, pools). */
@@ -97,6 +97,8 @@ export interface RolloutStep {
   readonly stage: number | null;
   /** null: no window. */
   readonly window: string | null;
+  /** Its clusters sync by hand (`manualSync: true`): the change reaches them when someone syncs them. @default false */
+  readonly manual?: boolean;
   readonly clusters: readonly string[];
   /** How many of the group's members (pools, objects) are on these clusters. */
   readonly members: number;
@@ -117,19 +119,20 @@ export interface RolloutStep {
  * replaced, from the window's first opening after that.
  */
 export function rolloutSteps(group: ChangeGroup, timeline: RolloutTimeline): RolloutStep[] {
-  const keyed = new Map<string, { stage: number | null; window: SummaryDataCluster['window']; clusters: string[]; members: number }>();
+  const keyed = new Map<string, { stage: number | null; window: SummaryDataCluster['window']; manual: SummaryDataCluster | undefined; clusters: string[]; members: number }>();
   for (const id of group.clusters) {
     const c = timeline.cluster(id);
     if (!c) continue;
-    const key = `${c.stage ?? 0}\0${c.window?.name ?? ''}`;
-    const step = keyed.get(key) ?? { stage: c.stage, window: c.window, clusters: [], members: 0 };
+    const key = `${c.stage ?? 0}\0${c.window?.name ?? ''}\0${isManual(c)}`;
+    const step = keyed.get(key) ?? { stage: c.stage, window: c.window, manual: isManual(c) ? c : undefined, clusters: [], members: 0 };
     step.clusters.push(id);
     step.members += group.members.filter((m) => m.resource.cluster === id).length;
     keyed.set(key, step);
   }
   return [...keyed.values()]
-    .sort((a, b) => (a.stage ?? 1) - (b.stage ?? 1) || (a.window?.name ?? '').localeCompare(b.window?.name ?? ''))
+    .sort((a, b) => (a.stage ?? 1) - (b.stage ?? 1) || (a.window?.name ?? '').localeCompare(b.window?.name ?? '') || Number(a.manual !== undefined) - Number(b.manual !== undefined))
     .map((s): RolloutStep => {
+      if (s.manual) return manualStep(s.manual, s.clusters, s.members, timeline);
       const start = timeline.startOf(s.stage);
       const promoted = s.stage !== null && s.stage >= 2;
       if (!s.window) return { stage: s.stage, window: null, clusters: s.clusters, members: s.members, synced: timeline.startText(s.stage), drift: 'at once (no window)', earliest: start };
@@ -141,6 +144,18 @@ export function rolloutSteps(group: ChangeGroup, timeline: RolloutTimeline): Rol
           : `${whenText(opening, s.window.timeZone)}, the next opening of window ${s.window.name}; only in ${kept.join(', ')} UTC`;
       return { stage: s.stage, window: s.window.name, clusters: s.clusters, members: s.members, synced, drift, keptUtc: kept, ...(opening ? { earliest: opening } : {}) };
     });
+}
+
+/**
+ * The step of clusters synced by hand: no time is known, the change reaches them when someone
+ * syncs them; their drifted nodes are then replaced at once, or in their window's kept minutes.
+ */
+function manualStep(cluster: SummaryDataCluster, clusters: readonly string[], members: number, timeline: RolloutTimeline): RolloutStep {
+  const drift = cluster.window ? `once someone syncs it, then only in window ${cluster.window.name} (${cluster.window.keptUtc.join(', ')} UTC)` : 'once someone syncs it, then at once (no window)';
+  return {
+    stage: cluster.stage, window: cluster.window?.name ?? null, manual: true, clusters, members,
+    synced: manualText(cluster, timeline.startText(cluster.stage)), drift, ...(cluster.window ? { keptUtc: cluster.window.keptUtc } : {}),
+  };
 }
 
 /** A budget as the summary data holds it. */
@@ -197,7 +212,7 @@ export function rolloutGantt(groups: readonly ChangeGroup[], timeline: RolloutTi
   const steps = new Map<string, RolloutStep>();
   for (const g of groups.filter((x) => x.risk === 'replaces-nodes' || x.risk === 'destructive')) {
     for (const s of rolloutSteps(g, timeline)) {
-      const key = `${s.stage ?? 1}\0${s.window ?? ''}`;
+      const key = `${s.stage ?? 1}\0${s.window ?? ''}\0${s.manual === true}`;
       const was = steps.get(key);
       steps.set(key, was ? { ...was, clusters: [...new Set([...was.clusters, ...s.clusters])] } : s);
     }
@@ -223,6 +238,11 @@ export function rolloutGantt(groups: readonly ChangeGroup[], timeline: RolloutTi
     const guess = stage >= 2 ? ', estimate' : '';
     for (const s of byStage.get(stage) ?? []) {
       const label = `${s.window ? `window ${s.window}` : 'no window'} (${s.clusters.length} cluster${s.clusters.length === 1 ? '' : 's'})`;
+      if (s.manual) {
+        // No time is known: a milestone where the change is in git, said to wait for a person (no colon: mermaid splits there).
+        lines.push(`  ${label}, ${MANUAL_SYNC.replace(':', ',')}, not before this :milestone, s${id++}, ${stamp(start)}, 0m`);
+        continue;
+      }
       if (!s.window) {
         lines.push(`  ${label}, at once, estimate ${budgetDuration(ASSUMED_DRIFT_MINUTES)} :s${id++}, ${stamp(start)}, ${ASSUMED_DRIFT_MINUTES}m`);
         continue;

@@ -142,7 +142,8 @@ export class RolloutTimeline {
       const soakMinutes = stage >= 2 ? policy?.soakMinutes ?? 0 : 0;
       const start = stage >= 2 ? plus(previousFinish, soakMinutes) : at;
       let finish = start;
-      for (const c of data.clusters.filter((x) => x.stage === stage)) {
+      // A cluster synced by hand has no finish to wait for: npm run promote does not wait for it (promote/promote.ts).
+      for (const c of data.clusters.filter((x) => x.stage === stage && !isManual(x))) {
         const w = work.get(c.id);
         if (w) finish = later(finish, this.finishOf(c, w, start));
       }
@@ -214,6 +215,28 @@ export class RolloutTimeline {
     return plus(end, SETTLE_MINUTES);
   }
 }
+
+/**
+ * Whether a cluster's Applications sync only by hand (`manualSync: true`, as adopt writes it).
+ * Argo CD then never syncs them by itself: its controller's `autoSync` returns before any
+ * operation when automated sync is off (argo-cd v3.5.1 controller/appcontroller.go l. 2332-2334),
+ * so a change reaches the cluster when someone syncs it, not at merge or at its stage's promotion,
+ * and `npm run promote` does not wait for it. Its window, if any, does not hold a manual sync (the
+ * sync windows allow `manualSync`, schedule/windows.ts syncWindowModels); its budgets still hold
+ * the drifted nodes to the window's kept minutes.
+ */
+export function isManual(cluster: SummaryDataCluster): boolean {
+  return cluster.manualSync === true;
+}
+
+/** When a manual cluster gets a change, as the review says it: `manual: when someone syncs it`, and why. */
+export function manualText(cluster: SummaryDataCluster, start: string): string {
+  return `${MANUAL_SYNC} — its Applications have no automated sync (manualSync: true), so Argo CD never syncs them by itself; `
+    + `in git ${start}; npm run promote does not wait for it${cluster.window ? `; window ${cluster.window.name} does not hold a manual sync` : ''}`;
+}
+
+/** The start of every text saying when a manual cluster gets a change. */
+export const MANUAL_SYNC = 'manual: when someone syncs it';
 
 /**
  * When {@link ASSUMED_DRIFT_MINUTES} of drift-allowed time have passed from `from`: at once

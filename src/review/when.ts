@@ -8,7 +8,7 @@
  */
 import type { Review } from './changes';
 import { someOf } from './rollout';
-import { RolloutTimeline, whenText } from './timeline';
+import { isManual, manualText, RolloutTimeline, whenText } from './timeline';
 import { FLEET } from './tree';
 import { windowChangeText } from './windows';
 
@@ -44,6 +44,12 @@ export function whenLines(review: Review, timeline: RolloutTimeline | undefined)
       return at === undefined ? `never: window ${cluster.window!.name} keeps no minute` : `${whenText(at, cluster.window!.timeZone)}${estimate}`;
     };
     const start = t.startText(cluster.stage);
+    // A cluster synced by hand gets every change when someone syncs it, whatever its stage and window.
+    const when = (automatic: string) => (isManual(cluster) ? manualText(cluster, start) : `${start}, ${automatic}`);
+    if (added.has(id) && isManual(cluster)) {
+      entries.push({ cluster: id, mark: '', text: `added: ${manualText(cluster, start)}` });
+      continue;
+    }
     if (added.has(id)) {
       const pools = cluster.window ? `; its pools only in window ${cluster.window.name}, from ${opening('pools')}` : '';
       const controller = !cluster.window ? '' : t.heldByWindow(cluster, 'controller')
@@ -61,20 +67,20 @@ export function whenLines(review: Review, timeline: RolloutTimeline | undefined)
     if (mine.some((c) => t.timingOf(c) === 'controller')) {
       const held = t.heldByWindow(cluster, 'controller') ? `then only in window ${cluster.window!.name} (karpenter.syncInWindow): from ${opening('controller')}`
         : cluster.window ? `at once — window ${cluster.window.name} does not hold them (karpenter.syncInWindow is off)` : 'at once (no window)';
-      entries.push({ cluster: id, mark: '', text: `the controller and CRD changes: ${start}, ${held}` });
+      entries.push({ cluster: id, mark: '', text: `the controller and CRD changes: ${when(held)}` });
     }
     // Pool changes that replace nodes are in the rollout, with their windows and pacing; with a window change, said there.
     if (mine.some((c) => t.timingOf(c) === 'pools') && !mine.some((c) => c.risk === 'replaces-nodes') && !window) {
       const held = cluster.window ? `then only in window ${cluster.window.name}: from ${opening('pools')}` : 'at once (no window)';
-      entries.push({ cluster: id, mark: '', text: `the pool changes: ${start}, ${held}` });
+      entries.push({ cluster: id, mark: '', text: `the pool changes: ${when(held)}` });
     }
     // The tenancy policy: no window holds it (docs/tenancy.md, "Delivery"); the guarded pools wait for it, not it for them.
     if (mine.some((c) => t.timingOf(c) === 'policies')) {
       const held = cluster.window ? `at once — window ${cluster.window.name} does not hold them (access is not node churn; a guarded team's pools wait for their policy)` : 'at once (no window)';
-      entries.push({ cluster: id, mark: '', text: `the tenancy policy changes: ${start}, ${held}` });
+      entries.push({ cluster: id, mark: '', text: `the tenancy policy changes: ${when(held)}` });
     }
     if (mine.some((c) => c.action === 'removed' && c.risk === 'destructive' && t.timingOf(c) === 'other')) {
-      entries.push({ cluster: id, mark: '🛑 ', text: `the removals that go with a removed Application: ${start}, at once${cluster.window ? `, whatever window ${cluster.window.name}` : ''}: `
+      entries.push({ cluster: id, mark: '🛑 ', text: `the removals that go with a removed Application: ${when(`at once${cluster.window ? `, whatever window ${cluster.window.name}` : ''}`)}: `
         + 'the root prunes the Application and its resources finalizer deletes what it deployed; no sync window holds a deletion' });
     }
   }

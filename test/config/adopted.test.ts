@@ -108,4 +108,13 @@ describe('clusters.<id>.manualSync', () => {
     const root = parse(normal.get('argocd/demo.yaml') as string) as Plain;
     expect(((root.spec as Plain).syncPolicy as Plain).automated).toBeDefined();
   });
+
+  it('says so on the cluster\'s page and in dist/summary.json (which the review reads), and nowhere for a cluster that syncs on its own', () => {
+    const files = synthesize(load({ config: aConfig({ clusters: { demo: { terraformOutputs: 'terraform/demo.json', manualSync: true } } }) }).platform);
+    expect(files.get('dist/demo/SUMMARY.md')).toContain('Synced by hand (`manualSync: true`): its root and every Application it creates have no automated sync');
+    expect((JSON.parse(files.get('dist/summary.json')!) as { clusters: Plain[] }).clusters[0]).toMatchObject({ id: 'demo', manualSync: true });
+    const normal = synthesize(load({}).platform);
+    expect(normal.get('dist/demo/SUMMARY.md')).not.toContain('Synced by hand');
+    expect((JSON.parse(normal.get('dist/summary.json')!) as { clusters: Plain[] }).clusters[0]).not.toHaveProperty('manualSync');
+  });
 });

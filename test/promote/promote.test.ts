@@ -38,7 +38,7 @@ describe('promote', () => {
   it('is ready when every automated Application of the stage before, its root and drift gate included, is Synced at the revision and Healthy', () => {
     const decision = promotion(platform, 2, SHA, list(...cluster('dev'), live('staging', 'pools-web', { health: 'Progressing' })), { now: Date.parse(FINISHED) });
     expect(decision).toEqual({
-      ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS, noSuchStage: false,
+      ready: true, command: `git push origin ${SHA}:refs/heads/karpenter-gitops/stage-2`, blockers: [], checked: DEV_APPS, manual: [], noSuchStage: false,
       ref: 'karpenter-gitops/stage-2', soakMinutes: 0, finishedAt: Date.parse(FINISHED), soakRemainingMinutes: 0,
     });
   });
@@ -130,7 +130,7 @@ describe('npm run promote', () => {
       code: 1,
       decision: {
         version: 1, stage: 2, revision: sha, ready: false, push: null, ref: 'karpenter-gitops/stage-2', environment: 'production', soakMinutes: 60,
-        finishedAt: FINISHED, soakRemainingMinutes: 1, checked: names, noSuchStage: false,
+        finishedAt: FINISHED, soakRemainingMinutes: 1, checked: names, notWaitedFor: [], noSuchStage: false,
         blockers: ['stage 2 soaks 1h after stage 1 finished at 2026-11-20T10:00:42Z (dev-karpenter-root Synced and Healthy, as Argo CD recorded it): 1m left'],
       },
     });
@@ -167,6 +167,67 @@ describe('npm run promote', () => {
     const sha = fleet.git('rev-parse', 'HEAD').trim();
     writeFileSync(`${fleet.dir}/apps.json`, apps(sha));
     expect(await cli(['promote', '3', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--main', 'HEAD', '--config', fleet.configPath])).toMatchObject({ code: 2, err: expect.stringMatching(/no cluster is at stage 3/) });
+  });
+});
+
+/**
+ * A cluster whose Applications sync by hand (`manualSync: true`, as adopt writes it) beside an
+ * automated one of the same stage. Argo CD never syncs such an Application by itself (argo-cd
+ * v3.5.1 controller/appcontroller.go l. 2332-2334: `autoSync` returns when
+ * `SyncPolicy.IsAutomatedSyncEnabled` is false, pkg/apis/application/v1alpha1/types.go
+ * l. 1531-1536), so the promotion cannot wait for it to reach the revision: it names it as not
+ * waited for, and waits for the automated clusters as before.
+ */
+describe('promote: a cluster synced by hand (manualSync)', () => {
+  const withAdopted = aPlatform([
+    aCluster([aPool(), aPool({}, { name: 'ml-gpu', team: 'ml' })], { id: 'dev', stage: 1 }),
+    aCluster([aPool()], { id: 'adopted', stage: 1, manualSync: true }),
+    aCluster([aPool()], { id: 'staging', stage: 2 }),
+  ]);
+
+  it('does not wait for it, and names it: its Applications at another revision, OutOfSync, or missing hold nothing', () => {
+    const behind = { revision: 'f'.repeat(40), sync: 'OutOfSync' as const };
+    const adoptedApps = [{ metadata: { name: 'adopted-karpenter-root' }, spec: {}, status: anApplicationStatus({ spec: {} }, behind) }];
+    const decision = promotion(withAdopted, 2, SHA, list(...cluster('dev'), ...adoptedApps), { now: Date.parse(FINISHED) });
+    expect(decision).toMatchObject({ ready: true, checked: DEV_APPS, manual: ['adopted'], blockers: [] });
+  });
+
+  it('still holds for the automated clusters of the stage, naming the manual one apart', () => {
+    const decision = promotion(withAdopted, 2, SHA, list(...cluster('dev', { 'pools-web': { health: 'Degraded' } })));
+    expect(decision).toMatchObject({ ready: false, manual: ['adopted'], blockers: ['dev-pools-web (cluster dev, stage 1): health is Degraded'] });
+  });
+
+  it('waits for every cluster once manualSync is gone (the switch to automated sync)', () => {
+    const automated = aPlatform(withAdopted.clusters.map((c) => ({ ...c, manualSync: undefined })));
+    const decision = promotion(automated, 2, SHA, list(...cluster('dev')));
+    expect(decision.manual).toEqual([]);
+    expect(decision.blockers).toEqual(expect.arrayContaining(['adopted-karpenter-root (cluster adopted, stage 1): not in the Applications given']));
+  });
+});
+
+describe('npm run promote: a cluster synced by hand', () => {
+  afterAll(removeFleets);
+  const config = aFleetConfig(['dev', 'adopted', 'prod'], { clusters: { dev: { stage: 1 }, adopted: { stage: 1, manualSync: true }, prod: { stage: 2 } }, teams: { web: {} } });
+  const names = ['dev-karpenter-root', 'dev-karpenter-crd', 'dev-karpenter', 'dev-pools-web', 'dev-drift-gate'];
+  const NOT_WAITED = 'not waited for: cluster adopted (stage 1): synced by hand (manualSync: true): Argo CD never syncs its Applications by itself, so it gets the revision only when someone syncs it';
+
+  it('promotes on the automated clusters of the stage before and says, in its output and its JSON, that the manual one is not waited for', async () => {
+    const fleet = await Fleet.create(config);
+    const sha = fleet.git('rev-parse', 'HEAD').trim();
+    writeFileSync(`${fleet.dir}/apps.json`, JSON.stringify(list(...names.map((name) => ({ metadata: { name }, spec: {}, status: anApplicationStatus({ spec: {} }, { revision: sha }) })))));
+    const run = (...extra: string[]) => cli(['promote', '2', '--revision', sha, '--applications', `${fleet.dir}/apps.json`, '--main', 'HEAD', '--config', fleet.configPath, '--outdir', fleet.dir, ...extra]);
+    const text = await run();
+    expect(text.code).toBe(0);
+    expect(text.out.split('\n')).toEqual([
+      `stage 1 has ${sha}, synced and healthy (${names.join(', ')}); promote with:`,
+      NOT_WAITED,
+      `git push origin ${sha}:refs/heads/karpenter-gitops/stage-2`,
+    ]);
+    const json = await run('--format', 'json');
+    expect(JSON.parse(json.out)).toMatchObject({
+      ready: true, checked: names,
+      notWaitedFor: [{ cluster: 'adopted', why: 'synced by hand (manualSync: true): Argo CD never syncs its Applications by itself, so it gets the revision only when someone syncs it' }],
+    });
   });
 });
 
