@@ -12,7 +12,7 @@
  *   labelled `owner=helm`, `name=<release>` (`pkg/storage/driver/secrets.go` L216-L236);
  * - Terraform deletes what leaves its code, unless a `removed` block says `destroy = false`
  *   (terraform v1.7.0 `internal/configs/removed.go` L18-L20,
- *   `website/docs/language/resources/syntax.mdx` L120-L138), or `terraform state rm` forgot it first.
+ *   `website/docs/language/resources/syntax.mdx` L118-L138), or `terraform state rm` forgot it first.
  */
 import { APP_NAMES } from '../config/reserved';
 import type { FieldPath, Problem } from '../input/problems';
@@ -139,7 +139,8 @@ export interface HandOver {
 export function handOverSteps(h: HandOver): string[] {
   const { cluster, namespace } = h;
   const r = KARPENTER_RELEASE_NAME;
-  const selector = `-l app.kubernetes.io/name=karpenter,app.kubernetes.io/instance=${r}`;
+  // The chart's name label and Helm's, not the instance label: Argo CD's label tracking would overwrite that one.
+  const selector = '-l app.kubernetes.io/name=karpenter,app.kubernetes.io/managed-by=Helm';
   const unown = `${HELM_OWNERSHIP.releaseName}- ${HELM_OWNERSHIP.releaseNamespace}-`;
   const lines = [
     `hand-over of the controller from Helm release ${namespace}/${r} (docs/adopting.md, section 6), in this order:`,

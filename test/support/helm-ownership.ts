@@ -7,7 +7,7 @@
  *   with `existingResourceConflict`/`checkOwnership` (`pkg/action/validate.go` L65-L124): the label
  *   `app.kubernetes.io/managed-by: Helm` and both `meta.helm.sh/release-*` annotations equal, or
  *   "invalid ownership metadata"; objects that pass are adopted (stamped with the release,
- *   `setMetadataVisitor`, L137-L160);
+ *   `setMetadataVisitor`, L137-L172);
  * - `helm uninstall` deletes what the stored manifest lists (`pkg/action/uninstall.go` L211-L246);
  * - a release is its secrets, labelled `owner=helm`, `name=<release>` (`pkg/storage/driver/secrets.go` L216-L236).
  * `--take-ownership` (which skips the check) is not modelled: nothing can stop it.
