@@ -15,7 +15,7 @@
  * neither in the manifest nor in the last-applied configuration are kept (apimachinery
  * `pkg/util/strategicpatch/patch.go` L2123-L2142), and of `kubectl annotate KEY-` and `kubectl delete secret -l`.
  *
- * Upstream: helm v3.21.4 (test/support/upstream.ts does not track Helm; the citations name the tag).
+ * Upstream: MODELS.helm (helm v3.21.4; v4.1.4 keeps the check, `pkg/action/validate.go` L106-L128).
  */
 
 /** An object of the cluster: kind, where, and its ownership metadata. */
