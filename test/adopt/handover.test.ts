@@ -133,6 +133,12 @@ describe.each(['kube-system', 'karpenter'])('after the printed hand-over, releas
     expect(outcome).toEqual({ adopted: expect.arrayContaining([`Deployment/${namespace}/karpenter`, 'ClusterRole//karpenter-core']) });
   });
 
+  it('fails when the release secrets are kept (step c skipped): helm upgrade takes the objects it holds without a check', () => {
+    const cluster = handedOver();
+    for (const c of commands.filter((l) => l.startsWith('kubectl annotate'))) kubectl(cluster, c);
+    expect(helmUpgradeInstall(cluster, 'karpenter', namespace, rendered)).toEqual({ adopted: expect.arrayContaining([`Deployment/${namespace}/karpenter`]) });
+  });
+
   it('makes helm upgrade --install karpenter refuse with invalid ownership metadata', () => {
     const cluster = handedOver();
     for (const c of commands) kubectl(cluster, c);
