@@ -42,6 +42,10 @@ describe('docs/adopting.md', () => {
   });
   writeFileSync(join(project.dir, 'prod.live.yaml'), readFileSync(join(FIXTURES, 'live-1.14.1.yaml')));
   writeFileSync(join(project.dir, 'prod.values.yaml'), readFileSync(join(FIXTURES, 'helm-values-1.14.1.yaml')));
+  // helm list -A -o json of the fixture's cluster (helm v3.21.4 cmd/helm/list.go L135-L143): the controller and its CRDs.
+  writeFileSync(join(project.dir, 'prod.releases.json'), `${JSON.stringify(['karpenter', 'karpenter-crd'].map((name) => ({
+    name, namespace: 'kube-system', revision: '1', updated: '2026-08-24 09:05:11.1 +0000 UTC', status: 'deployed', chart: `${name}-1.14.1`, app_version: '1.14.1',
+  })))}\n`);
   /** A command as the page runs it, from the repository's root. */
   const npm = async (...args: string[]) => {
     const [out, err]: [string[], string[]] = [[], []];
@@ -54,10 +58,13 @@ describe('docs/adopting.md', () => {
   afterAll(() => process.chdir(cwd));
 
   it('shows what adopt prints', async () => {
-    const r = await npm('adopt', 'prod', '--live', 'prod.live.yaml', '--helm-values', 'prod.values.yaml');
+    const r = await npm('adopt', 'prod', '--live', 'prod.live.yaml', '--helm-values', 'prod.values.yaml', '--helm-list', 'prod.releases.json');
     expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: [] });
     const shown = blockStarting(/^team platform: /);
     expect(r.out.slice(0, shown.length)).toEqual(shown);
+    const handOver = blockStarting(/^hand-over of the controller/);
+    const start = r.out.indexOf(handOver[0]);
+    expect(r.out.slice(start, start + handOver.length)).toEqual(handOver);
   });
 
   it('shows what diff --live prints of a hashed field edited out of band, and is quiet before', async () => {

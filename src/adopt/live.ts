@@ -41,6 +41,8 @@ export interface LiveObject {
   readonly at: FieldPath;
   /** The export file it is in. */
   readonly source: SourceFile;
+  /** Who wrote it: `metadata.managedFields[].manager`, in order. @default [] - the export has no managedFields */
+  readonly managers: readonly string[];
 }
 
 /** The objects of an export, and what was left out. */
@@ -93,7 +95,9 @@ export function readLiveExport(sources: readonly SourceFile[]): { readonly live?
         problems.push(source.problem(at, `${label} is in the export twice (also at ${twin.at.join('.')}): export one cluster at a time`));
         continue;
       }
-      objects.push({ kind, name, spec: o.spec, at, source });
+      const fields = isObject(o.metadata) && Array.isArray(o.metadata.managedFields) ? o.metadata.managedFields : [];
+      const managers = [...new Set(fields.flatMap((f) => (isObject(f) && typeof f.manager === 'string' ? [f.manager] : [])))];
+      objects.push({ kind, name, spec: o.spec, at, source, managers });
     }
   }
   const classes = new Set(objects.filter((o) => o.kind === 'EC2NodeClass').map((o) => o.name));

@@ -4,6 +4,7 @@ import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE } from '../command-line/options';
 import { autoModeVerdict } from '../adopt/auto-mode';
+import { controllerRelease, handOverSteps } from '../adopt/handover';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import { APP_NAMES } from '../config/reserved';
 import { platformSchema } from '../config/schema';
@@ -33,6 +34,8 @@ export const spec = {
   options: [
     { name: 'live', value: 'FILE', required: 'adopt needs --live FILE: kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > FILE', help: 'the cluster\'s NodePools, EC2NodeClasses and NodeOverlays as kubectl prints them, from where you run npm (required)' },
     { name: 'helm-values', value: 'FILE', help: 'helm get values karpenter -n NS -o yaml: the running controller\'s user-supplied values' },
+    { name: 'release', value: 'NAME', help: 'the running Helm release of the controller (checked: it must be the release the controller\'s Application installs, karpenter)' },
+    { name: 'helm-list', value: 'FILE', help: 'helm list -A -o json: the cluster\'s releases, of which the one of chart karpenter is checked as --release is' },
     { name: 'namespace', value: 'NS', help: 'the namespace the running release is in (default: the config\'s karpenter.namespace)' },
     { name: 'team', value: 'TEAM', help: 'the team the NodePools become the pools of (default: platform); clusters of one shape share one' },
     CONFIG_OPTION,
@@ -40,7 +43,8 @@ export const spec = {
   examples: [
     'kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > prod.live.yaml',
     'helm get values karpenter -n kube-system -o yaml > prod.values.yaml',
-    'npm run adopt -- prod --live prod.live.yaml --helm-values prod.values.yaml',
+    'helm list -A -o json > prod.releases.json',
+    'npm run adopt -- prod --live prod.live.yaml --helm-values prod.values.yaml --helm-list prod.releases.json',
   ],
   notes: EXIT_CODES_NOTE,
 } as const satisfies CommandSpec;
@@ -49,10 +53,12 @@ export const spec = {
 export function run({ options, argument: cluster }: CommandLine<typeof spec>, context: Context): number {
   const { say } = context;
   const helmValues = options['helm-values'];
+  const helmList = options['helm-list'];
   return adopt(say, {
     configPath: locations(context, options).configPath, cluster, live: say.paths.resolve(options.live),
     ...(helmValues !== undefined ? { helmValues: say.paths.resolve(helmValues) } : {}),
-    namespace: options.namespace, team: options.team,
+    ...(helmList !== undefined ? { helmList: say.paths.resolve(helmList) } : {}),
+    namespace: options.namespace, team: options.team, release: options.release,
   });
 }
 
@@ -67,6 +73,10 @@ interface AdoptOptions {
   readonly namespace?: string;
   /** @default "platform" */
   readonly team?: string;
+  /** The running release's name. @default - read from helmList, or not checked */
+  readonly release?: string;
+  /** `helm list -A -o json`. @default - the release is not checked against a list */
+  readonly helmList?: string;
 }
 
 
@@ -85,6 +95,15 @@ function adopt(say: Reporter, o: AdoptOptions): number {
   if (!cluster) {
     const near = suggest(o.cluster, before.platform.clusters.map((c) => c.id));
     say.error(`${show(o.configPath)} has no cluster ${o.cluster}${near ? ` (did you mean ${near}?)` : ''}: add it first (npm run init -- ${o.cluster} --terraform FILE, or clusters.${o.cluster}); nothing was written`);
+    return EXIT.failed;
+  }
+  const namespace = o.namespace ?? cluster.karpenter.namespace;
+  const helmList = o.helmList === undefined ? undefined : SourceFile.read(o.helmList, { maxBytes: MAX_EXPORT_BYTES }, show(o.helmList));
+  if (helmList?.problems.length) throw new InputError(helmList.problems);
+  const release = controllerRelease(namespace, o.release, helmList);
+  if (release.problems.length) {
+    for (const p of release.problems) say.error(p);
+    say.err(`${release.problems.length} problem(s) found; nothing was written`);
     return EXIT.failed;
   }
   const sources = SourceFile.readDocuments(o.live, { maxBytes: MAX_EXPORT_BYTES }, show(o.live));
@@ -148,6 +167,8 @@ function adopt(say: Reporter, o: AdoptOptions): number {
   say.out(`  1. set clusters.${o.cluster}.karpenter.version to the release that runs (helm list -n ${o.namespace ?? cluster.karpenter.namespace}), then: npm run synth`);
   say.out(`  2. npm run diff -- --live ${show(o.live)} --cluster ${o.cluster} --fail-on replaces-nodes   (quiet: nothing to replace)`);
   say.out('  3. commit config/, dist/ and argocd/; sync the cluster\'s Applications by hand the first time');
+  say.out('');
+  for (const line of handOverSteps({ cluster: o.cluster, namespace, objects: [...live.nodePools, ...live.nodeClasses, ...live.overlays] })) say.out(line);
   return EXIT.ok;
 }
 

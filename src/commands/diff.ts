@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import type { Colour } from '../command-line/colour';
@@ -6,6 +7,7 @@ import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/optio
 import { suggest } from '../input/issues';
 import { InputError } from '../input/problems';
 import { SourceFile } from '../input/source';
+import { clusterLayout } from '../output/layout';
 import { review } from '../review/changes';
 import { commitOf, commitTime, treeAt } from '../review/git';
 import { generatedObjects, objectTree } from '../review/live';
@@ -30,6 +32,7 @@ export const spec = {
     { name: 'base', value: 'REF', help: 'the git ref to compare with, e.g. origin/main (this or --live)' },
     { name: 'live', value: 'FILE', help: 'instead of a ref: what runs, kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml (with --cluster)' },
     { name: 'cluster', value: 'CLUSTER', help: 'with --live: the cluster the export is of' },
+    { name: 'helm-values', value: 'FILE', help: 'with --live: the running controller\'s values (helm get values karpenter -n NS -o yaml), compared with the values the config makes' },
     CONFIG_OPTION, outdirOption('compare DIR/dist and DIR/argocd as committed at REF (nothing is written)'),
     formatOption(['terminal', 'markdown'], '; markdown writes a PR comment'),
     { name: 'full', help: 'list every changed field (default: the first 8 of each resource)' },
@@ -53,6 +56,7 @@ function baseProblems(given: Given): string[] {
   if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
   if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
   if (live && given.has('markdown-out')) return ['diff takes --markdown-out only with --base REF'];
+  if (!live && given.has('helm-values')) return ['diff takes --helm-values only with --live FILE'];
   return [];
 }
 
@@ -76,7 +80,12 @@ interface DiffOptions {
    * Compare with what runs instead of `base`: an export of a cluster's NodePools, EC2NodeClasses
    * and NodeOverlays (docs/adopting.md). @default - compare with `base`
    */
-  readonly live?: { readonly file: string; readonly cluster: string };
+  readonly live?: {
+    readonly file: string;
+    readonly cluster: string;
+    /** The running release's user-supplied values, compared with the generated values file. @default - the controller is not compared */
+    readonly helmValues?: string;
+  };
 }
 
 /** `diff --base REF` or `diff --live FILE --cluster CLUSTER`. */
@@ -85,7 +94,10 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   return diff(context.say, options, {
     base: given.base ?? '', format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
     ...(given['markdown-out'] !== undefined ? { markdownOut: context.say.paths.resolve(given['markdown-out']) } : {}),
-    ...(given.live !== undefined ? { live: { file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '' } } : {}),
+    ...(given.live !== undefined ? { live: {
+      file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '',
+      ...(given['helm-values'] !== undefined ? { helmValues: context.say.paths.resolve(given['helm-values']) } : {}),
+    } } : {}),
   });
 }
 
@@ -120,6 +132,24 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
     writeFileSync(diffOptions.markdownOut, comment.endsWith('\n') ? comment : `${comment}\n`);
   }
   return gated(say, result, diffOptions);
+}
+
+/**
+ * The running release's user-supplied values as YAML (`helm get values -o yaml` prints no header;
+ * helm v3.21.4 cmd/helm/get_values.go L83-L98), compared as the generated values file is: the
+ * values each side gives the chart, the chart's defaults applied by neither.
+ */
+function runningValues(path: string, say: Reporter): string {
+  const file = SourceFile.read(path, { maxBytes: MAX_EXPORT_BYTES }, say.paths.show(path));
+  if (file.problems.length) throw new InputError(file.problems);
+  return valuesAsText(file.value ?? {});
+}
+
+/** Values as YAML with every number as its text: the chart passes `cpu: 1` and `cpu: "1"` on alike (as adopt compares them). */
+function valuesAsText(values: unknown): string {
+  const text = (v: unknown): unknown => (typeof v === 'number' ? String(v) : Array.isArray(v) ? v.map(text)
+    : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, text(x)])) : v);
+  return stringify(text(values), { lineWidth: 0 });
 }
 
 /** The exit code of a report under `--fail-on`, said on stderr when it gates. */
@@ -157,8 +187,11 @@ async function diffLive(say: Reporter, options: Options, diffOptions: DiffOption
   if (!exported) throw new InputError(problems);
   for (const note of exported.notes) say.err(`note: ${note}`);
   const version = cluster.karpenterVersion;
-  const running = objectTree([...exported.nodePools, ...exported.nodeClasses, ...exported.overlays], live.cluster, version, show);
-  const made = objectTree(generatedObjects(new GeneratedTree(files, 'the working tree', documents), live.cluster), live.cluster, version, 'the working tree');
+  const values = live.helmValues === undefined ? undefined : runningValues(live.helmValues, say);
+  const generatedValues = files.get(clusterLayout(live.cluster).controllerValues);
+  const made = objectTree(generatedObjects(new GeneratedTree(files, 'the working tree', documents), live.cluster), live.cluster, version, 'the working tree',
+    values === undefined ? undefined : valuesAsText(parse(generatedValues ?? '') ?? {}));
+  const running = objectTree([...exported.nodePools, ...exported.nodeClasses, ...exported.overlays], live.cluster, version, show, values);
   const result = review(running, made);
   const style = (risk: Risk, text: string) => {
     const colour = RISK_COLOURS[risk];

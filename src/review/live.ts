@@ -59,9 +59,11 @@ export function generatedObjects(tree: GeneratedTree, cluster: string): SpecObje
  * A tree of one file per object, under the cluster's folder, each object {@link normalized}: a
  * side of a review that compares only what Karpenter reads (`where` names it in errors).
  */
-export function objectTree(objects: readonly SpecObject[], cluster: string, version: string, where: string): GeneratedTree {
-  const dir = clusterLayout({ id: cluster }).dir;
-  const files = new Map(objects.map((o) => [`${dir}/${o.kind.toLowerCase()}-${o.name}.yaml`, stringify(normalized(o, version), { lineWidth: 0 })]));
+export function objectTree(objects: readonly SpecObject[], cluster: string, version: string, where: string, controllerValues?: string): GeneratedTree {
+  const layout = clusterLayout({ id: cluster });
+  const files = new Map(objects.map((o) => [`${layout.dir}/${o.kind.toLowerCase()}-${o.name}.yaml`, stringify(normalized(o, version), { lineWidth: 0 })]));
+  // The controller's values, where synth writes them: the review reads them as a chart values file (HelmValues).
+  if (controllerValues !== undefined) files.set(layout.controllerValues, controllerValues);
   return new GeneratedTree(files, where);
 }
 

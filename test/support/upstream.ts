@@ -42,6 +42,14 @@ export const MODELS = {
     repository: 'kubernetes/kubernetes', version: 'v1.34',
     models: ['admission-policy.ts', 'cel-cost.ts', 'crd-validator.ts', 'daemonset-controller.ts', 'kube-api.ts', 'kube-sim.ts', 'pods.ts'],
   },
+  /**
+   * Helm's ownership check, install/upgrade/uninstall and release storage (the hand-over, docs/adopting.md).
+   * Helm v4.1.4 (the binary of test/support/helm.ts) keeps the same check (`pkg/action/validate.go` L106-L128).
+   */
+  helm: {
+    repository: 'helm/helm', version: 'v3.21.4',
+    models: ['helm-ownership.ts'],
+  },
 } as const satisfies Record<string, Upstream>;
 
 /** Files of test/support that model no upstream system: harnesses, builders and the real programs they run. */
