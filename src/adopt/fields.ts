@@ -74,6 +74,7 @@ export function poolFields(nodePool: LiveObject, nodeClass: LiveObject, cluster:
   }
   if (isObject(metadata.labels) && Object.keys(metadata.labels).length) out.labels = { ...metadata.labels };
   if (isObject(metadata.annotations) && Object.keys(metadata.annotations).length) out.annotations = { ...metadata.annotations };
+  windowsRequirements(nodePool, t.requirements, unsayable);
   if (Array.isArray(t.requirements) && t.requirements.length) out.requirements = t.requirements.map((r) => ({ ...(r as Fields) }));
   for (const list of ['taints', 'startupTaints'] as const) {
     const taints = t[list];
@@ -106,6 +107,7 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
   const handled = new Set<string>(['amiFamily', 'amiSelectorTerms', 'role', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'metadataOptions', 'tags', ...SAME_NAMED_CLASS_FIELDS]);
   for (const key of Object.keys(spec)) if (!handled.has(key)) unsayable.push({ object: nodeClass, path: ['spec', key], message: 'has no pool field yet' });
   emptySelectorValues(nodeClass, unsayable);
+  windowsClass(nodeClass, unsayable);
   const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms.filter(isObject) : [];
   const alias = terms.length === 1 && typeof terms[0].alias === 'string' ? terms[0].alias : undefined;
   if (alias !== undefined) {
@@ -144,6 +146,30 @@ function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): voi
   }
   const group = spec.placementGroupSelector;
   if (isObject(group)) for (const value of ['id', 'name'] as const) if (group[value] === '') refuse(['spec', 'placementGroupSelector', value], value);
+}
+
+/** Why a Windows pool is refused: the generator makes Linux nodes only (src/release: al2023, bottlerocket, al2). */
+const WINDOWS = 'Windows pools are not supported: the config makes Linux nodes only (AL2023, Bottlerocket, AL2); leave this pool out of the export and keep managing it as today';
+
+/** A NodePool that asks for Windows nodes (`kubernetes.io/os In [windows]`): refused, naming the requirement. */
+function windowsRequirements(nodePool: LiveObject, requirements: unknown, unsayable: Unsayable[]): void {
+  if (!Array.isArray(requirements)) return;
+  requirements.forEach((r, i) => {
+    if (isObject(r) && r.key === 'kubernetes.io/os' && r.operator === 'In' && Array.isArray(r.values) && r.values.includes('windows')) {
+      unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i], message: `${WINDOWS} (kubernetes.io/os In [${r.values.join(', ')}])`, refused: true });
+    }
+  });
+}
+
+/** An EC2NodeClass of a Windows AMI (an alias `windows2022@…`, an amiFamily `Windows2022`): refused, naming the field. */
+function windowsClass(nodeClass: LiveObject, unsayable: Unsayable[]): void {
+  const spec = nodeClass.spec;
+  const refuse = (path: FieldPath, given: string) => unsayable.push({ object: nodeClass, path, message: `${WINDOWS} (${given})`, refused: true });
+  if (typeof spec.amiFamily === 'string' && /^windows/i.test(spec.amiFamily)) refuse(['spec', 'amiFamily'], `amiFamily ${spec.amiFamily}`);
+  const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms : [];
+  terms.forEach((term, i) => {
+    if (isObject(term) && typeof term.alias === 'string' && /^windows/i.test(term.alias)) refuse(['spec', 'amiSelectorTerms', i, 'alias'], `alias ${term.alias}`);
+  });
 }
 
 /** The fields of a cluster's overlay for a live NodeOverlay. */

@@ -1,14 +1,16 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE } from '../command-line/options';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
+import { notTheClusters } from '../adopt/owned';
 import { platformSchema } from '../config/schema';
 import { suggest } from '../input/issues';
 import { collapseShared, InputError } from '../input/problems';
 import { readPlan } from '../model/checks';
 import { SourceFile } from '../input/source';
+import { ConfigFileLock, lockConfigFile } from '../output/config-file';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
 import { generatedObjects, sameObjects } from '../review/live';
 import { GeneratedTree } from '../review/tree';
@@ -74,6 +76,16 @@ interface AdoptOptions {
  * files as before, and that the controller keeps the running values. On any problem nothing is written.
  */
 function adopt(say: Reporter, o: AdoptOptions): number {
+  const lock = lockConfigFile(o.configPath, 'adopt');
+  try {
+    return adoptLocked(say, o, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+/** {@link adopt}, the config held under `lock`. */
+function adoptLocked(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): number {
   const text = readFileSync(o.configPath, 'utf8');
   const before = readPlan(o.configPath, say.loadOptions);
   if (!before.platform || before.problems.length) throw new InputError(before.problems);
@@ -85,8 +97,10 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     return EXIT.failed;
   }
   const sources = SourceFile.readDocuments(o.live, { maxBytes: MAX_EXPORT_BYTES }, show(o.live));
-  const { live, problems } = readLiveExport(sources);
+  const { live, problems } = readLiveExport(sources, show(o.live));
   if (!live) throw new InputError(problems);
+  const foreign = notTheClusters(live, cluster.terraform);
+  if (foreign.length) throw new InputError(foreign);
   let values: unknown;
   if (o.helmValues !== undefined) {
     const file = SourceFile.read(o.helmValues, { maxBytes: MAX_EXPORT_BYTES }, show(o.helmValues));
@@ -128,9 +142,7 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     say.err('nothing was written');
     return EXIT.failed;
   }
-  const temporary = `${o.configPath}.adopt-${process.pid}`;
-  writeFileSync(temporary, adoption.text);
-  renameSync(temporary, o.configPath);
+  lock.write(adoption.text);
   for (const note of adoption.notes) say.out(note);
   say.out(`wrote ${show(o.configPath)}: synth makes for cluster ${o.cluster} exactly the ${live.nodePools.length} NodePool(s), ${live.nodeClasses.length} EC2NodeClass(es) `
     + `and ${live.overlays.length} NodeOverlay(s) it runs`);
