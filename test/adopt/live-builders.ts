@@ -9,7 +9,7 @@ import { aTerraform, Plain, Project, writeProject } from '../builders';
 import { defaulted } from '../support/crd-validator';
 
 /** Terraform outputs of cluster `name`: its node role named after it. */
-export const outputsOf = (name: string): Plain => aTerraform({ cluster_name: name, karpenter_node_role_name: `KarpenterNodeRole-${name}`, cluster_version: '1.34' });
+export const outputsOf = (name: string): Plain => aTerraform({ cluster_name: name, karpenter_node_role_name: `KarpenterNodeRole-${name}`, karpenter_interruption_queue_name: name, cluster_version: '1.34' });
 
 /** A fleet of one cluster `c1` on Karpenter `version`, running team web. */
 export function aFleet(version = '1.14.1'): Project {
