@@ -66,6 +66,18 @@ describe('an export adoption refuses, naming the object and field, never "a bug 
     expect(r.after).toBe(r.before);
   });
 
+  it('fails when a selector term combines an id with tags, or a limit names no resource, naming each', async () => {
+    const r = await adopt([
+      aLiveNodePool('default', { limits: { cpus: '10' } }),
+      aLiveNodeClass({ subnetSelectorTerms: [{ id: 'subnet-0abc', tags: { tier: 'private' } }, { tags: { 'karpenter.sh/discovery': 'c1' } }] }),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/items\[0\]\.spec\.limits\.cpus: NodePool default: unknown resource "cpus" \(did you mean "cpu"\?\).*remove it from the NodePool first/);
+    expect(r.err).toMatch(/items\[1\]\.spec\.subnetSelectorTerms\[0\]: EC2NodeClass default: combines id with tags in one term/);
+    expect(r.err).not.toMatch(/a bug of adopt/);
+    expect(r.after).toBe(r.before);
+  });
+
   it('fails when the export is another cluster\'s (taken with the wrong kube-context): adopt exits 1 and writes nothing, diff --live exits 1', async () => {
     const other = aLiveNodeClass({
       role: 'KarpenterNodeRole-prod-us-09', subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'prod-us-09' } }],
