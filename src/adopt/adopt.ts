@@ -76,7 +76,7 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   for (const c of unusedClasses) notes.push(`left out EC2NodeClass ${c.name}: no NodePool uses it (Argo CD will not touch it; delete it by hand once no node uses it)`);
 
   // compat: values YAML 1.1 reads as another type (yes, 010, 0o17, 1e3) are written quoted.
-  const doc = parseDocument(text, { keepSourceTokens: false, compat: 'yaml-1.1' });
+  const doc = parseDocument(text, { keepSourceTokens: false, compat: 'yaml-1.1', uniqueKeys: false });
   const existing = file.teams[team];
   const clusterAt = ['clusters', clusterId];
   if (existing === undefined || existing === null) {

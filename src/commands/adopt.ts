@@ -107,7 +107,8 @@ function adoptLocked(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): numb
     if (file.problems.length) throw new InputError(file.problems);
     values = file.value ?? {};
   }
-  const file = platformSchema.parse(parse(text));
+  // uniqueKeys: false: readPlan checked the text's keys already, in linear time (yaml's own check is quadratic).
+  const file = platformSchema.parse(parse(text, { uniqueKeys: false }));
   let adoption;
   try {
     adoption = adoptConfig(text, file, cluster.terraform, { clusterId: o.cluster, live, helmValues: values, namespace: o.namespace, team: o.team ?? 'platform' });
@@ -131,7 +132,7 @@ function adoptLocked(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): numb
   const others = [...new Set([...was.keys(), ...now.keys()])]
     .filter((f) => !f.startsWith(`${own.dir}/`) && f !== own.root && !(Object.values(FLEET_FILES) as string[]).includes(f) && was.get(f) !== now.get(f));
   const valuesFile = now.get(clusterLayout(o.cluster).controllerValues);
-  const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, '')) as unknown, adoption.dropped);
+  const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, ''), { uniqueKeys: false }) as unknown, adoption.dropped);
   const checks = [
     ...(mismatch ? [`synth would not make what cluster ${o.cluster} runs: ${mismatch}`] : []),
     ...lost.map((path) => `the controller would lose its Helm value ${path}`),
