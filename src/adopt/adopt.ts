@@ -75,7 +75,8 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   const unusedClasses = live.nodeClasses.filter((c) => !live.nodePools.some((np) => ((np.spec.template as Fields).spec as Fields).nodeClassRef && (((np.spec.template as Fields).spec as Fields).nodeClassRef as Fields).name === c.name));
   for (const c of unusedClasses) notes.push(`left out EC2NodeClass ${c.name}: no NodePool uses it (Argo CD will not touch it; delete it by hand once no node uses it)`);
 
-  const doc = parseDocument(text, { keepSourceTokens: false });
+  // compat: values YAML 1.1 reads as another type (yes, 010, 0o17, 1e3) are written quoted.
+  const doc = parseDocument(text, { keepSourceTokens: false, compat: 'yaml-1.1', uniqueKeys: false });
   const existing = file.teams[team];
   const clusterAt = ['clusters', clusterId];
   if (existing === undefined || existing === null) {

@@ -8,6 +8,7 @@
  * has no place for is a problem naming the object and field.
  */
 import type { FieldPath } from '../input/problems';
+import { resourceNameProblem } from '../config/schema/keys';
 import { emptySelectorValueReason, SelectorValue } from '../release/behaviour-changes';
 import { isObject, LiveObject } from './live';
 
@@ -74,7 +75,8 @@ export function poolFields(nodePool: LiveObject, nodeClass: LiveObject, cluster:
   }
   if (isObject(metadata.labels) && Object.keys(metadata.labels).length) out.labels = { ...metadata.labels };
   if (isObject(metadata.annotations) && Object.keys(metadata.annotations).length) out.annotations = { ...metadata.annotations };
-  if (Array.isArray(t.requirements) && t.requirements.length) out.requirements = t.requirements.map((r) => ({ ...(r as Fields) }));
+  windowsRequirements(nodePool, t.requirements, unsayable);
+  if (Array.isArray(t.requirements) && t.requirements.length) out.requirements = t.requirements.map((r) => withoutEmpty(r));
   for (const list of ['taints', 'startupTaints'] as const) {
     const taints = t[list];
     if (!Array.isArray(taints) || taints.length === 0) continue;
@@ -93,6 +95,12 @@ export function poolFields(nodePool: LiveObject, nodeClass: LiveObject, cluster:
   if (d.consolidateAfter !== undefined) disruption.consolidateAfter = d.consolidateAfter;
   if (d.budgets !== undefined && JSON.stringify(d.budgets) !== JSON.stringify(DEFAULT_BUDGETS)) disruption.budgets = (d.budgets as Fields[]).map((b) => ({ ...b }));
   if (Object.keys(disruption).length) out.disruption = disruption;
+  if (isObject(spec.limits)) {
+    for (const key of Object.keys(spec.limits)) {
+      const why = resourceNameProblem(key);
+      if (why) unsayable.push({ object: nodePool, path: ['spec', 'limits', key], refused: true, message: `${why}: a limit no node's resource reaches never binds, and the config refuses it; remove it from the NodePool first` });
+    }
+  }
   if (isObject(spec.limits) && Object.keys(spec.limits).length) out.limits = { ...spec.limits };
   if (spec.weight !== undefined) out.weight = spec.weight;
   if (spec.replicas !== undefined) out.replicas = spec.replicas;
@@ -106,6 +114,8 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
   const handled = new Set<string>(['amiFamily', 'amiSelectorTerms', 'role', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'metadataOptions', 'tags', ...SAME_NAMED_CLASS_FIELDS]);
   for (const key of Object.keys(spec)) if (!handled.has(key)) unsayable.push({ object: nodeClass, path: ['spec', key], message: 'has no pool field yet' });
   emptySelectorValues(nodeClass, unsayable);
+  windowsClass(nodeClass, unsayable);
+  combinedTerms(nodeClass, unsayable);
   const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms.filter(isObject) : [];
   const alias = terms.length === 1 && typeof terms[0].alias === 'string' ? terms[0].alias : undefined;
   if (alias !== undefined) {
@@ -122,7 +132,7 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
     out.metadataOptions = { ...(spec.metadataOptions as Fields) };
   }
   if (isObject(spec.tags) && Object.keys(spec.tags).length) out.tags = { ...spec.tags };
-  for (const key of SAME_NAMED_CLASS_FIELDS) if (spec[key] !== undefined) out[key] = copyJson(spec[key]);
+  for (const key of SAME_NAMED_CLASS_FIELDS) if (spec[key] !== undefined && !isEmpty(withoutEmpty(spec[key]))) out[key] = withoutEmpty(spec[key]);
   return out;
 }
 
@@ -144,6 +154,76 @@ function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): voi
   }
   const group = spec.placementGroupSelector;
   if (isObject(group)) for (const value of ['id', 'name'] as const) if (group[value] === '') refuse(['spec', 'placementGroupSelector', value], value);
+}
+
+/** Why a Windows pool is refused: the generator makes Linux nodes only (src/release: al2023, bottlerocket, al2). */
+const WINDOWS = 'Windows pools are not supported: the config makes Linux nodes only (AL2023, Bottlerocket, AL2); leave this pool out of the export and keep managing it as today';
+
+/**
+ * A NodePool that asks for Windows nodes (`kubernetes.io/os In [windows]`), or gives values to an
+ * operator that takes none: refused, naming the requirement.
+ */
+function windowsRequirements(nodePool: LiveObject, requirements: unknown, unsayable: Unsayable[]): void {
+  if (!Array.isArray(requirements)) return;
+  requirements.forEach((r, i) => {
+    if (isObject(r) && (r.operator === 'Exists' || r.operator === 'DoesNotExist') && Array.isArray(r.values) && r.values.length) {
+      unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i, 'values'], refused: true,
+        message: `operator ${r.operator} takes no values (Karpenter ignores them; the config refuses them): remove them from the NodePool first` });
+    }
+    if (isObject(r) && r.key === 'kubernetes.io/os' && r.operator === 'In' && Array.isArray(r.values) && r.values.includes('windows')) {
+      unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i], message: `${WINDOWS} (kubernetes.io/os In [${r.values.join(', ')}])`, refused: true });
+    }
+  });
+}
+
+/** An EC2NodeClass of a Windows AMI (an alias `windows2022@…`, an amiFamily `Windows2022`): refused, naming the field. */
+function windowsClass(nodeClass: LiveObject, unsayable: Unsayable[]): void {
+  const spec = nodeClass.spec;
+  const refuse = (path: FieldPath, given: string) => unsayable.push({ object: nodeClass, path, message: `${WINDOWS} (${given})`, refused: true });
+  if (typeof spec.amiFamily === 'string' && /^windows/i.test(spec.amiFamily)) refuse(['spec', 'amiFamily'], `amiFamily ${spec.amiFamily}`);
+  const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms : [];
+  terms.forEach((term, i) => {
+    if (isObject(term) && typeof term.alias === 'string' && /^windows/i.test(term.alias)) refuse(['spec', 'amiSelectorTerms', i, 'alias'], `alias ${term.alias}`);
+  });
+}
+
+/**
+ * Selector terms that combine what the config says one at a time (an `id` with tags, a name or an
+ * owner): the CRDs' rules test the whole list (`!self.all(x, has(x.id) && has(x.tags))`,
+ * ec2nodeclasses CRD v1.14.1 L293-L294, L666-L669, L700-L701), so such a term passes beside a
+ * term without it; the config checks each term (src/config/schema/node-class.ts). Refused, named.
+ */
+function combinedTerms(nodeClass: LiveObject, unsayable: Unsayable[]): void {
+  const rules: readonly { readonly list: string; readonly combined: (t: Fields) => boolean; readonly say: string }[] = [
+    { list: 'subnetSelectorTerms', combined: (t) => t.id !== undefined && t.tags !== undefined, say: 'id with tags' },
+    { list: 'securityGroupSelectorTerms', combined: (t) => [t.id, t.name, t.tags].filter((v) => v !== undefined).length > 1, say: 'more than one of id, name, tags' },
+    { list: 'capacityReservationSelectorTerms', combined: (t) => t.id !== undefined && (t.tags !== undefined || t.ownerID !== undefined || t.instanceMatchCriteria !== undefined), say: 'id with tags, ownerID or instanceMatchCriteria' },
+  ];
+  for (const { list, combined, say } of rules) {
+    const terms = nodeClass.spec[list];
+    if (!Array.isArray(terms)) continue;
+    terms.forEach((term, i) => {
+      if (isObject(term) && combined(term)) {
+        unsayable.push({ object: nodeClass, path: ['spec', list, i], refused: true,
+          message: `combines ${say} in one term, which the CRD lets through only beside a term that does not (its rule tests the list, not each term); the config takes one per term: split it, or keep only the id, on the cluster first` });
+      }
+    });
+  }
+}
+
+/** An empty list or map: Karpenter reads it as no value (Go: len 0, as nil); the API server keeps it as given. */
+function isEmpty(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+/** A deep copy of JSON data without the empty lists and maps in it (at any depth). */
+function withoutEmpty<T>(value: T): T {
+  const prune = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(prune);
+    if (!isObject(v)) return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, prune(x)]).filter(([, x]) => !isEmpty(x)));
+  };
+  return copyJson(prune(value)) as T;
 }
 
 /** The fields of a cluster's overlay for a live NodeOverlay. */

@@ -8,6 +8,7 @@
  */
 import { unknownChartKeys } from '../release/chart-keys';
 import type { TerraformOutputs } from '../config/terraform';
+import { hasNodePoolDoesNotExist, keepsOffKarpenterNodes } from '../config/controller';
 import { isObject } from './live';
 
 /** A cluster's `karpenter` from Helm values, what was dropped, and what disagrees with Terraform. */
@@ -59,6 +60,7 @@ export function adoptController(values: unknown, tf: TerraformOutputs): AdoptedC
         + 'point the output at what runs (docs/adopting.md, "Existing IAM roles and the interruption queue")');
     }
   }
+  offKarpenterNodes(rest, notes, dropped);
   const controller: Record<string, unknown> = {};
   for (const { path, field } of CONTROLLER_FIELDS) {
     const value = take(rest, path);
@@ -70,6 +72,25 @@ export function adoptController(values: unknown, tf: TerraformOutputs): AdoptedC
     if (Object.keys(settings).length) controller.settings = settings;
   }
   return { controller, helmValues: rest, notes, dropped, conflicts };
+}
+
+/**
+ * The running controller's node affinity, merged with what the generator needs: every required
+ * term keeps it off Karpenter's nodes (`karpenter.sh/nodepool DoesNotExist`, config/controller.ts).
+ * A term without it gets it, said in a note (the controller's pods roll once); the chart's and
+ * the migration guide's affinity already have it and are kept as they are.
+ */
+function offKarpenterNodes(values: Record<string, unknown>, notes: string[], dropped: string[]): void {
+  const affinity = values.affinity;
+  const nodeAffinity = isObject(affinity) ? affinity.nodeAffinity : undefined;
+  if (!isObject(affinity) || nodeAffinity === undefined || keepsOffKarpenterNodes(nodeAffinity)) return;
+  const required = isObject(nodeAffinity) ? nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+  const terms = isObject(required) && Array.isArray(required.nodeSelectorTerms) && required.nodeSelectorTerms.length ? required.nodeSelectorTerms : [{}];
+  const doesNotExist = { key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' };
+  const merged = terms.map((t) => (hasNodePoolDoesNotExist(t) ? t : { ...(isObject(t) ? t : {}), matchExpressions: [...(isObject(t) && Array.isArray(t.matchExpressions) ? t.matchExpressions : []), doesNotExist] }));
+  affinity.nodeAffinity = { ...(isObject(nodeAffinity) ? nodeAffinity : {}), requiredDuringSchedulingIgnoredDuringExecution: { ...(isObject(required) ? required : {}), nodeSelectorTerms: merged } };
+  dropped.push('affinity.nodeAffinity');
+  notes.push('the controller\'s node affinity gains karpenter.sh/nodepool DoesNotExist in every required term, so it never runs on a node it manages (its pods roll once at the first sync)');
 }
 
 /** The value at `path`, removed from `values` (and empty parents with it). */

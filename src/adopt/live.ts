@@ -56,10 +56,18 @@ export interface LiveExport {
   readonly notes: readonly string[];
 }
 
-/** Reads an export; every problem of it at once. */
-export function readLiveExport(sources: readonly SourceFile[]): { readonly live?: LiveExport; readonly problems: Problem[] } {
+/**
+ * Reads an export (`file`, as the user gave it, names it when it holds nothing); every problem of
+ * it at once. A file of no object (empty, `null`, only comments) is what a failed
+ * `kubectl get ... > FILE` leaves, never a cluster that runs nothing (that is a `List` of no items).
+ */
+export function readLiveExport(sources: readonly SourceFile[], file: string): { readonly live?: LiveExport; readonly problems: Problem[] } {
   const problems: Problem[] = sources.flatMap((s) => s.problems);
   if (problems.length) return { problems };
+  if (sources.length === 0) {
+    return { problems: [{ file, line: 0, col: 0, path: '', message: 'the export is empty: the kubectl command failed, or wrote to another file; '
+      + 'export again with kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml > FILE and check that it printed no error' }] };
+  }
   const objects: LiveObject[] = [];
   const notes: string[] = [];
   for (const source of sources) {

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AdoptionError, adoptConfig } from '../adopt/adopt';
 import type { CommandLine, CommandSpec } from '../command-line/args';
@@ -7,12 +7,14 @@ import { autoModeVerdict } from '../adopt/auto-mode';
 import { controllerRelease, handOverSteps } from '../adopt/handover';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
 import { APP_NAMES } from '../config/reserved';
+import { notTheClusters } from '../adopt/owned';
 import { platformSchema } from '../config/schema';
 import { suggest } from '../input/issues';
 import { collapseShared, InputError } from '../input/problems';
 import { clusterApplications } from '../model/applications';
 import { readPlan } from '../model/checks';
 import { SourceFile } from '../input/source';
+import { ConfigFileLock, lockConfigFile } from '../output/config-file';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
 import { generatedObjects, sameObjects } from '../review/live';
 import { GeneratedTree } from '../review/tree';
@@ -87,6 +89,16 @@ interface AdoptOptions {
  * files as before, and that the controller keeps the running values. On any problem nothing is written.
  */
 function adopt(say: Reporter, o: AdoptOptions): number {
+  const lock = lockConfigFile(o.configPath, 'adopt');
+  try {
+    return adoptLocked(say, o, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+/** {@link adopt}, the config held under `lock`. */
+function adoptLocked(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): number {
   const text = readFileSync(o.configPath, 'utf8');
   const before = readPlan(o.configPath, say.loadOptions);
   if (!before.platform || before.problems.length) throw new InputError(before.problems);
@@ -107,15 +119,18 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     return EXIT.failed;
   }
   const sources = SourceFile.readDocuments(o.live, { maxBytes: MAX_EXPORT_BYTES }, show(o.live));
-  const { live, problems } = readLiveExport(sources);
+  const { live, problems } = readLiveExport(sources, show(o.live));
   if (!live) throw new InputError(problems);
+  const foreign = notTheClusters(live, cluster.terraform);
+  if (foreign.length) throw new InputError(foreign);
   let values: unknown;
   if (o.helmValues !== undefined) {
     const file = SourceFile.read(o.helmValues, { maxBytes: MAX_EXPORT_BYTES }, show(o.helmValues));
     if (file.problems.length) throw new InputError(file.problems);
     values = file.value ?? {};
   }
-  const file = platformSchema.parse(parse(text));
+  // uniqueKeys: false: readPlan checked the text's keys already, in linear time (yaml's own check is quadratic).
+  const file = platformSchema.parse(parse(text, { uniqueKeys: false }));
   let adoption;
   try {
     adoption = adoptConfig(text, file, cluster.terraform, { clusterId: o.cluster, live, helmValues: values, namespace: o.namespace, team: o.team ?? 'platform' });
@@ -139,7 +154,7 @@ function adopt(say: Reporter, o: AdoptOptions): number {
   const others = [...new Set([...was.keys(), ...now.keys()])]
     .filter((f) => !f.startsWith(`${own.dir}/`) && f !== own.root && !(Object.values(FLEET_FILES) as string[]).includes(f) && was.get(f) !== now.get(f));
   const valuesFile = now.get(clusterLayout(o.cluster).controllerValues);
-  const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, '')) as unknown, adoption.dropped);
+  const lost = values === undefined || valuesFile === undefined ? [] : lostValues(values, parse(valuesFile.replace(/^#.*\n/gm, ''), { uniqueKeys: false }) as unknown, adoption.dropped);
   // EKS Auto Mode's pools are left to EKS; the shared karpenter.sh CRDs must not be installed there (adopt/auto-mode.ts).
   const adopted = after.platform.clusters.find((c) => c.id === o.cluster);
   const installsCrds = adopted !== undefined && clusterApplications(after.platform, adopted).some((a) => a.name === APP_NAMES.crds(o.cluster));
@@ -156,9 +171,7 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     say.err('nothing was written');
     return EXIT.failed;
   }
-  const temporary = `${o.configPath}.adopt-${process.pid}`;
-  writeFileSync(temporary, adoption.text);
-  renameSync(temporary, o.configPath);
+  lock.write(adoption.text);
   for (const note of [...autoMode.notes, ...adoption.notes]) say.out(note);
   say.out(`wrote ${show(o.configPath)}: synth makes for cluster ${o.cluster} exactly the ${live.nodePools.length} NodePool(s), ${live.nodeClasses.length} EC2NodeClass(es) `
     + `and ${live.overlays.length} NodeOverlay(s) it runs`);

@@ -2,6 +2,7 @@ import { join, relative, sep } from 'node:path';
 import type { Problem } from '../input/problems';
 import { loadPlan } from '../model/checks';
 import type { FleetPlan } from '../model/plan';
+import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
 import { render } from '../synth';
 import type { Reporter } from './reporter';
@@ -17,6 +18,8 @@ export interface Options {
 /** What {@link build} makes. */
 export interface Built {
   readonly plan: FleetPlan;
+  /** The config the plan was made of. */
+  readonly platform: Platform;
   readonly warnings: readonly Problem[];
   /** Every file's text, by path relative to the output root. */
   readonly files: Map<string, string>;
@@ -35,7 +38,7 @@ export interface Built {
  */
 export async function build(say: Reporter, { configPath, root }: Options, keep: { readonly documents?: boolean } = {}): Promise<Built> {
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
-  const { plan, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+  const { plan, platform, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(plan));
   try {
     const documents = new Map<string, readonly unknown[]>();
@@ -43,7 +46,7 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
       if (keep.documents && file.docs && file.text === undefined) documents.set(file.path, file.docs);
       renderer.add(file);
     });
-    return { plan, warnings, files: await renderer.finish(), documents };
+    return { plan, platform, warnings, files: await renderer.finish(), documents };
   } finally {
     await renderer.cancel();
   }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { MAX_EXPORT_BYTES, readLiveExport } from '../adopt/live';
+import { notTheClusters } from '../adopt/owned';
 import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import type { Colour } from '../command-line/colour';
 import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
@@ -175,7 +176,7 @@ function gated(say: Reporter, result: ReturnType<typeof review>, diffOptions: Di
  * defaults of the cluster's release applied on both sides, requirements as sets (review/live.ts).
  */
 async function diffLive(say: Reporter, options: Options, diffOptions: DiffOptions, live: NonNullable<DiffOptions['live']>): Promise<number> {
-  const { plan, files, documents } = await build(say, options, { documents: true });
+  const { plan, platform, files, documents } = await build(say, options, { documents: true });
   const cluster = plan.clusters.find((c) => c.id === live.cluster);
   if (!cluster) {
     const near = suggest(live.cluster, plan.clusters.map((c) => c.id));
@@ -183,8 +184,11 @@ async function diffLive(say: Reporter, options: Options, diffOptions: DiffOption
     return EXIT.failed;
   }
   const show = say.paths.show(live.file);
-  const { live: exported, problems } = readLiveExport(SourceFile.readDocuments(live.file, { maxBytes: MAX_EXPORT_BYTES }, show));
+  const { live: exported, problems } = readLiveExport(SourceFile.readDocuments(live.file, { maxBytes: MAX_EXPORT_BYTES }, show), show);
   if (!exported) throw new InputError(problems);
+  const tf = platform.clusters.find((c) => c.id === live.cluster)?.terraform;
+  const foreign = tf ? notTheClusters(exported, tf) : [];
+  if (foreign.length) throw new InputError(foreign);
   for (const note of exported.notes) say.err(`note: ${note}`);
   const version = cluster.karpenterVersion;
   const values = live.helmValues === undefined ? undefined : runningValues(live.helmValues, say);

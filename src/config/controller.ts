@@ -17,6 +17,8 @@ export const OWNED_VALUES: readonly {
   readonly when?: (c: Controller) => boolean;
   /** What to do instead. @default "set it there, not in helmValues" */
   readonly fix?: string;
+  /** A value helmValues may give it: one that keeps what the generator needs. @default - none */
+  readonly allows?: (value: unknown) => boolean;
 }[] = [
   { path: ['replicas'], by: 'karpenter.controller.replicas' },
   { path: ['logLevel'], by: 'karpenter.controller.logLevel', when: (c) => c.logLevel !== undefined },
@@ -28,9 +30,34 @@ export const OWNED_VALUES: readonly {
   // Keeps the controller off the nodes it manages; see controllerValues().
   {
     path: ['affinity', 'nodeAffinity'], by: 'karpenter-gitops (the controller must not run on nodes it manages)',
-    fix: 'to choose the controller\'s nodes, use helmValues.nodeSelector (e.g. { eks.amazonaws.com/nodegroup: system }) or karpenter.controller.host: fargate',
+    fix: 'to choose the controller\'s nodes, use helmValues.nodeSelector (e.g. { eks.amazonaws.com/nodegroup: system }) or karpenter.controller.host: fargate, '
+      + 'or give every nodeSelectorTerms entry the expression { key: karpenter.sh/nodepool, operator: DoesNotExist }',
+    allows: keepsOffKarpenterNodes,
   },
 ];
+
+/**
+ * A node affinity that keeps the controller off the nodes Karpenter manages, as the chart's
+ * default and Karpenter's migration guide write it: required terms, each with
+ * `karpenter.sh/nodepool DoesNotExist` (the terms are ORed, the expressions of one ANDed).
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml#L93-L99
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/getting-started/migrating-from-cas/_index.md#L104-L127
+ */
+export function keepsOffKarpenterNodes(nodeAffinity: unknown): boolean {
+  const required = isMap(nodeAffinity) ? nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+  const terms = isMap(required) ? required.nodeSelectorTerms : undefined;
+  return Array.isArray(terms) && terms.length > 0 && terms.every(hasNodePoolDoesNotExist);
+}
+
+/** A node selector term with the expression `karpenter.sh/nodepool DoesNotExist`. */
+export function hasNodePoolDoesNotExist(term: unknown): boolean {
+  const expressions = isMap(term) ? term.matchExpressions : undefined;
+  return Array.isArray(expressions) && expressions.some((e) => isMap(e) && e.key === 'karpenter.sh/nodepool' && e.operator === 'DoesNotExist');
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 type Controller = NonNullable<KarpenterFile['controller']>;
 
@@ -87,7 +114,7 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
   }
   for (const owned of OWNED_VALUES) {
     if (owned.when && !owned.when(controller)) continue;
-    if (has(helmValues, owned.path)) {
+    if (has(helmValues, owned.path) && !owned.allows?.(valueAt(helmValues, owned.path))) {
       problems.push({ path: ['helmValues', ...owned.path], message: `already set by ${owned.by}: ${owned.fix ?? 'set it there, not in helmValues'}`, at: 'key' });
     }
   }
@@ -158,4 +185,10 @@ function has(values: unknown, path: readonly string[]): boolean {
     v = (v as Record<string, unknown>)[seg];
   }
   return true;
+}
+
+function valueAt(values: unknown, path: readonly string[]): unknown {
+  let v = values;
+  for (const seg of path) v = isMap(v) ? v[seg] : undefined;
+  return v;
 }

@@ -284,7 +284,9 @@ function checkPool(ctx: PoolContext, s: PoolSettings, problems: Problem[], warni
   if (s.capacityTypes.includes('reserved') && !s.capacityReservationSelectorTerms) {
     add(['capacityTypes'], `pool ${ctx.name} uses reserved capacity: add capacityReservationSelectorTerms (e.g. [{ id: cr-0123456789abcdef0 }])`);
   }
-  if (s.capacityReservationSelectorTerms && !s.capacityTypes.includes('reserved')) {
+  // An adopted pool says reserved capacity in its own requirements; Karpenter takes a class's
+  // reservations whatever its pools admit (the EC2NodeClass CRD has no rule across objects).
+  if (s.capacityReservationSelectorTerms && !s.capacityTypes.includes('reserved') && !s.adopted) {
     add(['capacityReservationSelectorTerms'], `pool ${ctx.name} never uses capacityReservationSelectorTerms: add reserved to capacityTypes`);
   }
   if (s.blockDeviceMappings === undefined && !s.adopted) {

@@ -33,7 +33,7 @@ export interface SpecObject {
  */
 export function normalized(o: SpecObject, version: string): Body {
   const defaulted = withCrdDefaults(o.kind, { spec: o.spec }, version) as { spec: Body };
-  const spec = sortKeys(defaulted.spec) as Body;
+  const spec = sortKeys(withoutEmpty(defaulted.spec)) as Body;
   const requirementsOf = (holder: unknown): void => {
     if (!isObject(holder) || !Array.isArray(holder.requirements)) return;
     holder.requirements = (holder.requirements as unknown[])
@@ -99,6 +99,21 @@ function firstDifference(a: unknown, b: unknown, path: string): string | undefin
     }
   }
   return `${path} runs as ${JSON.stringify(a) ?? 'nothing'}, the config makes ${JSON.stringify(b) ?? 'nothing'}`;
+}
+
+/**
+ * `v` without its empty lists and maps, at any depth: the API server keeps `taints: []` as given,
+ * and Karpenter reads it as no taints (Go: a nil and an empty slice or map both have len 0).
+ */
+function withoutEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (!isObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const pruned = withoutEmpty(x);
+    if (!((Array.isArray(pruned) && pruned.length === 0) || (isObject(pruned) && Object.keys(pruned).length === 0))) out[k] = pruned;
+  }
+  return out;
 }
 
 function sortKeys(v: unknown): unknown {

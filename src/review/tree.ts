@@ -1,4 +1,4 @@
-import { parseAllDocuments } from 'yaml';
+import { Document, isMap, isScalar, parseAllDocuments, visit } from 'yaml';
 import { clusterOfPath, instanceOfPath } from '../output/layout';
 
 /** A plain map read from YAML. */
@@ -288,8 +288,10 @@ function bodiesOf(file: string, docs: readonly unknown[], where: string): Body[]
 
 /** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */
 function documentsOf(file: string, text: string, where: string): Body[] {
-  return parseAllDocuments(text).flatMap((doc, i) => {
-    const error = doc.errors[0];
+  // yaml's own duplicate-key check compares each key with every one before it (quadratic: a
+  // values file of 100,000 keys took minutes); duplicateKeys does it once per key.
+  return parseAllDocuments(text, { uniqueKeys: false }).flatMap((doc, i) => {
+    const error = doc.errors[0] ?? duplicateKeys(doc);
     if (error) {
       const at = error.linePos?.[0];
       const why = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -303,4 +305,25 @@ function documentsOf(file: string, text: string, where: string): Body[] {
     }
     return [body as Body];
   });
+}
+
+/** The first key of a map of `doc` that an earlier key of the same map already has, as yaml would report it. */
+function duplicateKeys(doc: Document): { readonly message: string; readonly linePos?: readonly { line: number; col: number }[] } | undefined {
+  let found: string | undefined;
+  visit(doc, {
+    Map(_, map) {
+      if (!isMap(map)) return undefined;
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) {
+          found = `Map keys must be unique (${String(key)})`;
+          return visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return undefined;
+    },
+  });
+  return found === undefined ? undefined : { message: found };
 }

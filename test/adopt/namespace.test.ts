@@ -36,7 +36,7 @@ const project = writeProject({
 });
 const file = platformSchema.parse(parse(project.configText));
 const terraform = loadPlatform(project.configPath).platform.clusters.find((c) => c.id === 'prod-eu-01')?.terraform;
-const { live } = readLiveExport(SourceFile.readDocuments(LIVE, { maxBytes: MAX_EXPORT_BYTES }, 'live.yaml'));
+const { live } = readLiveExport(SourceFile.readDocuments(LIVE, { maxBytes: MAX_EXPORT_BYTES }, 'live.yaml'), 'live.yaml');
 
 /** The config adoption writes for prod-eu-01 when its release runs in `namespace`. */
 function adopted(namespace: string): string {

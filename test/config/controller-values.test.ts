@@ -45,6 +45,16 @@ describe('karpenter.controller and karpenter.helmValues', () => {
       .toEqual(aProblem(/karpenter\.helmValues\.affinity\.nodeAffinity: already set by karpenter-gitops \(the controller must not run on nodes it manages\)/));
   });
 
+  it('fails when a helmValues node affinity has a required term that lets the controller onto the nodes it manages', () => {
+    const nodeGroup = { key: 'eks.amazonaws.com/nodegroup', operator: 'In', values: ['system'] };
+    const doesNotExist = { key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' };
+    const affinity = (...terms: unknown[]) => ({ helmValues: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } } });
+    expect(problemsOf(withKarpenter(affinity({ matchExpressions: [doesNotExist, nodeGroup] }, { matchExpressions: [nodeGroup] }))))
+      .toEqual(aProblem(/karpenter\.helmValues\.affinity\.nodeAffinity: already set by karpenter-gitops .*or give every nodeSelectorTerms entry the expression/));
+    // Karpenter's migration guide (v1.14.1 migrating-from-cas/_index.md L113-L127): kept as it is.
+    expect(load(withKarpenter(affinity({ matchExpressions: [doesNotExist, nodeGroup] }))).platform).toBeDefined();
+  });
+
   it('fails when a feature gate is set in both places', () => {
     expect(problemsOf(withKarpenter({
       controller: { featureGates: { nodeRepair: true } },

@@ -95,7 +95,7 @@ describe('fields from elsewhere', () => {
 
   it('fails on helmValues.affinity.nodeAffinity, naming how to choose the controller\'s nodes', () => {
     expect(problems({ karpenter: { helmValues: { affinity: { nodeAffinity: {} } } } })).toEqual([
-      expect.stringMatching(/karpenter\.helmValues\.affinity\.nodeAffinity: already set by karpenter-gitops \(the controller must not run on nodes it manages\): to choose the controller's nodes, use helmValues\.nodeSelector \(e\.g\. \{ eks\.amazonaws\.com\/nodegroup: system \}\) or karpenter\.controller\.host: fargate$/),
+      expect.stringMatching(/karpenter\.helmValues\.affinity\.nodeAffinity: already set by karpenter-gitops \(the controller must not run on nodes it manages\): to choose the controller's nodes, use helmValues\.nodeSelector \(e\.g\. \{ eks\.amazonaws\.com\/nodegroup: system \}\) or karpenter\.controller\.host: fargate, or give every nodeSelectorTerms entry the expression \{ key: karpenter\.sh\/nodepool, operator: DoesNotExist \}$/),
     ]);
   });
 
