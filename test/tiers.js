@@ -51,4 +51,5 @@ module.exports.SLOW = {
   'test/model/controller-chart.test.ts': 'renders the real Karpenter chart with Helm for each values file',
   'test/output/readers.test.ts': 'reads the generated output back with Helm (go-yaml v2) and two YAML readers',
   'test/adopt/adopt.test.ts': 'adopts a cluster\'s export through the command line: adopt, synth and diff --live',
+  'test/adopt/fleet.test.ts': 'adopts into an organised fleet and several clusters in one run through the command line: adopt, synth and diff --live',
 };

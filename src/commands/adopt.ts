@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { AdoptionError } from '../adopt/adopt';
 import { adoptClusters, baselineText } from '../adopt/fleet';
@@ -14,7 +15,9 @@ import { SourceFile } from '../input/source';
 import { clusterLayout, FLEET_FILES } from '../output/layout';
 import { generatedObjects, sameObjects } from '../review/live';
 import { GeneratedTree } from '../review/tree';
-import { synthesize } from '../synth';
+import { render } from '../synth';
+import { renderFile } from '../output/render';
+import type { FleetPlan } from '../model/plan';
 import { Context, locations } from './context';
 import { EXIT, Reporter } from './reporter';
 
@@ -156,7 +159,8 @@ function adopt(say: Reporter, o: AdoptOptions): number {
     say.err('adoption would write a config synth refuses (a bug of adopt, please report it); nothing was written');
     return EXIT.failed;
   }
-  const checked = checkAdoption(before.platform, after.platform, o.targets.map((t, i) => ({ cluster: t.cluster, ...read.exports[i], dropped: fleet.clusters[i].adoption.dropped })));
+  if (!before.plan || !after.plan) throw new Error('a config that loads with no problem has a plan');
+  const checked = checkAdoption({ platform: before.platform, plan: before.plan }, { platform: after.platform, plan: after.plan }, o.targets.map((t, i) => ({ cluster: t.cluster, ...read.exports[i], dropped: fleet.clusters[i].adoption.dropped })));
   if (checked.problems.length) {
     for (const c of checked.problems) say.error(c);
     say.err('nothing was written');
@@ -207,28 +211,45 @@ function readTargets(targets: readonly Target[], show: (p: string) => string): {
  * What synth would make wrong with the adopted config: a cluster's objects that differ from its
  * export, a running Helm value lost, a file of a cluster not adopted that changes. Files of no
  * one cluster (the AppProject, which lists every cluster's destinations; the summaries) may
- * change, and are named in a note.
+ * change, and are named in a note. Only the clusters whose plan changed are rendered: synth
+ * renders the plan and decides nothing (src/synth.ts), so a cluster whose plan is the same has
+ * the same files.
  */
-function checkAdoption(was: Platform, now: Platform, adopted: readonly { cluster: string; live: LiveExport; values?: unknown; dropped: readonly string[] }[]): { problems: string[]; notes: string[] } {
-  const [before, after] = [synthesize(was), synthesize(now)];
+function checkAdoption(was: Planned, now: Planned, adopted: readonly { cluster: string; live: LiveExport; values?: unknown; dropped: readonly string[] }[]): { problems: string[]; notes: string[] } {
+  const ids = adopted.map((a) => a.cluster);
+  const planOf = new Map(was.plan.clusters.map((c) => [c.id, c]));
+  const rendered = new Set(now.plan.clusters.filter((c) => ids.includes(c.id) || !isDeepStrictEqual(c, planOf.get(c.id))).map((c) => c.id));
+  const [before, after] = [renderOf(was.plan, rendered), renderOf(now.plan, rendered)];
   const tree = new GeneratedTree(after, 'adoption');
   const problems: string[] = [];
   for (const a of adopted) {
-    const version = (now.clusters.find((c) => c.id === a.cluster) ?? was.clusters.find((c) => c.id === a.cluster))?.karpenter.version ?? '';
+    const version = (now.platform.clusters.find((c) => c.id === a.cluster) ?? was.platform.clusters.find((c) => c.id === a.cluster))?.karpenter.version ?? '';
     const mismatch = sameObjects([...a.live.nodePools, ...a.live.nodeClasses, ...a.live.overlays], generatedObjects(tree, a.cluster), version);
     if (mismatch) problems.push(`synth would not make what cluster ${a.cluster} runs: ${mismatch}`);
     const valuesFile = after.get(clusterLayout(a.cluster).controllerValues);
     const lost = a.values === undefined || valuesFile === undefined ? [] : lostValues(a.values, parse(valuesFile.replace(/^#.*\n/gm, '')) as unknown, a.dropped);
     problems.push(...lost.map((path) => `the controller of cluster ${a.cluster} would lose its Helm value ${path}`));
   }
-  const layouts = now.clusters.map((c) => ({ id: c.id, layout: clusterLayout(c.id) }));
+  const layouts = now.platform.clusters.map((c) => ({ id: c.id, layout: clusterLayout(c.id) }));
   const owner = (f: string) => layouts.find(({ layout }) => f.startsWith(`${layout.dir}/`) || f === layout.root)?.id;
   const changed = [...new Set([...before.keys(), ...after.keys()])].filter((f) => before.get(f) !== after.get(f));
-  const ids = adopted.map((a) => a.cluster);
   const others = changed.filter((f) => { const id = owner(f); return id !== undefined && !ids.includes(id); });
   if (others.length) problems.push(`adoption would change files of other clusters: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', ...' : ''}`);
   const shared = changed.filter((f) => owner(f) === undefined && !(Object.values(FLEET_FILES) as string[]).includes(f));
   return { problems, notes: shared.length ? [`also changes ${shared.join(', ')}: files of the whole fleet, for the adopted cluster(s) only`] : [] };
+}
+
+/** A config as loaded and its plan. */
+interface Planned {
+  readonly platform: Platform;
+  readonly plan: FleetPlan;
+}
+
+/** The files of `plan` for the clusters `ids` and of the whole fleet, as synth writes them. */
+function renderOf(plan: FleetPlan, ids: ReadonlySet<string>): Map<string, string> {
+  const files = new Map<string, string>();
+  render({ ...plan, clusters: plan.clusters.filter((c) => ids.has(c.id)) }, (f) => files.set(f.path, renderFile(f)));
+  return files;
 }
 
 /** Writes the config through a file beside it and a rename: a reader sees the old text or the new, never half. */
