@@ -11,6 +11,7 @@ import type { TerraformOutputs } from '../config/terraform';
 import { platformSchema } from '../config/schema';
 import { AdoptionError, adoptConfig, Adoption } from './adopt';
 import type { LiveExport } from './live';
+import { keepUntouchedLines } from './text-edits';
 
 /** One cluster to adopt, with what was read for it. */
 export interface ClusterToAdopt {
@@ -86,7 +87,8 @@ export function adoptClusters(text: string, clusters: readonly ClusterToAdopt[],
     done.push({ clusterId: c.clusterId, ...result });
   }
   if (problems.length) throw new AdoptionError(problems);
-  return { text: current, clusters: done };
+  // Every line no adoption changed, as the user wrote it.
+  return { text: keepUntouchedLines(text, current), clusters: done };
 }
 
 /** `platform` when no team has that name, else the cluster's id (then `<id>-2`, ...). */

@@ -180,3 +180,41 @@ describe('several clusters in one run', () => {
     expect(readFileSync(project.configPath, 'utf8')).toBe(before);
   });
 });
+
+describe('what adopt writes', () => {
+  it('edits only the lines it must: every other line of a hand-written config stays byte for byte', async () => {
+    const text = [
+      '# The fleet, written by hand.',
+      "gitops: {repoURL: 'https://github.com/acme/platform-gitops.git'}   # flow map, no spaces",
+      'karpenter:',
+      '  version: "1.14.1"',
+      'windows:',
+      '  weeknights: {timeZone: Europe/Berlin, days: [mon,tue,wed,thu], start: "22:00", duration: 6h}',
+      'clusters:',
+      '  lab: {terraformOutputs: terraform/lab.json, teams: [web]}',
+      '  prod-eu-01:',
+      '    terraformOutputs: terraform/prod-eu-01.json',
+      '    destination: {name: prod-eu-01}',
+      'defaults:',
+      '  ami: {alias: al2023@v20260409}',
+      '  limits: {cpu: "100", memory: 400Gi}',
+      'teams:',
+      '  web:',
+      '    instanceCategories:',
+      '    - c',
+      '    - m',
+      '',
+    ].join('\n');
+    const project = writeProject({ rawConfig: text, terraform: { lab: outputsOf('lab'), 'prod-eu-01': outputsOf('prod-eu-01') } });
+    const r = await cli(['adopt', 'prod-eu-01', '--live', LIVE, '--config', project.configPath]);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    const written = readFileSync(project.configPath, 'utf8').split('\n');
+    const original = text.split('\n');
+    // The cluster's entry grows by what adoption says of it; every line of the file outside it is as it was, in order.
+    const entry = original.indexOf('  prod-eu-01:');
+    expect(written.slice(0, entry + 3)).toEqual(original.slice(0, entry + 3));
+    const rest = original.slice(entry + 3).filter(Boolean);
+    expect(written.filter((l) => rest.includes(l))).toEqual(rest);
+    expect(written.indexOf('  web:')).toBeLessThan(written.indexOf('  platform:'));
+  });
+});
