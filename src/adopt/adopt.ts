@@ -17,6 +17,7 @@ import { ClusterFacts, Fields, overlayFields, poolFields, Unsayable } from './fi
 import { undoGroups } from './groups';
 import { adoptController } from './helm-values';
 import { LiveExport } from './live';
+import { canonical, mapDelta, mergedFields, sharedFields } from './shared';
 
 /** What adoption is asked to do. */
 export interface AdoptRequest {
@@ -137,20 +138,13 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
 
 /** A new adopted team: no default pool, a pool per NodePool, and what all of them say alike once on the team. */
 function newTeam(desired: ReadonlyMap<string, Fields>): Fields {
-  const pools = [...desired.values()];
-  const shared: Fields = {};
-  if (pools.length > 1) {
-    for (const [key, value] of Object.entries(pools[0])) {
-      if (key === 'name' || key === 'adopted') continue;
-      if (pools.every((p) => canonical(p[key]) === canonical(value))) shared[key] = value;
-    }
-  }
+  const { shared, own } = sharedFields([...desired.values()].map((f) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'adopted'))));
   const keys = poolKeys([...desired.keys()]);
   return {
     adopted: true,
     defaultPool: false,
     ...shared,
-    pools: Object.fromEntries([...desired].map(([name, fields]) => [keys.get(name), Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'adopted' && !(k in shared)))])),
+    pools: Object.fromEntries([...desired.keys()].map((name, i) => [keys.get(name), own[i]])),
   };
 }
 
@@ -193,7 +187,7 @@ function sameShapeOverrides(team: Fields, desired: ReadonlyMap<string, Fields>, 
   const out: Record<string, Fields> = {};
   for (const [name, want] of desired) {
     const { key, fields } = byName.get(name) as { key: string; fields: Fields };
-    const have: Fields = { ...teamFields, ...fields };
+    const have = mergedFields(teamFields, fields);
     const own: Fields = {};
     for (const field of new Set([...Object.keys(have), ...Object.keys(want)])) {
       if (field === 'name') continue;
@@ -218,32 +212,4 @@ function sameShapeOverrides(team: Fields, desired: ReadonlyMap<string, Fields>, 
     if (Object.keys(own).length) out[key] = own;
   }
   return out;
-}
-
-/**
- * What map `b` says that map `a` does not say alike, key by key into maps both have, and the
- * keys of `a` that `b` lacks (dotted): merged over `a`, the delta makes `b` when none is lacking.
- */
-function mapDelta(a: unknown, b: unknown, at = ''): { delta: unknown; dropped: string[] } {
-  if (!isPlainObject(a) || !isPlainObject(b)) return { delta: b, dropped: [] };
-  const dropped = Object.keys(a).filter((k) => !Object.hasOwn(b, k)).map((k) => `${at}${k}`);
-  const delta: Fields = {};
-  for (const [k, v] of Object.entries(b)) {
-    if (canonical(a[k]) === canonical(v)) continue;
-    const inner = mapDelta(a[k], v, `${at}${k}.`);
-    dropped.push(...inner.dropped);
-    delta[k] = inner.delta;
-  }
-  return { delta, dropped };
-}
-
-function isPlainObject(v: unknown): v is Fields {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** JSON with map keys sorted: two values the config says alike, whatever order their keys were read in. */
-function canonical(v: unknown): string {
-  const sorted = (x: unknown): unknown => (Array.isArray(x) ? x.map(sorted)
-    : x !== null && typeof x === 'object' ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted((x as Fields)[k])])) : x);
-  return JSON.stringify(sorted(v)) ?? 'undefined';
 }

@@ -69,6 +69,12 @@ describe('adopting into an organised fleet', () => {
     expect(r.out).toMatch(/cluster prod-eu-01: karpenter\.controller\.featureGates\.nodeRepair: false, what runs \(the chart's default\)/);
     const cluster = ((parse(readFileSync(project.configPath, 'utf8')) as Plain).clusters as Plain)['prod-eu-01'] as Plain;
     expect(cluster).toMatchObject({ window: null, overrides: { metadataOptions: { httpTokens: 'required' } }, karpenter: { controller: { replicas: 3, featureGates: { nodeRepair: false } } } });
+    // The EC2NodeClass default, which pools default and system share, has its tags and block devices said once, on the team;
+    // pool gpu, of its own class, says only the tag that differs.
+    const team = ((parse(readFileSync(project.configPath, 'utf8')) as Plain).teams as Plain).platform as Plain;
+    expect(team).toMatchObject({ tags: { environment: 'prod', team: 'platform' }, blockDeviceMappings: [{ deviceName: '/dev/xvda' }] });
+    const pools = team.pools as Record<string, Plain>;
+    expect([pools.default.tags, pools.system.tags, pools.gpu.tags]).toEqual([undefined, undefined, { team: 'ml-platform' }]);
     const d = await diffLive(project, 'prod-eu-01', LIVE);
     expect(d).toMatchObject({ code: 0 });
     expect(d.out).toContain('no changes to the generated resources');
