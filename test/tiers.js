@@ -56,4 +56,5 @@ module.exports.SLOW = {
   'test/output/readers.test.ts': 'reads the generated output back with Helm (go-yaml v2) and two YAML readers',
   'test/adopt/adopt.test.ts': 'adopts a cluster\'s export through the command line: adopt, synth and diff --live',
   'test/adopt/auto-mode.test.ts': 'adopts (and refuses) an EKS Auto Mode cluster\'s export through the command line',
+  'test/adopt/fleet.test.ts': 'adopts into an organised fleet and several clusters in one run through the command line: adopt, synth and diff --live',
 };

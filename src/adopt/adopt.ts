@@ -14,8 +14,10 @@ import { clusterSettings } from '../config/settings';
 import { formatProblem } from '../input/problems';
 import type { TerraformOutputs } from '../config/terraform';
 import { ClusterFacts, Fields, overlayFields, poolFields, Unsayable } from './fields';
+import { undoGroups } from './groups';
 import { adoptController } from './helm-values';
 import { LiveExport } from './live';
+import { canonical, mapDelta, mergedFields, sharedFields } from './shared';
 
 /** What adoption is asked to do. */
 export interface AdoptRequest {
@@ -27,6 +29,8 @@ export interface AdoptRequest {
   readonly namespace?: string;
   /** The team the cluster's NodePools become the pools of. */
   readonly team: string;
+  /** Clusters adopted in the same run: a new team leaves their team lists to their own adoption. @default [] */
+  readonly alsoAdopting?: readonly string[];
 }
 
 /** The config text adoption would write, and what it says about it. */
@@ -83,7 +87,7 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
     doc.setIn(['teams', team], doc.createNode(newTeam(desired)));
     notes.push(`team ${team}: ${desired.size} adopted pool(s) (${[...desired.keys()].join(', ')})`);
     for (const [id, c] of Object.entries(file.clusters)) {
-      if (id === clusterId || c.teams !== undefined) continue;
+      if (id === clusterId || c.teams !== undefined || request.alsoAdopting?.includes(id)) continue;
       // A cluster that runs every team would run this one too: it keeps the teams it runs.
       doc.setIn(['clusters', id, 'teams'], doc.createNode(Object.keys(file.teams), { flow: true }));
       notes.push(`cluster ${id}: now lists the teams it runs (${Object.keys(file.teams).join(', ') || 'none'}), so it does not run team ${team}`);
@@ -111,37 +115,37 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   if (namespace !== undefined && namespace !== clusterSettings(file, clusterId).karpenterNamespace.value) {
     doc.setIn([...clusterAt, 'karpenter', 'namespace'], namespace);
   }
+  let running: Fields | undefined;
   if (request.helmValues === undefined) {
     notes.push(`no --helm-values: the controller's Application will deploy the config's controller values over the running release's at its first sync; `
       + `to keep them, run adopt again with --helm-values FILE (helm get values karpenter -n ${request.namespace ?? 'NS'} -o yaml)`);
   } else {
     const controller = adoptController(request.helmValues, tf);
+    running = controller.controller;
     problems.push(...controller.conflicts);
     notes.push(...controller.notes);
     dropped.push(...controller.dropped);
     for (const [key, value] of Object.entries(controller.controller)) doc.setIn([...clusterAt, 'karpenter', 'controller', key], doc.createNode(value));
     if (Object.keys(controller.helmValues).length) doc.setIn([...clusterAt, 'karpenter', 'helmValues'], doc.createNode(controller.helmValues));
   }
+  // What the cluster's groups would change on what runs, said as the cluster's own instead.
+  const undo = undoGroups(file, clusterId, desired, running);
+  problems.push(...undo.problems);
+  notes.push(...undo.notes);
+  for (const edit of undo.edits) doc.setIn([...clusterAt, ...edit.path], doc.createNode(edit.value));
   if (problems.length) throw new AdoptionError(problems);
   return { text: doc.toString({ lineWidth: 0 }), notes, dropped };
 }
 
 /** A new adopted team: no default pool, a pool per NodePool, and what all of them say alike once on the team. */
 function newTeam(desired: ReadonlyMap<string, Fields>): Fields {
-  const pools = [...desired.values()];
-  const shared: Fields = {};
-  if (pools.length > 1) {
-    for (const [key, value] of Object.entries(pools[0])) {
-      if (key === 'name' || key === 'adopted') continue;
-      if (pools.every((p) => canonical(p[key]) === canonical(value))) shared[key] = value;
-    }
-  }
+  const { shared, own } = sharedFields([...desired.values()].map((f) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'adopted'))));
   const keys = poolKeys([...desired.keys()]);
   return {
     adopted: true,
     defaultPool: false,
     ...shared,
-    pools: Object.fromEntries([...desired].map(([name, fields]) => [keys.get(name), Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'adopted' && !(k in shared)))])),
+    pools: Object.fromEntries([...desired.keys()].map((name, i) => [keys.get(name), own[i]])),
   };
 }
 
@@ -184,7 +188,7 @@ function sameShapeOverrides(team: Fields, desired: ReadonlyMap<string, Fields>, 
   const out: Record<string, Fields> = {};
   for (const [name, want] of desired) {
     const { key, fields } = byName.get(name) as { key: string; fields: Fields };
-    const have: Fields = { ...teamFields, ...fields };
+    const have = mergedFields(teamFields, fields);
     const own: Fields = {};
     for (const field of new Set([...Object.keys(have), ...Object.keys(want)])) {
       if (field === 'name') continue;
@@ -195,22 +199,18 @@ function sameShapeOverrides(team: Fields, desired: ReadonlyMap<string, Fields>, 
         continue;
       }
       if (isMap(a) || (a !== null && typeof a === 'object' && !Array.isArray(a) && field !== 'ami')) {
-        const dropped = Object.keys(a as Fields).filter((k) => !Object.hasOwn(b as Fields, k));
+        // Maps merge key by key (src/config/resolve.ts): the cluster says only the keys that differ.
+        const { delta, dropped } = mapDelta(a, b);
         if (dropped.length) {
           problems.push(`NodePool ${name}: team ${teamId}'s ${field} has ${dropped.join(', ')}, the cluster's does not, and a cluster cannot unsay them: adopt into another team (--team NAME)`);
           continue;
         }
+        own[field] = delta;
+        continue;
       }
       own[field] = b;
     }
     if (Object.keys(own).length) out[key] = own;
   }
   return out;
-}
-
-/** JSON with map keys sorted: two values the config says alike, whatever order their keys were read in. */
-function canonical(v: unknown): string {
-  const sorted = (x: unknown): unknown => (Array.isArray(x) ? x.map(sorted)
-    : x !== null && typeof x === 'object' ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted((x as Fields)[k])])) : x);
-  return JSON.stringify(sorted(v)) ?? 'undefined';
 }

@@ -49,6 +49,9 @@ const DEFAULT_BUDGETS = [{ nodes: '10%' }];
 const DEFAULT_EXPIRE_AFTER = '720h';
 const DEFAULT_METADATA_OPTIONS = { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' };
 
+/** The pool fields adoption leaves out when the live object says their built-in, with that value (src/adopt/groups.ts reads what runs from it). */
+export const ADOPTED_BUILT_INS: Readonly<Record<string, unknown>> = { expireAfter: DEFAULT_EXPIRE_AFTER, metadataOptions: DEFAULT_METADATA_OPTIONS };
+
 /** EC2NodeClass spec fields that are pool fields of the same name and shape. */
 const SAME_NAMED_CLASS_FIELDS = [
   'capacityReservationSelectorTerms', 'blockDeviceMappings', 'kubelet', 'userData', 'associatePublicIPAddress', 'detailedMonitoring', 'instanceStorePolicy',

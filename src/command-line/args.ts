@@ -27,6 +27,8 @@ export interface ArgumentSpec {
   readonly pattern?: RegExp;
   /** The error when it does not match `pattern`. @default - the `missing` error */
   readonly invalid?: string;
+  /** It may be given several times (`adopt A=a.yaml B=b.yaml`): each is in {@link CommandLine.arguments}. @default false - once */
+  readonly many?: boolean;
 }
 
 /** The options of a command line that were read, by name, whatever else is wrong with it; a flag's value is `true`. */
@@ -74,8 +76,10 @@ export type OptionValues<S extends CommandSpec> = {
 /** A command line `S` accepts: its options, typed by its spec, and its argument. */
 export interface CommandLine<S extends CommandSpec> {
   readonly options: OptionValues<S>;
-  /** The command's argument, there exactly when its spec has one. */
+  /** The command's argument, there exactly when its spec has one: the first, when it may be given several times. */
   readonly argument: S extends { readonly argument: ArgumentSpec } ? string : undefined;
+  /** Every argument given, in order (several when the spec's argument is `many`). */
+  readonly arguments: readonly string[];
 }
 
 /** A command line read for one command: what it asks for, or every problem it has. */
@@ -130,6 +134,7 @@ export function readCommandLine<S extends CommandSpec>(spec: S, argv: readonly s
   const read = {
     options: Object.fromEntries(spec.options.map((o) => [o.name, given.get(o.name) ?? (o.value === undefined ? false : undefined)])),
     argument: positionals[0],
+    arguments: positionals,
   };
   problems.push(
     ...spec.options.flatMap((o) => (given.has(o.name) ? optionProblem(o, given.get(o.name)) ?? [] : [])),
@@ -197,8 +202,8 @@ function argumentProblems(spec: CommandSpec, positionals: readonly string[]): st
   const argument = spec.argument;
   if (!argument) return positionals.length > 0 ? [`${spec.name} takes no arguments, got: ${positionals.join(' ')}`] : [];
   if (positionals.length === 0) return [argument.missing];
-  if (positionals.length > 1) return [`${spec.name} takes one ${argument.name}, got ${positionals.length}: ${positionals.join(' ')}`];
-  return argument.pattern && !argument.pattern.test(positionals[0]) ? [argument.invalid ?? argument.missing] : [];
+  if (positionals.length > 1 && argument.many !== true) return [`${spec.name} takes one ${argument.name}, got ${positionals.length}: ${positionals.join(' ')}`];
+  return argument.pattern && !positionals.every((p) => argument.pattern?.test(p)) ? [argument.invalid ?? argument.missing] : [];
 }
 
 /**

@@ -32,8 +32,8 @@ export interface Setting<T> extends SettingSource {
   readonly value: T;
 }
 
-/** What every level (fleet, group, cluster) may say of a cluster's settings. */
-type SettingsFields = Pick<GroupFile, 'karpenter' | 'tenancy' | 'window'>;
+/** What every level (fleet, group, cluster) may say of a cluster's settings; a cluster's `window: null` says none. */
+type SettingsFields = Pick<GroupFile, 'karpenter' | 'tenancy'> & { readonly window?: string | null };
 
 /** The settings of one cluster, see {@link clusterSettings}. */
 export interface ClusterSettings {
@@ -53,7 +53,7 @@ export interface ClusterSettings {
   readonly tenancyAction: Setting<TenancyAction>;
   /** `tenancy.exemptNamespaces`, a list set whole. @default [] */
   readonly tenancyExemptNamespaces: Setting<readonly string[]>;
-  /** `window`, the name of a window (unknown ones included: they are reported). @default - none */
+  /** `window`, the name of a window (unknown ones included: they are reported). @default - none (also when the cluster says `window: null`) */
   readonly window: Setting<string | undefined>;
   /**
    * Where the value at any path of the settings was set (`['karpenter', 'controller',
@@ -96,7 +96,7 @@ export function clusterSettings(file: PlatformFile, clusterId: string, groups: r
     karpenterNamespace: setting(['karpenter', 'namespace'], karpenter.namespace, 'kube-system'),
     tenancyAction: setting<TenancyAction>(['tenancy', 'action'], tenancy.action, 'Deny'),
     tenancyExemptNamespaces: setting<readonly string[]>(['tenancy', 'exemptNamespaces'], tenancy.exemptNamespaces, []),
-    window: setting<string | undefined>(['window'], window, undefined),
+    window: setting<string | undefined>(['window'], window ?? undefined, undefined),
     sourceOf,
   };
 }

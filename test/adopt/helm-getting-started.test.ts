@@ -1,3 +1,5 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 /**
  * Issue 44: Karpenter's own documented Helm values (the getting-started `--set` flags, the
  * migration guide's affinity, the chart's nodeSelector, tolerations and topology spread;
@@ -43,7 +45,7 @@ describe('Karpenter\'s documented Helm values', () => {
   it('merge a node affinity that would let the controller run on Karpenter\'s nodes with what the generator needs, and say so', async () => {
     const values = parse(readFileSync(VALUES, 'utf8')) as { affinity: { nodeAffinity: Plain } };
     values.affinity.nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'eks.amazonaws.com/nodegroup', operator: 'In', values: ['system'] }] }] } };
-    const path = join(__dirname, '..', '..', '.tmp', 'values-nodegroup-only.yaml');
+    const path = join(mkdtempSync(join(tmpdir(), 'karpenter-gitops-values-')), 'values-nodegroup-only.yaml');
     writeFileSync(path, stringify(values));
     const r = await adoptWith(path);
     expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });

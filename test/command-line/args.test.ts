@@ -18,12 +18,12 @@ describe('readCommandLine', () => {
     const r = readCommandLine({ ...SPEC, argument: { name: 'X', missing: 'needs X' } }, ['--base', 'HEAD', '--format=markdown', '--full', '-h', '--', '--not-an-option']);
     expect(r.problems).toEqual([]);
     expect(r.help).toBe(true);
-    expect(r.line).toEqual({ options: { base: 'HEAD', format: 'markdown', full: true }, argument: '--not-an-option' });
+    expect(r.line).toEqual({ options: { base: 'HEAD', format: 'markdown', full: true }, argument: '--not-an-option', arguments: ['--not-an-option'] });
   });
 
   it('gives a flag not given as false and a value not given as undefined; the last of a repeated option wins', () => {
     const { line } = readCommandLine(SPEC, ['--base', 'a', '--base=b'], OTHERS);
-    expect(line).toEqual({ options: { base: 'b', format: undefined, full: false }, argument: undefined });
+    expect(line).toEqual({ options: { base: 'b', format: undefined, full: false }, argument: undefined, arguments: [] });
     if (!line) return;
     // Typed by the spec: a required option is text, a choice one of its values, a flag a boolean, no argument undefined.
     const { base, format, full }: { base: string; format: 'terminal' | 'markdown' | undefined; full: boolean } = line.options;
@@ -76,11 +76,15 @@ describe('readCommandLine', () => {
   });
 
   it('checks the argument: missing, more than one, or not of its pattern', () => {
-    const spec: CommandSpec = { ...SPEC, options: [], argument: { name: 'STAGE', missing: 'needs a STAGE', pattern: /^[0-9]+$/, invalid: 'a STAGE is a number' } };
+    const argument = { name: 'STAGE', missing: 'needs a STAGE', pattern: /^[0-9]+$/, invalid: 'a STAGE is a number' };
+    const spec: CommandSpec = { ...SPEC, options: [], argument };
     expect(read([], spec).problems).toEqual(['needs a STAGE']);
     expect(read(['1', '2'], spec).problems).toEqual(['diff takes one STAGE, got 2: 1 2']);
     expect(read(['x'], spec).problems).toEqual(['a STAGE is a number']);
-    expect(read(['2'], spec).line).toEqual({ options: {}, argument: '2' });
+    expect(read(['2'], spec).line).toEqual({ options: {}, argument: '2', arguments: ['2'] });
+    const many: CommandSpec = { ...spec, argument: { ...argument, many: true } };
+    expect(read(['1', '2'], many).line).toEqual({ options: {}, argument: '1', arguments: ['1', '2'] });
+    expect(read(['1', 'x'], many).problems).toEqual(['a STAGE is a number']);
   });
 
   it('asks the spec\'s constraints with the options read, even beside other problems', () => {

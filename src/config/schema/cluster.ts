@@ -41,7 +41,8 @@ export const cluster = z.strictObject({
   kubernetesVersion: z.string().regex(/^1\.[0-9]{1,2}$/, { error: 'must be a Kubernetes minor version such as "1.33" (quote it)' })
     .optional().describe('otherwise the terraform output cluster_version'),
   tenancy: tenancy.optional().describe('the tenancy policy of this cluster, over the top-level tenancy'),
-  window: dnsLabel.optional().describe('a key of windows: Drifted nodes are replaced and the pools synced only then (docs/windows.md)'),
+  window: dnsLabel.nullable().optional()
+    .describe('a key of windows: Drifted nodes are replaced and the pools synced only then (docs/windows.md); null: no window, whatever the cluster\'s groups say (an adopted cluster keeps its running budgets, docs/adopting.md)'),
   stage: z.number().int().min(1).max(20).optional().describe('rollout order: a stage-N cluster\'s pools get a change after every stage-(N-1) cluster has it (docs/windows.md)'),
   overlays: map(dnsLabel, overlay.nullable()).optional()
     .describe('NodeOverlays of this cluster, over the fleet-wide overlays (null: not on this cluster)'),
