@@ -63,8 +63,10 @@ describe('every command that loads the config', () => {
     const err: string[] = [];
     const code = await run([...args, '--config', configPath], { out: () => undefined, err: (l) => err.push(l) }, {});
     expect(code).toBe(1);
-    const few = EXPECTED.map((re) => new RegExp(re.source.replace('80 clusters \\(prod-eu-01, prod-us-01, prod-ap-01 and 77 more\\)', '3 clusters \\(prod-eu-01, prod-us-01 and prod-ap-01\\)')
-      .replace('80 cluster', '3 cluster')));
+    // adopt judges the config with the cluster it adopts running nothing (src/adopt/fleet.ts): the others share the mistake.
+    const few = EXPECTED.map((re) => new RegExp(_name === 'adopt'
+      ? re.source.replace('80 clusters \\(prod-eu-01, prod-us-01, prod-ap-01 and 77 more\\)', '2 clusters \\(prod-us-01 and prod-ap-01\\)').replace('cluster prod-eu-01 runs', 'cluster prod-us-01 runs').replace('80 cluster', '3 cluster')
+      : re.source.replace('80 clusters \\(prod-eu-01, prod-us-01, prod-ap-01 and 77 more\\)', '3 clusters \\(prod-eu-01, prod-us-01 and prod-ap-01\\)').replace('80 cluster', '3 cluster')));
     expect(err.filter((l) => l.includes('platform.yaml:'))).toEqual(few.map((re) => expect.stringMatching(re)));
     expect(err[err.length - 1]).toMatch(/^5 problem\(s\) found/);
   });
