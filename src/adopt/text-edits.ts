@@ -9,6 +9,9 @@ import { diffArrays } from 'diff';
 import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 
+/** The most changed lines for which untouched lines are kept (jsdiff's `maxEditLength`). */
+const MAX_EDIT_LINES = 2_000;
+
 /** How adoption prints the config: no folding of long lines. */
 const PRINT_OPTIONS = { lineWidth: 0 } as const;
 
@@ -25,7 +28,10 @@ export function keepUntouchedLines(original: string, edited: string): string {
   if (file.length !== reprint.length) return edited;
   const out: string[] = [];
   let at = 0;
-  for (const part of diffArrays(reprint, edited.split('\n'))) {
+  // A diff costs (lines × changes): past a few thousand changed lines (Helm values of 100,000 keys), the print as it is.
+  const parts = diffArrays(reprint, edited.split('\n'), { maxEditLength: MAX_EDIT_LINES });
+  if (parts === undefined) return edited;
+  for (const part of parts) {
     if (part.added) out.push(...part.value);
     else if (part.removed) at += part.value.length;
     else {
