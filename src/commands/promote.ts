@@ -8,6 +8,7 @@ import { ApplicationsFile, mergeApplications, minutesText, Promotion, promotion,
 import { commitOf, sameFiles } from '../review/git';
 import type { Options } from './build';
 import { Context, locations } from './context';
+import { PROMOTE_FORMATS, promoteStatus, STATUS_OPTIONS, statusProblems } from './promote-status';
 import { EXIT, Reporter } from './reporter';
 
 /** `npm run promote`: a revision to the next stage, when the one before has it healthy and soaked. */
@@ -23,18 +24,21 @@ export const spec = {
     + 'command that moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE, and\n'
     + 'the GitHub environment to push in; otherwise names what holds it back, and why. A cluster whose\n'
     + 'Applications sync by hand (manualSync: true) is not waited for, and named as such. `promote plan`\n'
-    + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md).',
+    + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md). `promote\n'
+    + 'status` prints where the rollout stands: per stage its commit, each cluster synced, replacing nodes,\n'
+    + 'waiting (window, soak, approval) or held by a problem, grouped (docs/windows.md).',
   argument: {
-    name: 'STAGE|plan', pattern: /^(?:[0-9]+|plan)$/,
+    name: 'STAGE|plan|status', pattern: /^(?:[0-9]+|plan|status)$/,
     missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan',
-    invalid: 'promote takes a STAGE, a number such as 2, or plan',
+    invalid: 'promote takes a STAGE, a number such as 2, plan or status',
   },
   options: [
     { name: 'revision', value: 'SHA', help: 'the commit to promote (required with STAGE)' },
     { name: 'applications', value: 'FILE', help: 'kubectl -n argocd get applications.argoproj.io -o json, one file per Argo CD instance, comma-separated (FILE,FILE), or - for stdin (required with STAGE)' },
     { name: 'main', value: 'REF', help: 'the main branch: SHA is promoted only while it still has SHA\'s files for the stage\'s clusters (default origin/HEAD, else origin/main)' },
     { name: 'now', value: 'TIME', help: 'the time the soak is measured up to, e.g. 2027-01-12T09:00:00Z (default: the clock)' },
-    formatOption(['terminal', 'json'], '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it)'),
+    formatOption(PROMOTE_FORMATS, '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it); markdown only with status'),
+    ...STATUS_OPTIONS,
     outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
     CONFIG_OPTION,
   ],
@@ -42,9 +46,10 @@ export const spec = {
     'kubectl -n argocd get applications.argoproj.io -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -',
     'npm run --silent promote -- 3 --revision SHA --applications eu.json,us.json --format json',
     'npm run --silent promote -- plan --format json',
+    'npm run --silent promote -- status --applications eu.json,us.json --format markdown',
   ],
   notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
-  constraints: stageProblems,
+  constraints: (given, target) => [...(target === 'status' ? [] : stageProblems(given, target)), ...statusProblems(given, target)],
 } as const satisfies CommandSpec;
 
 /** What `promote` needs of its options beyond each one alone: a stage needs the revision and the Applications; `plan` reads only the config. */
@@ -69,6 +74,8 @@ function stageProblems(given: Given, target: string | undefined): string[] {
 export function run({ options, argument }: CommandLine<typeof spec>, context: Context): number {
   const paths = locations(context, options);
   const format = options.format ?? 'terminal';
+  if (argument === 'status') return promoteStatus(context.say, paths, options);
+  if (format === 'markdown') return EXIT.usage; // refused by statusProblems before run
   if (argument === 'plan') return promotePlan(context.say, paths, format);
   return promote(context.say, paths, Number(argument), {
     revision: options.revision ?? '', files: (options.applications ?? '-').split(','), main: options.main, format,
