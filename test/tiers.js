@@ -37,6 +37,7 @@ module.exports.SLOW = {
   'test/review/kubernetes-upgrade.test.ts': 'a Kubernetes upgrade reviewed through the command line, in git repositories',
   'test/review/manual-sync.test.ts': 'a cluster synced by hand reviewed through the command line, in git repositories',
   'test/promote/promote.test.ts': 'promotion through the command line, in git repositories',
+  'test/promote/status-render.test.ts': 'renders the rollout page\'s picture of 1,000 clusters with mermaid in headless Chromium',
   'test/workflow.test.ts': 'the workflows under actionlint, and their scripts run in git repositories',
   'test/e2e.test.ts': 'the README followed through npm in a copy of the project',
   'test/support/mermaid.test.ts': 'renders every diagram with mermaid in headless Chromium',

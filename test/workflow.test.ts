@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
-type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string>; 'continue-on-error'?: boolean };
 
 /** The repository's root: the tests read its workflows and .gitattributes whatever the working directory. */
 const ROOT = join(__dirname, '..');
@@ -378,6 +378,24 @@ describe('.github/workflows/promote.yaml', () => {
     mkdirSync(join(dir, 'applications'));
     for (const n of names) writeFileSync(join(dir, 'applications', `${n}.json`), '{"items":[]}');
   };
+
+  describe('the rollout page step', () => {
+    it('writes npm run promote -- status of every instance\'s Applications to the run\'s summary, and never holds a promotion back', () => {
+      expect(step('decide', 'status')['continue-on-error']).toBe(true);
+      standIn('npm', `echo "npm $*" >> "${dir}/calls"\nprintf '## Where the rollout stands\\n' > rollout.md`);
+      applications('applications-eu', 'applications-us');
+      const run = runStep(step('decide', 'status').run!, {});
+      expect(run.code).toBe(0);
+      expect(lines('calls')).toEqual(['npm run --silent promote -- status --applications applications/applications-eu.json,applications/applications-us.json --format markdown --out rollout.md']);
+      expect(run.summary).toBe('## Where the rollout stands\n');
+    });
+
+    it('without any instance read, writes what the config and git say', () => {
+      standIn('npm', `echo "npm $*" >> "${dir}/calls"\necho page > rollout.md`);
+      expect(runStep(step('decide', 'status').run!, {}).code).toBe(0);
+      expect(lines('calls')).toEqual(['npm run --silent promote -- status --format markdown --out rollout.md']);
+    });
+  });
 
   describe('the decide step', () => {
     const decide = (refs: Record<string, string>, answers: Record<number, { code: number; json?: unknown }>) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseApplications } from '../../src/promote/applications';
 import { parseNodeClaims } from '../../src/promote/nodeclaims';
 import { rolloutStatus } from '../../src/promote/status';
-import { mermaidLabel, rolloutFlowchart, rolloutMarkdown } from '../../src/promote/status-markdown';
+import { mermaidLabel, rolloutFlowchart, rolloutMarkdown, rolloutText } from '../../src/promote/status-markdown';
 import { aTerraform, removeProjects, writeProject } from '../builders';
 import { aFleetConfig, cli } from '../review/fleet';
 import { parseMermaid } from '../support/mermaid';
@@ -186,5 +186,30 @@ describe('npm run promote -- status', () => {
     expect(misused).toMatchObject({ code: 2, err: expect.stringMatching(/promote status reads every stage's ref: --revision goes with a STAGE/) });
     const elsewhere = await cli(['promote', 'plan', '--out', 'x.md', '--format', 'markdown', '--config', project.configPath]);
     expect(elsewhere.err).toMatch(/--out goes with promote status[^]*--format markdown goes with promote status/);
+  });
+});
+
+describe('docs/windows.md, "Where a rollout stands"', () => {
+  it('shows the page as the command prints it', () => {
+    const clusters = [
+      aStagedCluster('dev', 1), aStagedCluster('dev-eu', 1, { window: NIGHTLY }), aStagedCluster('staging', 2), aStagedCluster('staging-eu', 2),
+      aStagedCluster('prod-eu', 3, { window: NIGHTLY }), aStagedCluster('prod-us', 3),
+    ];
+    const platform = aStagedPlatform(clusters);
+    const [dev, devEu, staging, stagingEu, prodEu, prodUs] = clusters;
+    const PROD = '3'.repeat(40);
+    const applications = parsed(list(
+      ...applicationsOf(platform, dev, NEW), ...applicationsOf(platform, devEu, OLD, { 'pools-web': { sync: 'OutOfSync' } }),
+      ...applicationsOf(platform, staging, OLD, { 'drift-gate': { health: 'Progressing' } }),
+      ...applicationsOf(platform, stagingEu, OLD, { 'pools-batch': { sync: 'OutOfSync', operation: { phase: 'Failed', message: 'one or more objects failed to apply, reason: admission webhook "validation.karpenter.sh" denied the request' } } }),
+      ...applicationsOf(platform, prodEu, PROD), ...applicationsOf(platform, prodUs, PROD),
+    ));
+    const status = rolloutStatus(platform, {
+      applications, revisions: new Map([[1, NEW], [2, OLD], [3, PROD]]), now: new Date('2026-11-23T20:00:00Z'),
+      drift: new Map([['staging', parseNodeClaims('nc.json', NODECLAIMS).drift!]]),
+    });
+    const page = readFileSync(join(__dirname, '../../docs/windows.md'), 'utf8');
+    const shown = /```text\n(Where the rollout stands:[^]*?)\n```/.exec(page)?.[1];
+    expect(shown).toBe(rolloutText(status).join('\n'));
   });
 });
