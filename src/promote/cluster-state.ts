@@ -113,8 +113,9 @@ function windowWait(cluster: Cluster, now: Date): string | undefined {
  */
 export function clusterStatus(platform: Platform, cluster: Cluster, inputs: ClusterInputs): ClusterStatus {
   const { applications, revision, promoted, now, drift } = inputs;
-  const { root, children } = clusterApplicationModels(platform, cluster);
-  const models = [root, ...children].filter((a) => a.automated || cluster.manualSync === true);
+  // The Applications that sync by themselves unless the cluster is synced by hand (so never the smoke tests).
+  const { root, children } = clusterApplicationModels(platform, { ...cluster, manualSync: false });
+  const models = [root, ...children].filter((a) => a.automated);
   const base = { cluster: cluster.id, ...(drift ? { drift } : {}) };
   const live = models.map((model) => ({ model, app: applications.get(model.name) }));
   for (const { model, app } of live) {
@@ -123,7 +124,10 @@ export function clusterStatus(platform: Platform, cluster: Cluster, inputs: Clus
   }
   if (!promoted) return { ...base, state: 'waiting', why: `stage ref ${stageRef(platform, cluster.stage ?? 1)} not created yet: not promoted` };
   const missing = live.filter((l) => l.app === undefined).map((l) => l.model.name);
-  if (missing.length) return { ...base, state: 'unknown', why: 'not in the Applications given', detail: short(missing.join(', ')) };
+  if (missing.length) {
+    const why = `not in the Applications given${cluster.argocd !== undefined ? ` (read from Argo CD ${cluster.argocd})` : ''}`;
+    return { ...base, state: 'unknown', why, detail: short(missing.join(', ')) };
+  }
   const given = live.flatMap((l) => (l.app ? [{ model: l.model, app: l.app }] : []));
   const synced = given.every((l) => atRevision(l.app, l.model, revision));
   const gate = given.find((l) => l.model.name === APP_NAMES.driftGate(cluster.id));
