@@ -126,8 +126,9 @@ describe('at a thousand clusters', () => {
   const page = rolloutMarkdown(rolloutStatus(platform, { applications, revisions, now: new Date(FINISHED) }));
 
   it('stays far under GitHub\'s job summary limit and reads in a screen or two: grouped, a few names and "and N more"', () => {
-    // "The maximum size of a job summary is 1 MiB" per step (GitHub Docs, Adding a job summary:
-    // https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/workflow-commands-for-github-actions#adding-a-job-summary).
+    // A step's summary may hold 1 MiB (GitHub Docs, Adding a job summary:
+    // https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/workflow-commands-for-github-actions#adding-a-job-summary);
+    // the runner drops a larger one whole ("$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of 1024k").
     expect(Buffer.byteLength(page)).toBeLessThan(16 * 1024);
     expect(page.split('\n').length).toBeLessThan(60);
     expect(page).toMatch(/^- \*\*held by a problem\*\* \(1\), sync Failed: c0000 \(c0000-pools-web: one or more objects failed to apply/m);
