@@ -83,7 +83,8 @@ function promotionLine(s: StageStatus, style: Style): string | undefined {
   if (p.revision === undefined) return `Next promotion: waits for ${p.waitsFor.map(style.text).join(', then ')}`;
   if (p.upToDate) return `Next promotion: none, it runs stage ${s.stage - 1}'s commit ${style.code(shortSha(p.revision))}`;
   const from = `Next promotion: ${style.code(shortSha(p.revision))} from stage ${s.stage - 1}`;
-  if (p.ready === true) return `${from}, ready: npm run promote pushes it${p.environment !== undefined ? ` once a reviewer of GitHub environment ${style.text(p.environment)} approves` : ''}`;
+  // Ready as far as the stage before goes: whether the main branch still wants the commit is the promote workflow's to ask.
+  if (p.ready === true) return `${from}, ready: stage ${s.stage - 1} has finished it${p.environment !== undefined ? `; the push waits for a reviewer of GitHub environment ${style.text(p.environment)}` : ''}`;
   return `${from}, waits for ${p.waitsFor.map(style.text).join(', then ')}`;
 }
 
