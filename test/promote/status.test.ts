@@ -82,6 +82,10 @@ describe('rolloutStatus', () => {
     const at = new Date(FINISHED + 4 * 3_600_000);
     const three = rolloutStatus(platform, { applications: done, revisions: new Map([[1, NEW], [2, OLD]]), now: at }).stages[2];
     expect(three.promotion).toMatchObject({ soakRemainingMinutes: 20 * 60, waitsFor: ['soak 24h: 20h left', 'approval by the reviewers of GitHub environment production'] });
+    const later = rolloutStatus(platform, { applications: done, revisions: new Map([[1, NEW], [2, OLD]]), now: new Date(FINISHED + 25 * 3_600_000) });
+    expect(later.stages[2].promotion).toMatchObject({ ready: true, soakRemainingMinutes: 0 });
+    expect(rolloutMarkdown(later)).toContain('Next promotion: `2222222` from stage 2, ready: stage 2 has finished it; the push waits for a reviewer of GitHub environment production');
+    expect(rolloutFlowchart(later)).toContain('s2 -->|"ready to promote"| s3');
   });
 
   it('without the Applications, says what the config and git say: refs, commits, windows', () => {
