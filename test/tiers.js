@@ -38,6 +38,7 @@ module.exports.SLOW = {
   'test/review/manual-sync.test.ts': 'a cluster synced by hand reviewed through the command line, in git repositories',
   'test/promote/promote.test.ts': 'promotion through the command line, in git repositories',
   'test/workflow-shellcheck.test.ts': 'runs shellcheck on every run block of the workflows',
+  'test/promote/status-render.test.ts': 'renders the rollout page\'s picture of 1,000 clusters with mermaid in headless Chromium',
   'test/workflow.test.ts': 'the workflows under actionlint, and their scripts run in git repositories',
   'test/e2e.test.ts': 'the README followed through npm in a copy of the project',
   'test/support/mermaid.test.ts': 'renders every diagram with mermaid in headless Chromium',

@@ -294,6 +294,12 @@ describe('.github/workflows/promote.yaml', () => {
     }
   });
 
+  it('writes where the rollout stands (npm run promote -- status) to the run\'s summary after the decisions, and never holds a promotion back by it', () => {
+    const status = step('decide', 'status') as Step & { 'continue-on-error'?: boolean };
+    expect(status).toMatchObject({ if: '${{ !cancelled() }}', 'continue-on-error': true, run: 'npm run --silent promote -- status --applications applications/ --format markdown >> "$GITHUB_STEP_SUMMARY"' });
+    expect(jobs.decide.steps.indexOf(status)).toBeGreaterThan(jobs.decide.steps.indexOf(step('decide', 'decide')));
+  });
+
   it('reads each Argo CD instance in a job of its own, through its OIDC role or the ARGOCD_KUBECONFIG secret, and keeps what it read as an artifact', () => {
     expect(jobs.read).toMatchObject({
       needs: 'plan', permissions: { 'id-token': 'write', contents: 'read' },

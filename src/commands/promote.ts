@@ -9,6 +9,7 @@ import { commitOf, sameFiles } from '../review/git';
 import type { Options } from './build';
 import { Context, locations } from './context';
 import { appendGithub, applicationFiles, promoteDecide, readApplications } from './promote-decide';
+import { PROMOTE_FORMATS, promoteStatus, STATUS_OPTIONS, statusProblems } from './promote-status';
 import { EXIT, Reporter } from './reporter';
 
 /** `npm run promote`: a revision to the next stage, when the one before has it healthy and soaked. */
@@ -25,11 +26,13 @@ export const spec = {
     + 'the GitHub environment to push in; otherwise names what holds it back, and why. A cluster whose\n'
     + 'Applications sync by hand (manualSync: true) is not waited for, and named as such. `promote plan`\n'
     + 'prints the Argo CD instances and the stages, and `promote decide` decides every stage at once\n'
-    + 'from the read jobs\' applications-<instance>.json files, for the promote workflow (docs/windows.md).',
+    + 'from the read jobs\' applications-<instance>.json files, for the promote workflow (docs/windows.md).\n'
+    + '`promote status` prints where the rollout stands: per stage its commit, each cluster synced,\n'
+    + 'replacing nodes, waiting (window, soak, approval) or held by a problem, grouped (docs/windows.md).',
   argument: {
-    name: 'STAGE|plan|decide', pattern: /^(?:[0-9]+|plan|decide)$/,
-    missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan, or decide',
-    invalid: 'promote takes a STAGE, a number such as 2, or plan, or decide',
+    name: 'STAGE|plan|decide|status', pattern: /^(?:[0-9]+|plan|decide|status)$/,
+    missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan, decide or status',
+    invalid: 'promote takes a STAGE, a number such as 2, or plan, decide or status',
   },
   options: [
     { name: 'revision', value: 'SHA', help: 'the commit to promote (required with STAGE)' },
@@ -39,7 +42,8 @@ export const spec = {
     { name: 'expect-state', value: 'DIGEST', help: 'with STAGE: ready only while Argo CD still says what the decision DIGEST was made on (decide\'s state; an approved push)' },
     { name: 'github-output', value: 'FILE', help: 'append what the promote workflow\'s jobs read to FILE ($GITHUB_OUTPUT): plan its read legs, decide its pushes, STAGE ready=true|false (then a decision, ready or not, exits 0)' },
     { name: 'summary', value: 'FILE', help: 'with decide: append the decisions to FILE as Markdown ($GITHUB_STEP_SUMMARY)' },
-    formatOption(['terminal', 'json'], '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it)'),
+    formatOption(PROMOTE_FORMATS, '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it); markdown only with status'),
+    ...STATUS_OPTIONS,
     outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
     CONFIG_OPTION,
   ],
@@ -48,9 +52,10 @@ export const spec = {
     'npm run --silent promote -- 3 --revision SHA --applications eu.json,us.json --format json',
     'npm run --silent promote -- plan --format json',
     'npm run --silent promote -- decide --applications applications/ --main origin/main',
+    'npm run --silent promote -- status --applications eu.json,us.json --format markdown',
   ],
   notes: 'exit codes: 0 ready (the command is printed; decide: decided), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
-  constraints: stageProblems,
+  constraints: (given, target) => [...(target === 'status' ? [] : stageProblems(given, target)), ...statusProblems(given, target)],
 } as const satisfies CommandSpec;
 
 /** What `promote` needs of its options beyond each one alone: a stage needs the revision and the Applications; `plan` reads only the config. */
@@ -84,6 +89,8 @@ function stageProblems(given: Given, target: string | undefined): string[] {
 export function run({ options, argument }: CommandLine<typeof spec>, context: Context): number {
   const paths = locations(context, options);
   const format = options.format ?? 'terminal';
+  if (argument === 'status') return promoteStatus(context.say, paths, options);
+  if (format === 'markdown') return EXIT.usage; // refused by statusProblems before run
   const now = options.now !== undefined ? { now: Date.parse(options.now) } : {};
   const githubOutput = options['github-output'] !== undefined ? { githubOutput: options['github-output'] } : {};
   if (argument === 'plan') return promotePlan(context.say, paths, format, options['github-output']);

@@ -24,6 +24,9 @@ const source = z.looseObject({
   targetRevision: z.string().optional(),
 });
 
+/** A `metav1.Time`: RFC 3339, or null for the zero time (k8s.io/apimachinery pkg/apis/meta/v1/time.go MarshalJSON). */
+const time = z.string().nullable().optional();
+
 const application = z.looseObject({
   metadata: z.looseObject({ name: z.string().min(1) }),
   spec: z.looseObject({
@@ -32,10 +35,10 @@ const application = z.looseObject({
     destination: z.looseObject({ server: z.string().optional(), name: z.string().optional() }).optional(),
   }).optional(),
   status: z.looseObject({
-    sync: z.looseObject({ status: z.string().optional(), revision: z.string().optional(), revisions: z.array(z.string()).optional() }).optional(),
-    health: z.looseObject({ status: z.string().optional(), message: z.string().optional(), lastTransitionTime: z.string().optional() }).optional(),
-    operationState: z.looseObject({ phase: z.string().optional(), message: z.string().optional(), finishedAt: z.string().optional(), startedAt: z.string().optional() }).optional(),
-    conditions: z.array(z.looseObject({ type: z.string(), message: z.string().optional() })).optional(),
+    sync: z.looseObject({ status: z.string().optional(), revision: z.string().optional(), revisions: z.array(z.string()).nullable().optional() }).optional(),
+    health: z.looseObject({ status: z.string().optional(), message: z.string().optional(), lastTransitionTime: time }).optional(),
+    operationState: z.looseObject({ phase: z.string().optional(), message: z.string().optional(), finishedAt: time, startedAt: time }).nullable().optional(),
+    conditions: z.array(z.looseObject({ type: z.string().optional(), message: z.string().optional() })).nullable().optional(),
     reconciledAt: z.string().optional(),
   }).optional(),
 });

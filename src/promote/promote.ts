@@ -113,7 +113,7 @@ const COMPLETED = new Set(['Succeeded', 'Failed', 'Error']);
 function settledAt(app: LiveApplication): number | 'running' | undefined {
   const op = app.status?.operationState;
   if (op?.phase !== undefined && !COMPLETED.has(op.phase)) return 'running';
-  const times = [op?.finishedAt, app.status?.health?.lastTransitionTime].map((t) => (t === undefined ? NaN : Date.parse(t))).filter((t) => !Number.isNaN(t));
+  const times = [op?.finishedAt, app.status?.health?.lastTransitionTime].map((t) => (t === undefined || t === null ? NaN : Date.parse(t))).filter((t) => !Number.isNaN(t));
   return times.length === 0 ? undefined : Math.max(...times);
 }
 
