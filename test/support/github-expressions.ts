@@ -1,7 +1,8 @@
 /**
  * GitHub Actions' expression language (`${{ … }}`), as much of it as our workflows' job-level
  * keys use, written from GitHub's reference ("Evaluate expressions in workflows and actions",
- * https://docs.github.com/en/actions/reference/workflows-and-actions/expressions, read 2026-12):
+ * https://docs.github.com/en/actions/reference/workflows-and-actions/expressions, read 2026-12;
+ * the runner it is checked against is MODELS.githubActions, test/support/upstream.ts):
  *
  * - Literals: `true`, `false`, `null`, numbers in any JSON format (and `0x` hex), strings in
  *   single quotes with `''` for a quote; double quotes are an error ("Literals").

@@ -3,7 +3,8 @@
  * that a test can run a shipped workflow file (.github/workflows/*.yaml) through scenarios: which
  * steps fail, which outputs a job sets, which environment's reviewers approve. Expressions are
  * github-expressions.ts. Written from GitHub's documentation (read 2026-12) and, where it is
- * silent, from actions/runner's workflow parser and issue threads; every rule:
+ * silent, from actions/runner's workflow parser at MODELS.githubActions (test/support/upstream.ts:
+ * actions/runner v2.336.0, `src/Sdk/WorkflowParser/Conversion/`) and issue threads; every rule:
  *
  * - `needs` (a string or a list) orders the jobs: a job starts once every job it needs has
  *   finished. "If a job fails or is skipped, all jobs that need it are skipped unless the jobs
@@ -13,8 +14,9 @@
  *   @see https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idneeds
  * - A job-level `if` may omit `${{ }}`; one without a status function (`success()`,
  *   `failure()`, `always()`, `cancelled()`) becomes `success() && (<if>)`, and no `if` is
- *   `success()`: actions/runner src/Sdk/WorkflowParser/Conversion/WorkflowTemplateConverter.cs,
- *   `ConvertToIfCondition(…, IfKind.Job)`; docs "Status check functions" ("A default status check
+ *   `success()`: actions/runner WorkflowTemplateConverter.cs L1382 (`ConvertToIfCondition(…,
+ *   IfKind.Job)`), L1806-L1808 (empty → `success()`) and L1848-L1861 (no status function →
+ *   `success() && (<if>)`); docs "Status check functions" ("A default status check
  *   of success() is applied unless you include one of these functions").
  *   @see https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions
  * - At job level `success()` is true only when every job of the transitive `needs` chain
@@ -25,7 +27,8 @@
  *   job fails" (docs, "failure"). `always()` is true; `cancelled()` is true when the run was
  *   cancelled (docs, "cancelled"), and then `success()` is false.
  * - Contexts at job level `if`: github, needs, vars, inputs; `matrix` is not (docs "Context
- *   availability": `jobs.<job_id>.if` — github, needs, vars, inputs); `needs.<id>` only for a job
+ *   availability": `jobs.<job_id>.if` — github, needs, vars, inputs; WorkflowTemplateConverter.cs
+ *   L2270-L2276 `s_jobIfNamedValues`); `needs.<id>` only for a job
  *   in `needs`. `needs.<id>.result` is success, failure, cancelled or skipped; outputs of a job
  *   that did not run are absent, so they read '' (docs, "needs context"; github-expressions.ts).
  *   @see https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#needs-context
@@ -37,8 +40,9 @@
  *   becomes a combination of its own (docs "Running variations of jobs in a workflow", "Expanding
  *   or adding matrix configurations"). A vector that is empty fails the job with "Matrix vector
  *   '<name>' does not contain any values"; a matrix with neither a vector nor a non-empty
- *   `include` with "Matrix must define at least one vector" (actions/runner
- *   WorkflowTemplateConverter.cs `ConvertToStrategy`); the run fails (github.community above).
+ *   `include` with "Matrix must define at least one vector" (WorkflowTemplateConverter.cs
+ *   `ConvertToStrategy`, L973 and L985; the include rule is MatrixBuilder.cs `Build`, L116-L175);
+ *   the run fails (github.community above).
  *   @see https://docs.github.com/en/actions/how-tos/write-workflows/choose-what-workflows-do/run-job-variations
  * - `strategy.fail-fast` (default true): "GitHub will cancel all in-progress and queued jobs in
  *   the matrix if any job in the matrix fails"; a leg whose `continue-on-error` is true does not
