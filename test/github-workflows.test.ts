@@ -128,6 +128,32 @@ describe('the promote workflow we ship', () => {
     }
   });
 
+  it('every combination of instances, reads out of reach, ready stages, approvals and a failed decide: push jobs run exactly when they should', () => {
+    const cases = INSTANCE_FORMS.flatMap(([, instances]) => [[], [instances[0].name], instances.map((i) => i.name)].flatMap((unreachable) =>
+      [[], [STAGE_2]].flatMap((push) => [[], [STAGE_3]].flatMap((approve) => (approve.length > 0 ? (['approved', 'rejected', 'waiting'] as const) : [undefined])
+        .flatMap((approval) => (['success', 'failure'] as const).map((decide) => ({ instances, unreachable, push, approve, approval, decide })))))));
+    const wrong = cases.flatMap((c) => {
+      const scenario = promoteScenario({ ...c, ...(c.approval ? { approvals: { production: c.approval } } : {}) });
+      const run = runWorkflow(promote, c.decide === 'failure' ? { ...scenario, jobs: { ...scenario.jobs, decide: { result: 'failure' } } } : scenario);
+      const decided = c.decide === 'success';
+      const expected = {
+        decide: c.decide,
+        push: decided && c.push.length > 0 ? 'success' : 'skipped',
+        approve: decided && c.approve.length > 0 ? { approved: 'success', rejected: 'failure', waiting: 'waiting' }[c.approval ?? 'approved'] : 'skipped',
+        'push-approved': decided && c.approve.length > 0 ? { approved: 'success', rejected: 'skipped', waiting: 'waiting' }[c.approval ?? 'approved'] : 'skipped',
+        conclusion: c.unreachable.length > 0 || !decided || c.approval === 'rejected' ? 'failure' : c.approval === 'waiting' && decided ? 'waiting' : 'success',
+        errors: [] as string[],
+      };
+      const got = {
+        decide: run.jobs.decide.result, push: run.jobs.push.result, approve: run.jobs.approve.result, 'push-approved': run.jobs['push-approved'].result, conclusion: run.conclusion,
+        errors: Object.values(run.jobs).flatMap((j) => [j.error, ...j.legs.map((l) => l.error)]).filter((e): e is string => e !== undefined),
+      };
+      return JSON.stringify(got) === JSON.stringify(expected) ? [] : [{ case: { ...c, instances: c.instances.length }, expected, got }];
+    });
+    expect(cases).toHaveLength(2 * 3 * 2 * 4 * 2);
+    expect(wrong).toEqual([]);
+  });
+
   // Fails today (it.failing): approve is one matrix job, and push-approved reads its one result, so
   // one stage's rejection (a failed leg: the approve job fails) holds every other approved stage;
   // with approve's default fail-fast the approved leg is even cancelled. Reported to the lead.

@@ -334,11 +334,22 @@ function runJob(id: string, state: RunState): JobRun {
   return runLegs(id, job, state);
 }
 
-/** Runs the workflow of `text` through `scenario` (see the file's comment for the rules and what is left out). */
-export function runWorkflow(text: string, scenario: Scenario = {}): WorkflowRun {
+const parsed = new Map<string, Readonly<Record<string, JobSpec>>>();
+
+/** The jobs of a workflow file, parsed once per text (scenario tests run one file many times). */
+function jobsOf(text: string): Readonly<Record<string, JobSpec>> {
+  const known = parsed.get(text);
+  if (known) return known;
   const workflow: unknown = parse(text);
   if (!isRecord(workflow) || !isRecord(workflow.jobs)) throw new Error('workflow: no jobs');
-  const spec = workflow.jobs as unknown as Readonly<Record<string, JobSpec>>;
+  const jobs = workflow.jobs as unknown as Readonly<Record<string, JobSpec>>;
+  parsed.set(text, jobs);
+  return jobs;
+}
+
+/** Runs the workflow of `text` through `scenario` (see the file's comment for the rules and what is left out). */
+export function runWorkflow(text: string, scenario: Scenario = {}): WorkflowRun {
+  const spec = jobsOf(text);
   for (const id of Object.keys(scenario.jobs ?? {})) if (!(id in spec)) throw new Error(`scenario: no job ${id} in the workflow`);
   const state: RunState = { spec, scenario, runs: {} };
   for (const id of jobOrder(spec)) state.runs[id] = runJob(id, state);
