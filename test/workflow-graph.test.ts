@@ -3,19 +3,24 @@
 // fails, when nothing is ready, when a stage waits for its reviewers. test/workflow.test.ts lints
 // them and runs their scripts; this is the part only GitHub decides. The promote workflow of commit
 // 1986980 (test/fixtures/workflows/) is the model's own check: it never pushed, and the model says so.
+// Fast: the model is pure; the promote file is parsed once.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { at, runWorkflow, type Approval, type Scenario } from './support/github-jobs';
 
 const root = join(__dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** Argo CD instances as `npm run promote -- plan` lists them: two of gitops.argocd, or the one without it. */
+/**
+ * Argo CD instances as `npm run promote -- plan` lists them (src/promote/plan.ts, `ReadLeg`): two of
+ * gitops.argocd, one on a runner of its own (`runsOn`: JSON), or the fleet's only one without it.
+ */
 const NAMED = [
-  { name: 'eu', roleArn: 'arn:aws:iam::111122223333:role/promote-eu', region: 'eu-west-1', eksCluster: 'mgmt-eu', kubeconfig: false, runsOn: '' },
-  { name: 'us', roleArn: 'arn:aws:iam::111122223333:role/promote-us', region: 'us-east-1', eksCluster: 'mgmt-us', kubeconfig: false, runsOn: '' },
+  { name: 'eu', kubeconfig: false, namespace: 'argocd', eksCluster: 'mgmt-eu', region: 'eu-west-1', roleArn: 'arn:aws:iam::111122223333:role/promote-eu', runsOn: '' },
+  { name: 'us', kubeconfig: false, namespace: 'argocd', eksCluster: 'mgmt-us', region: 'us-east-1', roleArn: 'arn:aws:iam::111122223333:role/promote-us', runsOn: '["self-hosted","vpc-us"]' },
 ];
-const KUBECONFIG_ONLY = [{ name: 'argocd', kubeconfig: true, runsOn: '' }];
+const KUBECONFIG_ONLY = [{ name: 'argocd', kubeconfig: true, namespace: 'argocd', eksCluster: '', region: '', roleArn: '', runsOn: '' }];
 const INSTANCE_FORMS = [['with gitops.argocd (two instances named)', NAMED], ['without gitops.argocd (the kubeconfig leg)', KUBECONFIG_ONLY]] as const;
 
 const STAGE_2 = { stage: 2, revision: '0123abc', ref: 'stage-2' };
@@ -31,15 +36,28 @@ interface PromoteRun {
   readonly approvals?: Readonly<Record<string, Approval>>;
 }
 
-/** A run of the new promote workflow: plan lists the instances, decide what is ready. */
-function promoteScenario(run: PromoteRun): Scenario {
+const planOutputs = new Map<string, string>();
+
+/** The output of plan that the read job's matrix reads (its name is the workflow's business). */
+function planOutputOfRead(text: string): string {
+  const known = planOutputs.get(text);
+  if (known !== undefined) return known;
+  const matrix = JSON.stringify((parse(text) as { jobs: { read: { strategy: unknown } } }).jobs.read.strategy);
+  const name = /needs\.plan\.outputs\.([\w-]+)/.exec(matrix)?.[1];
+  if (!name) throw new Error(`the promote workflow's read job has no matrix from needs.plan.outputs: ${matrix}`);
+  planOutputs.set(text, name);
+  return name;
+}
+
+/** A run of the promote workflow of `text`: plan lists the instances, decide what is ready. */
+function promoteScenario(text: string, run: PromoteRun): Scenario {
   const instances = run.instances ?? NAMED;
   const approve = run.approve ?? [];
   return {
     vars: {},
     environments: { ...run.approvals },
     jobs: {
-      plan: { outputs: { instances: JSON.stringify(instances), namespace: 'argocd' } },
+      plan: { outputs: { [planOutputOfRead(text)]: JSON.stringify(instances) } },
       read: { legs: (run.unreachable ?? []).map((name) => ({ when: (m) => at(m, 'instance.name') === name, result: 'failure' as const })) },
       decide: { outputs: { push: JSON.stringify(run.push ?? []), approve: JSON.stringify(approve), reread: JSON.stringify(approve.length > 0 ? instances : []) } },
     },
@@ -70,60 +88,60 @@ describe('the promote workflow we ship', () => {
 
   describe.each(INSTANCE_FORMS)('%s', (_form, instances) => {
     it('a ready stage without an environment is pushed', () => {
-      const run = runWorkflow(promote, promoteScenario({ instances, push: [STAGE_2] }));
+      const run = runWorkflow(promote, promoteScenario(promote, { instances, push: [STAGE_2] }));
       expect(run.jobs.read.legs.map((l) => at(l.matrix ?? {}, 'instance.name'))).toEqual(instances.map((i) => i.name));
       expect(run.jobs.push.legs.map((l) => [l.matrix, l.result, l.environment])).toEqual([[STAGE_2, 'success', 'karpenter-gitops-promote']]);
       expect(run.conclusion).toBe('success');
     });
 
     it('nothing to push: every push job is skipped, no matrix is expanded empty, and the run does not fail', () => {
-      const run = runWorkflow(promote, promoteScenario({ instances }));
-      expect(results(promote, promoteScenario({ instances }))).toMatchObject({ decide: 'success', push: 'skipped', approve: 'skipped', reread: 'skipped', 'push-approved': 'skipped' });
+      const run = runWorkflow(promote, promoteScenario(promote, { instances }));
+      expect(results(promote, promoteScenario(promote, { instances }))).toMatchObject({ decide: 'success', push: 'skipped', approve: 'skipped', reread: 'skipped', 'push-approved': 'skipped' });
       expect(run.conclusion).toBe('success');
     });
   });
 
   it('one instance out of reach: decide still runs and the ready stage is pushed', () => {
-    const run = runWorkflow(promote, promoteScenario({ push: [STAGE_2], unreachable: ['us'] }));
+    const run = runWorkflow(promote, promoteScenario(promote, { push: [STAGE_2], unreachable: ['us'] }));
     expect(run.jobs.read.legs.map((l) => [at(l.matrix ?? {}, 'instance.name'), l.result])).toEqual([['eu', 'success'], ['us', 'failure']]);
     expect([run.jobs.read.result, run.jobs.decide.result, run.jobs.push.result]).toEqual(['failure', 'success', 'success']);
   });
 
   it('every instance out of reach: decide still runs (and holds every stage: its own script\'s business)', () => {
-    expect(results(promote, promoteScenario({ unreachable: ['eu', 'us'] })).decide).toBe('success');
+    expect(results(promote, promoteScenario(promote, { unreachable: ['eu', 'us'] })).decide).toBe('success');
   });
 
   it('a failed plan stops the run: nothing after it runs', () => {
-    const scenario = promoteScenario({ push: [STAGE_2] });
+    const scenario = promoteScenario(promote, { push: [STAGE_2] });
     const run = runWorkflow(promote, { ...scenario, jobs: { ...scenario.jobs, plan: { result: 'failure' } } });
     expect(Object.entries(run.jobs).filter(([, j]) => j.result !== 'skipped').map(([id]) => id)).toEqual(['plan']);
   });
 
   it('an approval pending: push-approved does not run, push (the stages without approval) does', () => {
-    const run = runWorkflow(promote, promoteScenario({ push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'waiting' } }));
+    const run = runWorkflow(promote, promoteScenario(promote, { push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'waiting' } }));
     expect(run.jobs.push.result).toBe('success');
     expect(run.jobs.approve.result).toBe('waiting');
     expect(run.jobs['push-approved']).toMatchObject({ result: 'waiting', legs: [] });
   });
 
   it('an approval rejected: push-approved does not run, push does', () => {
-    const run = runWorkflow(promote, promoteScenario({ push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'rejected' } }));
-    expect(results(promote, promoteScenario({ push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'rejected' } })))
+    const run = runWorkflow(promote, promoteScenario(promote, { push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'rejected' } }));
+    expect(results(promote, promoteScenario(promote, { push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'rejected' } })))
       .toMatchObject({ push: 'success', approve: 'failure', reread: 'skipped', 'push-approved': 'skipped' });
     expect(run.jobs['push-approved'].legs).toEqual([]);
   });
 
   it.each(INSTANCE_FORMS)('an approval given, %s: reread, then push-approved run', (_form, instances) => {
-    const run = runWorkflow(promote, promoteScenario({ instances, approve: [STAGE_3], approvals: { production: 'approved' } }));
-    expect(results(promote, promoteScenario({ instances, approve: [STAGE_3], approvals: { production: 'approved' } })))
+    const run = runWorkflow(promote, promoteScenario(promote, { instances, approve: [STAGE_3], approvals: { production: 'approved' } }));
+    expect(results(promote, promoteScenario(promote, { instances, approve: [STAGE_3], approvals: { production: 'approved' } })))
       .toMatchObject({ push: 'skipped', approve: 'success', reread: 'success', 'push-approved': 'success' });
     expect(run.jobs.reread.legs.map((l) => at(l.matrix ?? {}, 'instance.name'))).toEqual(instances.map((i) => i.name));
     expect(run.jobs.approve.legs.map((l) => l.environment)).toEqual(['production']);
   });
 
   it('the runner: KARPENTER_GITOPS_RUNNER (JSON) or ubuntu-latest, for every job that has legs', () => {
-    for (const vars of [{}, { KARPENTER_GITOPS_RUNNER: '["self-hosted","vpc"]' }] as Record<string, string>[]) {
-      const run = runWorkflow(promote, { ...promoteScenario({ push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'approved' } }), vars });
+    for (const vars of [{}, { KARPENTER_GITOPS_RUNNER: '["self-hosted","vpc"]', KARPENTER_GITOPS_PROMOTE_RUNNER: '"ubuntu-24.04"' }] as Record<string, string>[]) {
+      const run = runWorkflow(promote, { ...promoteScenario(promote, { push: [STAGE_2], approve: [STAGE_3], approvals: { production: 'approved' } }), vars });
       expect(Object.values(run.jobs).flatMap((j) => j.legs).filter((l) => l.error !== undefined)).toEqual([]);
     }
   });
@@ -133,7 +151,7 @@ describe('the promote workflow we ship', () => {
       [[], [STAGE_2]].flatMap((push) => [[], [STAGE_3]].flatMap((approve) => (approve.length > 0 ? (['approved', 'rejected', 'waiting'] as const) : [undefined])
         .flatMap((approval) => (['success', 'failure'] as const).map((decide) => ({ instances, unreachable, push, approve, approval, decide })))))));
     const wrong = cases.flatMap((c) => {
-      const scenario = promoteScenario({ ...c, ...(c.approval ? { approvals: { production: c.approval } } : {}) });
+      const scenario = promoteScenario(promote, { ...c, ...(c.approval ? { approvals: { production: c.approval } } : {}) });
       const run = runWorkflow(promote, c.decide === 'failure' ? { ...scenario, jobs: { ...scenario.jobs, decide: { result: 'failure' } } } : scenario);
       const decided = c.decide === 'success';
       const expected = {
@@ -158,7 +176,7 @@ describe('the promote workflow we ship', () => {
   // one stage's rejection (a failed leg: the approve job fails) holds every other approved stage;
   // with approve's default fail-fast the approved leg is even cancelled. Reported to the lead.
   it.failing('two stages for approval, one rejected: the other, approved, stage is still pushed', () => {
-    const run = runWorkflow(promote, promoteScenario({ approve: [STAGE_3, STAGE_4], approvals: { production: 'rejected', 'production-us': 'approved' } }));
+    const run = runWorkflow(promote, promoteScenario(promote, { approve: [STAGE_3, STAGE_4], approvals: { production: 'rejected', 'production-us': 'approved' } }));
     expect(run.jobs.approve.legs.map((l) => [l.environment, l.result])).toEqual([['production', 'failure'], ['production-us', 'success']]);
     expect(run.jobs['push-approved'].result).toBe('success');
   });
