@@ -33,6 +33,8 @@ interface PromoteRun {
   readonly approve?: readonly object[];
   /** Instances whose read leg fails (Argo CD out of reach). @default none */
   readonly unreachable?: readonly string[];
+  /** Instances whose read after the approval fails. @default none */
+  readonly unreachableAfterApproval?: readonly string[];
   readonly approvals?: Readonly<Record<string, Approval>>;
 }
 
@@ -59,6 +61,7 @@ function promoteScenario(text: string, run: PromoteRun): Scenario {
     jobs: {
       plan: { outputs: { [planOutputOfRead(text)]: JSON.stringify(instances) } },
       read: { legs: (run.unreachable ?? []).map((name) => ({ when: (m) => at(m, 'instance.name') === name, result: 'failure' as const })) },
+      reread: { legs: (run.unreachableAfterApproval ?? []).map((name) => ({ when: (m) => at(m, 'instance.name') === name, result: 'failure' as const })) },
       decide: { outputs: { push: JSON.stringify(run.push ?? []), approve: JSON.stringify(approve), reread: JSON.stringify(approve.length > 0 ? instances : []) } },
     },
   };
@@ -137,6 +140,11 @@ describe('the promote workflow we ship', () => {
       .toMatchObject({ push: 'skipped', approve: 'success', reread: 'success', 'push-approved': 'success' });
     expect(run.jobs.reread.legs.map((l) => at(l.matrix ?? {}, 'instance.name'))).toEqual(instances.map((i) => i.name));
     expect(run.jobs.approve.legs.map((l) => l.environment)).toEqual(['production']);
+  });
+
+  it('an instance out of reach after the approval: push-approved still runs (its own recheck must then hold the stage)', () => {
+    const run = runWorkflow(promote, promoteScenario(promote, { approve: [STAGE_3], approvals: { production: 'approved' }, unreachableAfterApproval: ['us'] }));
+    expect([run.jobs.reread.result, run.jobs['push-approved'].result]).toEqual(['failure', 'success']);
   });
 
   it('the runner: KARPENTER_GITOPS_RUNNER (JSON) or ubuntu-latest, for every job that has legs', () => {
