@@ -250,7 +250,7 @@ describe('command line usage', () => {
   it.each([
     ['synth', ['config', 'outdir', 'verbose'], 'npm run synth'],
     ['check', ['config', 'outdir'], 'npm run check'],
-    ['diff', ['base', 'live', 'cluster', 'helm-values', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url', 'markdown-out'], 'npm run diff -- --base origin/main'],
+    ['diff', ['base', 'head', 'live', 'cluster', 'helm-values', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url', 'markdown-out'], 'npm run diff -- --base origin/main'],
     ['explain', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run explain -- demo/web'],
     ['fit', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run fit -- shop.yaml'],
     ['upgrade', ['from'], 'npm run upgrade -- 1.15.0'],

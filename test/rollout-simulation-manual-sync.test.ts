@@ -8,7 +8,7 @@
  * ("manual: when someone syncs it") and what promote prints.
  */
 import { removeProjects } from './builders';
-import { promotion } from '../src/promote/promote';
+import { applicationsIndex, promotion } from '../src/promote/promote';
 import { aFleet, Config, DAY, fleetConfig, HOUR, synth, TUESDAY } from './support/rollout-fleet';
 
 afterAll(removeProjects);
@@ -32,7 +32,7 @@ describe('a stage-2 cluster synced by hand, in simulated time', () => {
     const apps = fleet.applicationsJson() as { items: { metadata: { name: string }; status?: { sync?: { status?: string } } }[] };
     expect(apps.items.filter((a) => a.metadata.name.startsWith('staging-')).map((a) => a.metadata.name)).toEqual(['staging-karpenter-root']);
     // promote's decision on that report: ready, naming staging as not waited for, checking none of its Applications.
-    const decision = promotion(fleet.mainPlatform(), 3, c1, apps);
+    const decision = promotion(fleet.mainPlatform(), 3, c1, applicationsIndex(apps));
     expect(decision).toMatchObject({ ready: true, manual: ['staging'], checked: [] });
   }, 300_000);
 });

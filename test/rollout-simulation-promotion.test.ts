@@ -72,13 +72,13 @@ describe('promotion an organisation can run (gitops.stages, the GitHub App, envi
     expect(fleet.violations).toEqual([]);
   });
 
-  it('c. pushes stage 3 only once a reviewer of its GitHub environment approves, while stage 2 goes on being promoted', () => {
+  it('c. pushes stage 3 only once a reviewer of its GitHub environment approves, while stage 2 goes on being promoted; an approval of a state Argo CD no longer reports pushes nothing', () => {
     const approved = (edit: (c: Config) => void = () => undefined) => fleetConfig((c) => { c.gitops.stages = { 3: { environment: 'production' } }; edit(c); });
     const fleet = convergedFleet(approved());
     fleet.runUntil(TUESDAY);
     const c1 = fleet.commit(synth(approved(DEBUG_LOGS)), 'C1: the controller logs at debug');
-    const waiting = () => fleet.ciJobs.some((j) => j.stage === 3 && j.revision === c1 && j.event === 'waiting');
-    expect(fleet.runUntilTrue(waiting, TUESDAY + 3 * HOUR)).toBe(true);
+    const waitingFor = (rev: string) => () => fleet.ciJobs.some((j) => j.stage === 3 && j.revision === rev && j.event === 'waiting');
+    expect(fleet.runUntilTrue(waitingFor(c1), TUESDAY + 3 * HOUR)).toBe(true);
     const asked = fleet.now;
     // Meanwhile a change of dev and staging only: prod's files stay C1's, so main still wants C1 for stage 3.
     const quieter = (c: Config) => { DEBUG_LOGS(c); for (const id of ['dev', 'staging']) c.clusters[id].karpenter = { controller: { logLevel: 'error' } }; };
@@ -86,17 +86,34 @@ describe('promotion an organisation can run (gitops.stages, the GitHub App, envi
     expect(fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-2') === c2, asked + 3 * HOUR)).toBe(true);
     const stage2 = fleet.now;
     expect(fleet.git.resolve('karpenter-gitops/stage-3')).not.toBe(c1);
+    // The reviewers approve C1, decided when staging ran C1; staging now runs C2: the re-read refuses the push.
     const approval = fleet.now + 10 * MINUTE;
     fleet.at(approval, () => expect(fleet.approve(3)).toBe(true));
-    expect(fleet.runUntilTrue(() => fleet.git.resolve('karpenter-gitops/stage-3') === c1, approval + HOUR)).toBe(true);
-    const pushed = pushOf(fleet, 3, c1)!;
+    fleet.runUntil(approval + MINUTE);
+    const refused = fleet.ciJobs.find((j) => j.stage === 3 && j.revision === c1 && j.event === 'not-wanted');
+    // Read again, staging runs C2: C1 is no longer what stage 2 has (or, had it settled again, no longer the state decided on).
+    expect(refused?.message).toMatch(/^cluster staging \(stage 2\): staging-karpenter-root: at revision [0-9a-f]{40}, not [0-9a-f]{40}|^Argo CD no longer says what the decision [0-9a-f]{16} was made on/);
+    expect(fleet.git.resolve('karpenter-gitops/stage-3')).not.toBe(c1);
+    // The next runs decide again, on C2 (what stage 2 now runs): the reviewers approve what waits (a run queued meanwhile
+    // may still carry C1, refused again when approved) until C2 is pushed.
+    const waiting = () => fleet.ciJobs.filter((j) => j.stage === 3 && (j.event === 'waiting' || j.event === 'approved')).at(-1)?.event === 'waiting';
+    let second = approval;
+    for (let i = 0; i < 4 && fleet.git.resolve('karpenter-gitops/stage-3') !== c2; i++) {
+      if (!fleet.runUntilTrue(waiting, fleet.now + 3 * HOUR)) break;
+      second = fleet.now + 5 * MINUTE;
+      fleet.at(second, () => expect(fleet.approve(3)).toBe(true));
+      fleet.runUntil(second + MINUTE);
+    }
+    expect(fleet.git.resolve('karpenter-gitops/stage-3')).toBe(c2);
+    expect(fleet.ciJobs.filter((j) => j.stage === 3 && j.event === 'pushed').map((j) => j.revision)).toEqual([c2]);
+    const pushed = pushOf(fleet, 3, c2)!;
     REPORT.push(`c. C1 at ${iso(TUESDAY)}: stage-2 ${after(TUESDAY, pushOf(fleet, 2, c1))}, stage-3 job waits for production's reviewers from ${after(TUESDAY, asked)}; `
-      + `C2 reaches stage 2 ${after(TUESDAY, stage2)}; approved ${after(TUESDAY, approval)}, stage-3 gets C1 ${after(TUESDAY, pushed)}; `
+      + `C2 reaches stage 2 ${after(TUESDAY, stage2)}; C1 approved ${after(TUESDAY, approval)} and refused (stage 2 changed); C2 approved ${after(TUESDAY, second)}, stage-3 gets C2 ${after(TUESDAY, pushed)}; `
       + `jobs: ${fleet.ciJobs.filter((j) => j.stage === 3).map((j) => `${j.event}@${after(TUESDAY, j.at)}`).join(' ')}`);
-    expect(pushed).toBeGreaterThanOrEqual(approval);
-    expect(pushed).toBeLessThanOrEqual(approval + MINUTE);
+    expect(pushed).toBeGreaterThanOrEqual(second);
+    expect(pushed).toBeLessThanOrEqual(second + MINUTE);
     expect(stage2).toBeLessThan(approval);
-    expect(fleet.ciJobs.filter((j) => j.event === 'approved').map((j) => j.stage)).toEqual([3]);
+    expect(new Set(fleet.ciJobs.filter((j) => j.event === 'approved').map((j) => j.stage))).toEqual(new Set([3]));
     expect(fleet.violations).toEqual([]);
   });
 });

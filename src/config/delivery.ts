@@ -21,7 +21,10 @@ const IN_CLUSTER_NAME = 'in-cluster';
 
 /** The instances of `gitops.argocd`, in file order. */
 export function argocdInstances(file: PlatformFile): ArgocdInstance[] {
-  return Object.entries(file.gitops.argocd ?? {}).map(([name, i]) => ({ name, eksCluster: i.eksCluster, region: i.region, roleArn: i.roleArn }));
+  return Object.entries(file.gitops.argocd ?? {}).map(([name, i]) => ({
+    name, eksCluster: i.eksCluster, region: i.region, roleArn: i.roleArn,
+    ...(i.runner !== undefined ? { runner: typeof i.runner === 'string' ? [i.runner] : i.runner } : {}),
+  }));
 }
 
 /** The instance a cluster is deployed by: the one it names, or the fleet's only one; undefined without `gitops.argocd`. */

@@ -244,6 +244,8 @@ export interface ArgocdInstance {
   readonly eksCluster: string;
   readonly region: string;
   readonly roleArn: string;
+  /** The runs-on labels of the promote workflow's jobs that read it (a runner that reaches its EKS endpoint). @default - the repository variable KARPENTER_GITOPS_RUNNER, else ubuntu-latest */
+  readonly runner?: readonly string[];
 }
 
 /** How stage N (≥ 2) is promoted (`gitops.stages.<N>`). */

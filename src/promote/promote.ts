@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
+import type { ApplicationModel, GitSource } from '../model/applications';
+import { someNames } from '../model/cluster-sets';
 import { clusterApplicationModels, clusterRevision, isStaged, stageRef } from '../model/stages';
+import { LiveApplication, parseApplications } from './live-applications';
 
 /** What `npm run promote` decided. */
 export interface Promotion {
@@ -34,6 +38,8 @@ export interface Promotion {
   readonly finishedAt?: number;
   /** Minutes of the soak left at the time of the decision, 0 once passed. @default - not started: the stage before has not finished */
   readonly soakRemainingMinutes?: number;
+  /** A digest of the Argo CD state the decision read (see stateDigest): an approved push goes ahead only while it is the same. */
+  readonly state: string;
 }
 
 /** How {@link promotion} decides, besides the Applications. */
@@ -49,22 +55,13 @@ export interface PromotionOptions {
   readonly now?: number;
 }
 
-/** The fields of an Argo CD Application that the decision reads (`kubectl get applications -o json`). */
-interface LiveApplication {
-  readonly metadata?: { readonly name?: string };
-  readonly status?: {
-    readonly sync?: { readonly status?: string; readonly revision?: string; readonly revisions?: readonly string[] };
-    readonly health?: { readonly status?: string; readonly lastTransitionTime?: string };
-    readonly operationState?: { readonly phase?: string; readonly finishedAt?: string };
-    readonly conditions?: readonly { readonly type?: string; readonly message?: string }[];
-  };
-}
-
 /** An Application a promotion waits for: its name, and whether its status carries the git revision. */
 interface Checked {
   readonly name: string;
   /** It has a git source: `status.sync.revision` (or one of `revisions`) must be the revision. */
   readonly git: boolean;
+  /** The Application as the generator writes it: its destination and sources identify it. */
+  readonly model: ApplicationModel;
 }
 
 /**
@@ -75,7 +72,7 @@ interface Checked {
  */
 function applicationsOf(platform: Platform, cluster: Cluster): Checked[] {
   const { root, children } = clusterApplicationModels(platform, cluster);
-  return [root, ...children].filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)) }));
+  return [root, ...children].filter((a) => a.automated).map((a) => ({ name: a.name, git: a.sources.some((s) => !('chart' in s)), model: a }));
 }
 
 /**
@@ -154,161 +151,178 @@ export function rfc3339(t: number): string {
  * reviewers approve the push: the promote workflow pushes in it.
  * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/pkg/apis/application/v1alpha1/types.go (SyncStatus: revision, revisions)
  */
-export function promotion(platform: Platform, stage: number, revision: string, applications: unknown, options: PromotionOptions = {}): Promotion {
+export function promotion(platform: Platform, stage: number, revision: string, applications: Applications, options: PromotionOptions = {}): Promotion {
   const { stillWanted, now = Date.now() } = options;
-  const items: LiveApplication[] = Array.isArray((applications as { items?: unknown })?.items)
-    ? (applications as { items: LiveApplication[] }).items : [applications as LiveApplication];
-  const byName = new Map(items.filter((a) => a?.metadata?.name).map((a) => [a.metadata!.name!, a]));
   const before = platform.clusters.filter((c) => c.stage === stage - 1);
   const policy = platform.gitops.stages?.find((s) => s.stage === stage);
   const soakMinutes = policy?.soakMinutes ?? 0;
   const blockers: string[] = [];
-  const checked: string[] = [];
   if (stage < 2) blockers.push(`stage ${stage}: only stages 2 and later are promoted (stage 1 tracks gitops.targetRevision)`);
   else if (!platform.clusters.some((c) => c.stage === stage)) blockers.push(`no cluster is at stage ${stage}`);
   else if (before.length === 0) blockers.push(`no cluster is at stage ${stage - 1}, which stage ${stage} waits for`);
-  const settled: { name: string; at: number | 'running' | undefined }[] = [];
   const manual = blockers.length === 0 ? manualClusters(platform, stage - 1).map((c) => c.id) : [];
-  for (const cluster of blockers.length === 0 ? before.filter((c) => c.manualSync !== true) : []) {
-    for (const { name, git } of applicationsOf(platform, cluster)) {
-      checked.push(name);
-      const app = byName.get(name);
-      const where = `${name} (cluster ${cluster.id}, stage ${stage - 1})`;
-      if (!app) {
-        const from = [
-          isStaged(cluster) ? `its root creates it from ${clusterRevision(platform, cluster)}` : undefined,
-          cluster.argocd !== undefined ? `read from Argo CD ${cluster.argocd}` : undefined,
-        ].filter((w): w is string => w !== undefined);
-        blockers.push(`${where}: not in the Applications given${from.length ? ` (${from.join('; ')})` : ''}`);
-        continue;
-      }
-      const sync = app.status?.sync;
-      const revisions = sync?.revisions ?? (sync?.revision !== undefined ? [sync.revision] : []);
-      const health = app.status?.health?.status ?? 'Unknown';
-      const unresolved = (app.status?.conditions ?? []).find((c) => c.type === 'ComparisonError' && UNRESOLVED.test(c.message ?? ''));
-      const why = [
-        unresolved && isStaged(cluster) ? `its stage ref ${stageRef(platform, cluster.stage!)} does not exist yet: promote stage ${cluster.stage} first` : undefined,
-        sync?.status !== 'Synced' ? `sync is ${sync?.status ?? 'Unknown'}` : undefined,
-        git && !revisions.includes(revision) ? `at revision ${revisions.join(', ') || 'none'}, not ${revision}` : undefined,
-        health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && name === APP_NAMES.driftGate(cluster.id) ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
-      ].filter((w): w is string => w !== undefined);
-      if (why.length) blockers.push(`${where}: ${why.join(', ')}`);
-      else settled.push({ name, at: settledAt(app) });
-    }
-  }
+  const looked = blockers.length === 0 ? lookAt(platform, before.filter((c) => c.manualSync !== true), revision, applications) : { checked: [], settled: [], blockers: [] };
+  blockers.push(...looked.blockers);
+  const { checked, settled } = looked;
   // The stage before has finished once every Application is settled; the soak counts from the last.
-  const finished = blockers.length === 0 && settled.every((s) => typeof s.at === 'number') && settled.length > 0
-    ? Math.max(...settled.map((s) => s.at as number)) : undefined;
+  const finished = blockers.length === 0 && settled.length > 0 && settled.every((s) => typeof s.at === 'number')
+    ? Math.max(...settled.map((s) => (typeof s.at === 'number' ? s.at : 0))) : undefined;
   const soakRemainingMinutes = finished === undefined ? undefined : Math.max(0, Math.ceil((finished + soakMinutes * 60_000 - now) / 60_000));
-  if (blockers.length === 0 && soakMinutes > 0) {
-    const running = settled.filter((s) => s.at === 'running').map((s) => s.name);
-    const unknown = settled.filter((s) => s.at === undefined).map((s) => s.name);
-    if (running.length) blockers.push(`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished: a sync operation is running on ${running.join(', ')}, so it has not finished`);
-    else if (unknown.length) blockers.push(`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished, but Argo CD recorded no status.operationState.finishedAt or status.health.lastTransitionTime on ${unknown.join(', ')} (Argo CD 3.x writes them)`);
-    else if (soakRemainingMinutes! > 0) {
-      const last = settled.find((s) => s.at === finished)!.name;
-      blockers.push(`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished at ${rfc3339(finished!)} (${last} Synced and Healthy, as Argo CD recorded it): ${minutesText(soakRemainingMinutes!)} left`);
-    }
-  }
-  if (blockers.length === 0 && stillWanted) {
-    for (const cluster of platform.clusters.filter((c) => c.stage === stage)) {
-      const wanted = stillWanted(cluster);
-      if (wanted === false) {
-        blockers.push(`cluster ${cluster.id} (stage ${stage}): the main branch has changed its files since ${revision} (a revert, or a newer change): stage ${stage} waits for stage ${stage - 1} to finish the main branch's version `
-          + `(a main branch that changes them faster than stage ${stage - 1} finishes starves stage ${stage}: batch the changes, or hold merges until it is promoted)`);
-      }
-      if (wanted === undefined) blockers.push(`cluster ${cluster.id} (stage ${stage}): cannot tell whether the main branch still has ${revision}'s files for it`);
-    }
-  }
+  if (blockers.length === 0 && soakMinutes > 0) blockers.push(...soakBlockers(stage, soakMinutes, settled, finished, soakRemainingMinutes));
+  if (blockers.length === 0 && stillWanted) blockers.push(...wantedBlockers(platform, stage, revision, stillWanted));
   const ready = blockers.length === 0;
   const ref = stageRef(platform, stage);
   return {
     ready, blockers, checked, manual, noSuchStage: stage >= 2 && !platform.clusters.some((c) => c.stage === stage), ref, soakMinutes,
+    state: stateDigest(checked.map((name) => [name, applications.get(name)])),
     ...(ready ? { command: `git push origin ${revision}:refs/heads/${ref}` } : {}),
     ...(policy?.environment !== undefined ? { environment: policy.environment } : {}),
     ...(finished !== undefined ? { finishedAt: finished, soakRemainingMinutes } : {}),
   };
 }
 
-/** One file of Applications, as read: where it came from (for messages) and its JSON. */
-export interface ApplicationsFile {
-  /** The file as the user named it (or `stdin`). */
-  readonly from: string;
-  /** `kubectl get applications -o json`: a List, or one Application. */
-  readonly json: unknown;
+/** An Application of the stage before that is Synced at the revision and Healthy, and since when. */
+interface Settled {
+  readonly name: string;
+  readonly at: number | 'running' | undefined;
+}
+
+/** Every Application of `clusters` checked against the revision: the settled ones, and what holds the others, grouped. */
+function lookAt(platform: Platform, clusters: readonly Cluster[], revision: string, applications: Applications): { checked: string[]; settled: Settled[]; blockers: string[] } {
+  const checked: string[] = [];
+  const settled: Settled[] = [];
+  const held = new Map<string, string[]>();
+  const hold = (cluster: Cluster, text: string) => {
+    const list = held.get(text) ?? [];
+    held.set(text, [...list, cluster.id]);
+  };
+  for (const cluster of clusters) {
+    const reasons: string[] = [];
+    const absent: string[] = [];
+    for (const app of applicationsOf(platform, cluster)) {
+      checked.push(app.name);
+      const live = applications.get(app.name);
+      if (!live) {
+        absent.push(app.name);
+        continue;
+      }
+      const why = [...notTheClusters(app.model, live), ...statusWhy(platform, cluster, app, live, revision)];
+      if (why.length) reasons.push(`${generic(app.name, cluster)}: ${why.join(', ')}`);
+      else settled.push({ name: app.name, at: settledAt(live) });
+    }
+    if (reasons.length) hold(cluster, reasons.join('; '));
+    if (absent.length) hold(cluster, notGiven(platform, cluster, absent));
+  }
+  return { checked, settled, blockers: [...held].map(([text, ids]) => groupLine(ids, clusters, text)) };
+}
+
+/** An Application's name with its cluster's id put as `<cluster>`, so that clusters held for one reason group. */
+const generic = (name: string, cluster: Cluster) => name.split(cluster.id).join('<cluster>');
+
+/** One line for the clusters held for one reason: the cluster itself when alone. */
+function groupLine(ids: readonly string[], clusters: readonly Cluster[], text: string): string {
+  const stage = clusters.find((c) => c.id === ids[0])?.stage;
+  if (ids.length === 1) return `cluster ${ids[0]} (stage ${stage}): ${text.split('<cluster>').join(ids[0])}`;
+  return `${ids.length} clusters of stage ${stage} (${someNames(ids)}): ${text}`;
+}
+
+/** Why Applications of a cluster are missing from the files: every one of them, or some. */
+function notGiven(platform: Platform, cluster: Cluster, absent: readonly string[]): string {
+  const from = [
+    isStaged(cluster) ? `its root creates them from ${clusterRevision(platform, cluster)}` : undefined,
+    cluster.argocd !== undefined ? `read from Argo CD ${cluster.argocd}` : undefined,
+  ].filter((w): w is string => w !== undefined);
+  const all = absent.length === applicationsOf(platform, cluster).length;
+  const what = all ? 'no Application of the cluster is' : `${absent.map((n) => generic(n, cluster)).join(', ')} ${absent.length === 1 ? 'is' : 'are'} not`;
+  return `${what} in the Applications given${from.length ? ` (${from.join('; ')})` : ''}`;
 }
 
 /**
- * The Applications of several Argo CD instances (one file each) as one List, and a problem for
- * each name found in two files: the promotion could not tell which one a cluster's is (the
- * generator names every Application after its cluster, so a name in two instances is the same
- * file read twice, or a cluster deployed by both).
+ * Whether the Application found by name is the cluster's: its destination (server or name) and
+ * every git source's repository and path are those the generator writes. An Application of the
+ * same name that deploys elsewhere, or from another repository (another fleet's, a hand-made
+ * one), says nothing about this cluster.
  */
-export function mergeApplications(files: readonly ApplicationsFile[]): { readonly applications: { readonly items: readonly unknown[] }; readonly problems: readonly string[] } {
-  const seen = new Map<string, string>();
-  const problems: string[] = [];
-  const items: unknown[] = [];
-  for (const { from, json } of files) {
-    const list: LiveApplication[] = Array.isArray((json as { items?: unknown })?.items) ? (json as { items: LiveApplication[] }).items : [json as LiveApplication];
-    for (const app of list) {
-      const name = app?.metadata?.name;
-      if (name === undefined) continue;
-      const first = seen.get(name);
-      if (first !== undefined) {
-        problems.push(`Application ${name} is in ${first} and in ${from}: give each Argo CD instance's Applications once (the same file twice, or a cluster two instances deploy?)`);
-        continue;
-      }
-      seen.set(name, from);
-      items.push(app);
-    }
+function notTheClusters(model: ApplicationModel, live: LiveApplication): string[] {
+  const spec = live.spec;
+  const want = model.destination;
+  const got = spec?.destination;
+  const wantText = 'server' in want ? `server ${want.server}` : `name ${want.name}`;
+  const gotText = got?.server ? `server ${got.server}` : got?.name ? `name ${got.name}` : 'none';
+  const destination = ('server' in want ? got?.server === want.server : got?.name === want.name) ? [] : [`not this cluster's: its destination is ${gotText}, the generator's ${wantText}`];
+  const sources = [...(spec?.source ? [spec.source] : []), ...(spec?.sources ?? [])];
+  const missing = model.sources.filter(isFolder)
+    .filter((m) => !sources.some((s) => sameRepository(s.repoURL, m.repoURL) && trimSlashes(s.path) === trimSlashes(m.path)));
+  return [...destination, ...missing.map((m) => `not this cluster's: no source is ${m.repoURL} ${m.path}`)];
+}
+
+/** A git source that is a folder (not a chart, not only a `ref` for other sources' value files). */
+const isFolder = (s: ApplicationModel['sources'][number]): s is GitSource & { readonly path: string } => !('chart' in s) && s.path !== undefined;
+const trimSlashes = (p: string | undefined) => (p ?? '').replace(/^\.?\/+|\/+$/g, '');
+/** Argo CD's repository URLs compare without a trailing `.git` or `/` and case-insensitively (argo-cd v3.5.1 util/git/git.go `NormalizeGitURL`, `SameURL`). */
+const sameRepository = (a: string | undefined, b: string) => (a ?? '').toLowerCase().replace(/(\.git)?\/*$/, '') === b.toLowerCase().replace(/(\.git)?\/*$/, '');
+
+/** What keeps one Application from counting: its sync, revision and health. */
+function statusWhy(platform: Platform, cluster: Cluster, app: Checked, live: LiveApplication, revision: string): string[] {
+  const sync = live.status?.sync;
+  const revisions = sync?.revisions ?? (sync?.revision !== undefined ? [sync.revision] : []);
+  const health = live.status?.health?.status ?? 'Unknown';
+  const unresolved = (live.status?.conditions ?? []).find((c) => c.type === 'ComparisonError' && UNRESOLVED.test(c.message ?? ''));
+  return [
+    unresolved && isStaged(cluster) ? `its stage ref ${stageRef(platform, cluster.stage ?? 0)} does not exist yet: promote stage ${cluster.stage} first` : undefined,
+    sync?.status !== 'Synced' ? `sync is ${sync?.status ?? 'Unknown'}` : undefined,
+    app.git && !revisions.includes(revision) ? `at revision ${revisions.join(', ') || 'none'}, not ${revision}` : undefined,
+    health !== 'Healthy' ? `health is ${health}${health === 'Progressing' && app.name === APP_NAMES.driftGate(cluster.id) ? ' (the drift gate waits for Karpenter to finish with the revision)' : ''}` : undefined,
+  ].filter((w): w is string => w !== undefined);
+}
+
+/** What holds a stage whose stage before has settled, for its soak. */
+function soakBlockers(stage: number, soakMinutes: number, settled: readonly Settled[], finished: number | undefined, left: number | undefined): string[] {
+  const running = settled.filter((s) => s.at === 'running').map((s) => s.name);
+  const unknown = settled.filter((s) => s.at === undefined).map((s) => s.name);
+  if (running.length) return [`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished: a sync operation is running on ${someNames(running)}, so it has not finished`];
+  if (unknown.length) return [`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished, but Argo CD recorded no status.operationState.finishedAt or status.health.lastTransitionTime on ${someNames(unknown)} (Argo CD 3.x writes them)`];
+  if (finished === undefined || left === undefined || left <= 0) return [];
+  const last = settled.find((s) => s.at === finished)?.name ?? '';
+  return [`stage ${stage} soaks ${minutesText(soakMinutes)} after stage ${stage - 1} finished at ${rfc3339(finished)} (${last} Synced and Healthy, as Argo CD recorded it): ${minutesText(left)} left`];
+}
+
+/** The clusters of `stage` whose files the main branch has changed since `revision`, or could not tell. */
+function wantedBlockers(platform: Platform, stage: number, revision: string, stillWanted: (cluster: Cluster) => boolean | undefined): string[] {
+  const changed: string[] = [];
+  const unknown: string[] = [];
+  for (const cluster of platform.clusters.filter((c) => c.stage === stage)) {
+    const wanted = stillWanted(cluster);
+    if (wanted === false) changed.push(cluster.id);
+    if (wanted === undefined) unknown.push(cluster.id);
   }
-  return { applications: { items }, problems };
+  const who = (ids: readonly string[]) => (ids.length === 1 ? `cluster ${ids[0]} (stage ${stage})` : `${ids.length} clusters of stage ${stage} (${someNames(ids)})`);
+  return [
+    ...(changed.length ? [`${who(changed)}: the main branch has changed ${changed.length === 1 ? 'its' : 'their'} files since ${revision} (a revert, or a newer change): stage ${stage} waits for stage ${stage - 1} to finish the main branch's version `
+      + `(a main branch that changes them faster than stage ${stage - 1} finishes starves stage ${stage}: batch the changes, or hold merges until it is promoted)`] : []),
+    ...(unknown.length ? [`${who(unknown)}: cannot tell whether the main branch still has ${revision}'s files for ${unknown.length === 1 ? 'it' : 'them'}`] : []),
+  ];
 }
 
-/** What the promote workflow needs to build its jobs (`npm run promote -- plan --format json`). */
-export interface PromotionPlan {
-  /** The version of this data's shape. */
-  readonly version: 1;
-  /** Where Argo CD's Applications are (`gitops.argocdNamespace`). */
-  readonly argocdNamespace: string;
-  /**
-   * The Argo CD instances to read (`gitops.argocd`), each with the clusters it deploys.
-   * @default [] - the fleet's one Argo CD, read with the ARGOCD_KUBECONFIG secret
-   */
-  readonly instances: readonly { readonly name: string; readonly eksCluster: string; readonly region: string; readonly roleArn: string; readonly clusters: readonly string[] }[];
-  /** Every stage that is promoted (2 and later), in order. */
-  readonly stages: readonly {
-    readonly stage: number;
-    /** Its ref, `<gitops.stageRefPrefix>N`. */
-    readonly ref: string;
-    /** The ref of the stage before, whose commit it is promoted to; none for stage 2, which follows the main branch. */
-    readonly follows?: string;
-    readonly soakMinutes: number;
-    /** The GitHub environment its push runs in. @default - none */
-    readonly environment?: string;
-    readonly clusters: readonly string[];
-  }[];
+/**
+ * A digest of what Argo CD said of the Applications a decision read: each one's sync status and
+ * revisions, health, operation phase and times. An approved push re-reads Argo CD and pushes
+ * only when this is unchanged: the reviewers approved a decision, not whatever the stage became
+ * while they read it. `reconciledAt` is left out (it moves every few minutes by itself).
+ */
+function stateDigest(apps: readonly (readonly [string, LiveApplication | undefined])[]): string {
+  const facts = apps.map(([name, a]) => [name, a?.status?.sync?.status, a?.status?.sync?.revision, a?.status?.sync?.revisions, a?.status?.health?.status,
+    a?.status?.health?.lastTransitionTime, a?.status?.operationState?.phase, a?.status?.operationState?.finishedAt]);
+  return createHash('sha256').update(JSON.stringify(facts)).digest('hex').slice(0, 16);
 }
 
-/** The promote workflow's plan of a platform: its Argo CD instances and stages (see {@link PromotionPlan}). */
-export function promotionPlan(platform: Platform): PromotionPlan {
-  const stages = [...new Set(platform.clusters.map((c) => c.stage).filter((s): s is number => s !== undefined && s >= 2))].sort((a, b) => a - b);
-  return {
-    version: 1,
-    argocdNamespace: platform.gitops.argocdNamespace,
-    instances: (platform.gitops.argocdInstances ?? []).map((i) => ({
-      name: i.name, eksCluster: i.eksCluster, region: i.region, roleArn: i.roleArn,
-      clusters: platform.clusters.filter((c) => c.argocd === i.name).map((c) => c.id),
-    })),
-    stages: stages.map((stage) => {
-      const policy = platform.gitops.stages?.find((s) => s.stage === stage);
-      return {
-        stage, ref: stageRef(platform, stage),
-        ...(stage > 2 ? { follows: stageRef(platform, stage - 1) } : {}),
-        soakMinutes: policy?.soakMinutes ?? 0,
-        ...(policy?.environment !== undefined ? { environment: policy.environment } : {}),
-        clusters: platform.clusters.filter((c) => c.stage === stage).map((c) => c.id),
-      };
-    }),
-  };
+/** Argo CD's Applications by name, as the promotion reads them (see live-applications.ts). */
+export type Applications = ReadonlyMap<string, LiveApplication>;
+
+/** `kubectl get applications -o json` (a List, or one Application) by name; throws on one that is not (tests, simulations). */
+export function applicationsIndex(json: unknown, from = 'the Applications'): Applications {
+  const { read, problems } = parseApplications(JSON.stringify(json), from);
+  if (!read) throw new Error(problems.join('\n'));
+  return new Map(read.items.map((a) => [a.metadata.name, a]));
 }
+

@@ -498,3 +498,23 @@ describe('diff: set-aware field changes, each with why it does or does not repla
     expect(md.out).toMatch(/node label l9 added: x — /);
   });
 });
+
+describe('diff --head: the committed output, reviewed by the base branch\'s tool (the pull-request workflow)', () => {
+  afterAll(removeFleets);
+
+  it('reports what a commit\'s dist/ deletes even when its config (and so a fresh synth) deletes nothing: a pull request whose own tool wrote the output cannot hide a drain', async () => {
+    const fleet = await Fleet.create(aFleetConfig(['prod'], { teams: TEAMS }));
+    // The pull request: the config unchanged, but dist/ without team web's pools (as a changed generator could write it).
+    const web = [...fleet.tree().keys()].filter((p) => p.startsWith('dist/prod/') && /\/web[/.-]/.test(p));
+    expect(web.length).toBeGreaterThan(0);
+    for (const p of web) fleet.write(p, undefined);
+    fleet.git('checkout', '-q', '-b', 'pr');
+    fleet.commit('a tool change that drops the web pools');
+    const fresh = await cli(['diff', '--base', 'main', '--config', fleet.configPath, '--outdir', fleet.dir, '--fail-on', 'destructive']);
+    expect(fresh.code).toBe(0);
+    const committed = await cli(['diff', '--base', 'main', '--head', 'HEAD', '--outdir', fleet.dir, '--fail-on', 'destructive']);
+    expect(committed.code).toBe(3);
+    expect(committed.out).toMatch(/NodePool removed ×1 on cluster prod: every node of the pool drains/);
+    expect(await cli(['diff', '--live', 'x.yaml', '--cluster', 'prod', '--head', 'HEAD'])).toMatchObject({ code: 2, err: expect.stringMatching(/diff takes --head only with --base REF/) });
+  });
+});

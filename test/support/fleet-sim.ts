@@ -28,7 +28,7 @@
  */
 import { parse, parseAllDocuments } from 'yaml';
 import type { Platform } from '../../src/config/platform';
-import { promotion } from '../../src/promote/promote';
+import { applicationsIndex, promotion } from '../../src/promote/promote';
 import { ArgoEvent, ArgoSim } from './argocd-sim';
 import { Assess, assess as simAssess, gateProgram, GateLook, isGateJob } from './gate-sim';
 import { GitSim } from './git-sim';
@@ -113,6 +113,8 @@ interface CiPush {
   readonly group?: string;
   /** The Applications its run read (the artifact it downloads). */
   readonly applications: unknown;
+  /** The digest of the Argo CD state its run decided on (`--expect-state`). */
+  readonly decidedOn: string;
   /** The config of its run's commit (what it checks out). */
   readonly platform: Platform;
   /** The workflow-wide concurrency group of its run. @default - none */
@@ -362,7 +364,7 @@ export class FleetSim {
     this.pendingRun = false;
     const platform = this.mainPlatform();
     const applications = this.applicationsJson();
-    const ready: { stage: number; revision: string; ref: string; environment?: string }[] = [];
+    const ready: { stage: number; revision: string; ref: string; decidedOn: string; environment?: string }[] = [];
     for (const stage of this.stages(platform)) {
       if (this.ciDisabled.has(stage)) continue;
       const prev = stage - 1 === 1 ? 'main' : this.stageRef(platform, stage - 1);
@@ -372,9 +374,9 @@ export class FleetSim {
         break;
       }
       if (this.git.resolve(this.stageRef(platform, stage)) === revision) continue;
-      const decision = promotion(platform, stage, revision, applications, { stillWanted: this.stillWanted(revision), now });
+      const decision = promotion(platform, stage, revision, applicationsIndex(applications), { stillWanted: this.stillWanted(revision), now });
       this.ciRuns.push({ at: now, stage, revision, ready: decision.ready, blockers: decision.blockers });
-      if (decision.ready) ready.push({ stage, revision, ref: decision.ref, ...(decision.environment !== undefined ? { environment: decision.environment } : {}) });
+      if (decision.ready) ready.push({ stage, revision, ref: decision.ref, decidedOn: decision.state, ...(decision.environment !== undefined ? { environment: decision.environment } : {}) });
     }
     for (const r of ready) {
       // A stage with a GitHub environment goes to the push job that names one (push-approved).
@@ -440,7 +442,11 @@ export class FleetSim {
     const now = this.now;
     if (this.git.resolve(push.ref) === push.revision) this.jobEvent(push, 'up-to-date');
     else {
-      const decision = promotion(push.platform, push.stage, push.revision, push.applications, { stillWanted: this.stillWanted(push.revision), now });
+      // A job that re-reads (push-approved) asks with Argo CD as it is now, and only while it says what the run decided on.
+      const applications = push.job.rereads ? this.applicationsJson() : push.applications;
+      const asked = promotion(push.platform, push.stage, push.revision, applicationsIndex(applications), { stillWanted: this.stillWanted(push.revision), now });
+      const changed = push.job.rereads && asked.ready && asked.state !== push.decidedOn;
+      const decision = changed ? { ...asked, ready: false, blockers: [`Argo CD no longer says what the decision ${push.decidedOn} was made on`] } : asked;
       if (!decision.ready) this.jobEvent(push, 'not-wanted', decision.blockers.join('; '));
       else {
         const refusal = this.git.pushAs(push.job.credential, push.ref, push.revision, now);

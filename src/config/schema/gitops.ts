@@ -22,12 +22,17 @@ const stage = z.strictObject({
 });
 
 /** An Argo CD instance the promote workflow reads, on an EKS cluster, through an IAM role it assumes by OIDC. */
+/** A runs-on label: what GitHub matches runners by (letters, digits, `-`, `_`, `.`). */
+const runnerLabel = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, { error: 'must be a runner label such as self-hosted or vpc-eu-west-1' });
+
 const argocdInstance = z.strictObject({
   eksCluster: z.string().min(1).max(100).regex(/^[0-9A-Za-z][A-Za-z0-9\-_]*$/, { error: 'must be an EKS cluster name' })
     .describe('the EKS cluster Argo CD runs in (aws eks update-kubeconfig --name)'),
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: 'must be an AWS region such as eu-west-1' }).describe('its region'),
   roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::[0-9]{12}:role\/[\w+=,.@\/-]+$/, { error: 'must be an IAM role ARN such as arn:aws:iam::111122223333:role/karpenter-gitops-promote' })
     .describe('the role the promote workflow assumes with GitHub\'s OIDC token; its EKS access entry may only list Applications in Argo CD\'s namespace'),
+  runner: z.union([runnerLabel, z.array(runnerLabel).min(1).max(10)]).optional()
+    .describe('runs-on of the promote workflow\'s jobs that read this instance: a runner label, or a list of labels (e.g. [self-hosted, vpc-eu-west-1]), of a runner that reaches its EKS endpoint; default the repository variable KARPENTER_GITOPS_RUNNER, else ubuntu-latest'),
 });
 
 /** `gitops`: where Argo CD reads the generated files from, and how it is set up. */
