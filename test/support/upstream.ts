@@ -50,6 +50,16 @@ export const MODELS = {
     repository: 'helm/helm', version: 'v3.21.4',
     models: ['helm-ownership.ts'],
   },
+  /**
+   * GitHub Actions: its job graph and expressions (the promote and pr workflows). GitHub runs
+   * them as a service; the runner's workflow parser (`src/Sdk/WorkflowParser/`) is the code the
+   * models cite where the docs are silent. No pin of this repository follows it: re-read on a
+   * change of the docs the models cite.
+   */
+  githubActions: {
+    repository: 'actions/runner', version: 'v2.336.0',
+    models: ['github-expressions.ts', 'github-jobs.ts'],
+  },
 } as const satisfies Record<string, Upstream>;
 
 /** Files of test/support that model no upstream system: harnesses, builders and the real programs they run. */
