@@ -10,7 +10,12 @@
  *   stages whose stage before it deploys; every other stage is decided and pushed in the same run.
  * - A ready stage with a GitHub environment (`gitops.stages.<N>.environment`) goes to `approve`:
  *   its reviewers approve, then the instances it depends on are read again (`reread`) and the push
- *   goes ahead only while Argo CD still says what it said here (Promotion.state).
+ *   goes ahead only while Argo CD still says what it said here (Promotion.state). One such stage
+ *   per run: a job that needs a matrix job reads one result for all its legs
+ *   (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#needs-context), so
+ *   in one matrix a stage whose approval is rejected, or still pending, would hold every other
+ *   approved stage (test/workflow-graph.test.ts). With several ready, the run's quarter hour picks
+ *   which (they take turns, each run asks for one; runs do not wait for each other).
  */
 import { basename } from 'node:path';
 import type { Cluster, Platform } from '../config/platform';
@@ -58,6 +63,9 @@ export interface DecideContext {
   readonly stillWanted?: (revision: string) => PromotionOptions['stillWanted'];
   readonly now?: number;
 }
+
+/** How often the promote workflow runs (its cron): the turn of the approval stages. */
+const QUARTER_HOUR = 15 * 60_000;
 
 /** The instance a file of Applications is of: `applications-<instance>.json`, as the read jobs name their artifacts. */
 export function instanceOfFile(from: string): string | undefined {
@@ -107,7 +115,12 @@ export function decide(platform: Platform, files: readonly ApplicationsRead[], c
     lines.push(...decisionLines(s.stage, revision, d));
     if (d.ready) ready.push({ stage: s.stage, revision, ref: d.ref, state: d.state, ...(d.environment !== undefined ? { environment: d.environment } : {}) });
   }
-  const approve = ready.filter((p) => p.environment !== undefined);
+  const approvals = ready.filter((p) => p.environment !== undefined);
+  const turn = Math.floor((context.now ?? Date.now()) / QUARTER_HOUR) % Math.max(1, approvals.length);
+  const approve = approvals.slice(turn, turn + 1);
+  for (const later of approvals.filter((p) => !approve.includes(p))) {
+    lines.push(`stage ${later.stage}: its reviewers are asked in another run (one approval per run, so that no stage's pending or rejected approval holds another's push)`);
+  }
   const needed = new Set(platform.clusters.filter((c) => approve.some((p) => c.stage === p.stage - 1) && c.manualSync !== true).map(legOf));
   return { decided: { push: ready.filter((p) => p.environment === undefined), approve, reread: legs.filter((l) => needed.has(l.name)), lines }, problems: [] };
 }

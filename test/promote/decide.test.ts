@@ -134,3 +134,18 @@ describe('promote at fleet size', () => {
     expect(none.blockers).toEqual(['40 clusters of stage 1 (c000, c001, c002, c003, c004, c005 … and 34 more): no Application of the cluster is in the Applications given']);
   });
 });
+
+describe('promote decide: one approval per run', () => {
+  it('hands one ready approval stage to approve per run, taking turns by the run\'s quarter hour, and says the others wait', () => {
+    const base = fleet();
+    const two = { ...base, gitops: { ...base.gitops, stages: [{ stage: 3, soakMinutes: 0, environment: 'production' }, { stage: 4, soakMinutes: 0, environment: 'production-us' }] } };
+    const eu = [...appsOf(byId('dev'), C), ...appsOf(byId('staging-eu'), B), ...appsOf(byId('prod-eu'), A)];
+    const us = [...appsOf(byId('staging-us'), B), ...appsOf(byId('prod-us'), A)];
+    const at = (now: number) => decide(two, read({ eu, us }), { commitOf: refs({ 'origin/karpenter-gitops/stage-4': C }), main: 'origin/main', now }).decided!;
+    const QUARTER = 15 * 60_000;
+    const first = at(100 * QUARTER);
+    const next = at(101 * QUARTER);
+    expect([first.approve.map((p) => p.stage), next.approve.map((p) => p.stage)].sort()).toEqual([[3], [4]]);
+    expect(first.lines).toEqual(expect.arrayContaining([expect.stringMatching(/^stage [34]: its reviewers are asked in another run \(one approval per run/)]));
+  });
+});
