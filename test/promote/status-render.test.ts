@@ -1,18 +1,29 @@
 /**
  * The rollout page's picture (`npm run promote -- status --format markdown`) as GitHub draws it
  * in a run summary: rendered with mermaid in headless Chromium (test/support/mermaid.ts) for a
- * fleet of a thousand clusters. Slow tier: it starts a browser.
+ * fleet of a thousand clusters, and parsed with mermaid's parser in Node. Slow tier: it starts a
+ * browser, and the parser a jsdom process.
  */
 import { rolloutStatus } from '../../src/promote/status';
-import { rolloutMarkdown } from '../../src/promote/status-markdown';
-import { hasChromium, mermaidBlocks, renderMermaid } from '../support/mermaid';
-import { bigFleet, FINISHED } from './status-fleet';
+import { rolloutFlowchart, rolloutMarkdown } from '../../src/promote/status-markdown';
+import { hasChromium, mermaidBlocks, parseMermaid, renderMermaid } from '../support/mermaid';
+import { aStagedCluster, aStagedPlatform, bigFleet, FINISHED } from './status-fleet';
 
 /** The widest picture that stays readable in a run summary without scrolling, in px. */
 const MAX_WIDTH_PX = 2_000;
 
 // Visible in the test name where Chromium is missing; .ci/run installs it.
 const itRenders = hasChromium() ? it : it.skip;
+
+describe('the rollout page\'s picture, through mermaid\'s own parser (Node, no browser)', () => {
+  it('draws a picture mermaid parses, labels with quotes, hashes and angle brackets included', async () => {
+    const { platform, applications, revisions } = bigFleet(30);
+    const odd = aStagedPlatform([aStagedCluster('a', 1), aStagedCluster('b', 2)]);
+    const quoted = { ...odd, gitops: { ...odd.gitops, stageRefPrefix: 'rel"ease#<x>/' } };
+    const diagrams = [rolloutFlowchart(rolloutStatus(platform, { applications, revisions, now: new Date(FINISHED) })), rolloutFlowchart(rolloutStatus(quoted, { revisions: new Map(), now: new Date(FINISHED) }))];
+    expect(await parseMermaid(diagrams)).toEqual([undefined, undefined]);
+  });
+});
 
 describe('the rollout page of a thousand clusters', () => {
   itRenders('draws one picture of the stages, as wide as the stages, not the fleet', async () => {
