@@ -79,6 +79,18 @@ describe('gitops.argocd and clusters.<id>.argocd', () => {
   });
 });
 
+describe('gitops.argocd.<name>.runner', () => {
+  const instance = (runner: string) => ['  argocd:', `    eu: { eksCluster: mgmt, region: eu-west-1, roleArn: "arn:aws:iam::111122223333:role/promote", runner: ${runner} }`];
+  it('takes a runner label or a list of labels: the read jobs of that instance run there (plan gives them as runs-on JSON)', () => {
+    expect(load(raw(['demo: { terraformOutputs: terraform/demo.json }'], instance('vpc-eu'))).platform.gitops.argocdInstances?.[0].runner).toEqual(['vpc-eu']);
+    expect(load(raw(['demo: { terraformOutputs: terraform/demo.json }'], instance('[self-hosted, vpc-eu]'))).platform.gitops.argocdInstances?.[0].runner).toEqual(['self-hosted', 'vpc-eu']);
+  });
+
+  it('fails on a label GitHub would not match, at its line', () => {
+    expect(problemsOf(raw(['demo: { terraformOutputs: terraform/demo.json }'], instance('"vpc eu"')))).toEqual([expect.stringMatching(/:\d+:\d+: gitops\.argocd\.eu\.runner: .*must be a runner label such as self-hosted or vpc-eu-west-1/)]);
+  });
+});
+
 describe('gitops.stages', () => {
   const staged = (stages: Plain) => ({
     config: aConfig({ gitops: { stages }, clusters: { demo: { terraformOutputs: 'terraform/demo.json', stage: 1 }, prod: { terraformOutputs: 'terraform/prod.json', stage: 2 } } }),
