@@ -11,6 +11,8 @@
  * `ROLLOUT_REPORT=1` prints each scenario's timeline.
  */
 import { readFileSync } from 'node:fs';
+import { applicationsIndex } from '../src/promote/promote';
+import { rolloutStatus } from '../src/promote/status';
 import { removeProjects } from './builders';
 import { PROMOTE_WORKFLOW } from './support/fleet-sim';
 import type { FleetSim } from './support/fleet-sim';
@@ -114,6 +116,67 @@ describe('promotion an organisation can run (gitops.stages, the GitHub App, envi
     expect(pushed).toBeLessThanOrEqual(second + MINUTE);
     expect(stage2).toBeLessThan(approval);
     expect(new Set(fleet.ciJobs.filter((j) => j.event === 'approved').map((j) => j.stage))).toEqual(new Set([3]));
+    expect(fleet.violations).toEqual([]);
+  });
+});
+
+describe('a week of promotion with a window and an approval, and the rollout page at each step (issue 45)', () => {
+  it('d. moves each stage ref exactly when it should, and the page says at each step where every cluster stands', () => {
+    const approved = (edit: (c: Config) => void = () => undefined) => fleetConfig((c) => { c.gitops.stages = { 3: { environment: 'production' } }; edit(c); });
+    const fleet = convergedFleet(approved());
+    fleet.runUntil(TUESDAY);
+    // A pool change: prod's pools Applications sync only in their windows (eu: Tue 22:00 Berlin, us: Tue 20:00 New York).
+    const c1 = fleet.commit(synth(approved((c) => { c.teams.web.expireAfter = '360h'; })), 'C1: web nodes expire sooner');
+    /** The page as `npm run promote -- status` makes it now, from what Argo CD reports and the refs. */
+    const page = () => {
+      const platform = fleet.mainPlatform();
+      const revisions = new Map<number, string>([[1, fleet.git.resolve('main')!]]);
+      for (const stage of [2, 3]) {
+        const sha = fleet.git.resolve(`karpenter-gitops/stage-${stage}`);
+        if (sha !== undefined) revisions.set(stage, sha);
+      }
+      return rolloutStatus(platform, { applications: [...applicationsIndex(fleet.applicationsJson()).values()], revisions, now: new Date(fleet.now) });
+    };
+    const states = (s: ReturnType<typeof page>) => s.stages.flatMap((st) => st.clusters.map((c) => `${c.cluster}:${c.state}${c.state === 'waiting' ? `(${c.why})` : ''}`)).join(' ');
+    const steps: { at: number; states: string; stage2?: string; stage3?: string; waitsFor: string }[] = [];
+    const look = () => {
+      const s = page();
+      const entry = {
+        at: fleet.now, states: states(s), waitsFor: s.stages.find((st) => st.stage === 3)?.promotion?.waitsFor.join('; ') ?? '',
+        stage2: fleet.git.resolve('karpenter-gitops/stage-2') === c1 ? 'C1' : 'C0', stage3: fleet.git.resolve('karpenter-gitops/stage-3') === c1 ? 'C1' : 'C0',
+      };
+      const last = steps.at(-1);
+      if (!last || last.states !== entry.states || last.stage2 !== entry.stage2 || last.stage3 !== entry.stage3 || last.waitsFor !== entry.waitsFor) steps.push(entry);
+    };
+    let approvedAt: number | undefined;
+    for (let t = TUESDAY; t < TUESDAY + 3 * 24 * HOUR; t += 15 * MINUTE) {
+      fleet.runUntil(t);
+      look();
+      // A reviewer approves an hour after the approval was asked for.
+      const asked = fleet.ciJobs.find((j) => j.stage === 3 && j.revision === c1 && j.event === 'waiting');
+      if (approvedAt === undefined && asked && fleet.now >= asked.at + HOUR) {
+        approvedAt = fleet.now;
+        expect(fleet.approve(3)).toBe(true);
+      }
+    }
+    REPORT.push(`d. ${steps.map((s) => `${after(TUESDAY, s.at)} stage-2 ${s.stage2}, stage-3 ${s.stage3}: ${s.states}${s.waitsFor ? ` | stage 3 waits for ${s.waitsFor}` : ''}`).join('\n   ')}`);
+    const [pushed2, pushed3] = [pushOf(fleet, 2, c1)!, pushOf(fleet, 3, c1)!];
+    const devDone = fleet.finishedAt('dev', c1)!;
+    const stagingDone = fleet.finishedAt('staging', c1)!;
+    // Stage 2 at the first run after dev finished; stage 3 only after staging finished and within a minute of the approval.
+    expect(pushed2).toBeGreaterThanOrEqual(devDone);
+    expect(pushed2).toBeLessThan(devDone + 16 * MINUTE);
+    expect(approvedAt).toBeGreaterThan(stagingDone);
+    expect(pushed3).toBeGreaterThanOrEqual(approvedAt!);
+    expect(pushed3).toBeLessThanOrEqual(approvedAt! + MINUTE);
+    // The page said it: stage 3 waited for its approval once staging had finished, and prod waited for its windows after the push.
+    expect(steps.some((s) => s.stage3 === 'C0' && /approval/.test(s.waitsFor))).toBe(true);
+    expect(steps.some((s) => s.stage3 === 'C1' && /prod-eu:waiting\(window eu\)/.test(s.states))).toBe(true);
+    // prod-eu's pools synced only in its window (Berlin 22:00-04:00), and the page ends with every cluster synced.
+    const euSynced = fleet.finishedAt('prod-eu', c1)!;
+    const berlinHour = Number(new Date(euSynced).toLocaleString('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', hour12: false }));
+    expect(berlinHour >= 22 || berlinHour < 4).toBe(true);
+    expect(steps.at(-1)!.states.split(' ').every((s) => s.endsWith(':synced'))).toBe(true);
     expect(fleet.violations).toEqual([]);
   });
 });
