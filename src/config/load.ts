@@ -128,7 +128,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools({ source, file, clusterId: id, cluster, groups, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates } }, problems, warnings);
+    const pools = resolvePools({ source, file, clusterId: id, cluster, groups, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates, settings: k.karpenter.controller.settings } }, problems, warnings);
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);

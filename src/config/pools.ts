@@ -12,7 +12,10 @@ import { Quantity, UNITS } from '../quantity/quantity';
 import { fieldOfRequirementKey, poolRequirements, REQUIREMENT_FIELDS } from './requirements';
 import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
-import type { ReleaseFacts } from '../release/types';
+import { DISRUPTION_REASONS, ReleaseFacts } from '../release/types';
+import { compareRelease } from '../release/versions';
+import { BUDGETED_REPAIR, isZero, repairPace } from '../schedule/repair';
+import type { Budget } from '../schedule/windows';
 import { controllerKubeletFindings, isQuantity } from './kubelet';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
@@ -36,7 +39,12 @@ export interface ClusterPoolsInput {
   /** Record where each field's value comes from (for explain). @default false */
   readonly withProvenance?: boolean;
   /** The cluster's Karpenter release and its facts. @default - not checked against a release */
-  readonly karpenter?: { readonly version: string; readonly facts?: ReleaseFacts; readonly featureGates?: Readonly<Record<string, boolean>> };
+  readonly karpenter?: {
+    readonly version: string;
+    readonly facts?: ReleaseFacts;
+    readonly featureGates?: Readonly<Record<string, boolean>>;
+    readonly settings?: Readonly<Record<string, string | number | boolean>>;
+  };
 }
 
 /**
@@ -130,6 +138,8 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
           + `consolidationPolicy ${settings.disruption.consolidationPolicy} (allowed: ${facts.consolidationPolicies.join(', ')}): `
           + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or set clusters.${clusterId}.overrides.disruption.consolidationPolicy`));
       }
+      if (facts) problems.push(...budgetReasonProblems(ctx, karpenter?.version ?? '', facts, settings.disruption.budgets));
+      if (karpenter) warnings.push(...repairHoldWarnings(ctx, karpenter, settings.disruption.budgets));
       if (facts && settings.replicas !== undefined) problems.push(...staticPoolGateProblems(ctx, karpenter?.version ?? '', facts, karpenter?.featureGates));
       if (facts && settings.kubelet) problems.push(...kubeletReleaseProblems(ctx, karpenter?.version ?? '', facts, settings));
       const region = tf ? regionOf(tf) : undefined;
@@ -453,6 +463,32 @@ function staticPoolGateProblems(ctx: PoolContext, version: string, facts: Releas
       + 'remove that setting (the generator turns the gate on where a pool is static), or remove replicas')];
   }
   return [];
+}
+
+/** Each budget reason the cluster's NodePool CRD does not accept (`Repair` before a release whose CRD lists it), at the reason. */
+function budgetReasonProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, budgets: readonly Budget[]): Problem[] {
+  const allowed = facts.disruptionReasons ?? DISRUPTION_REASONS;
+  return budgets.flatMap((b, i) => (b.reasons ?? []).flatMap((r, j) => (allowed.includes(r) ? [] : [ctx.problem(['disruption', 'budgets', i, 'reasons', j],
+    `cluster ${ctx.cluster} runs Karpenter ${version}, whose NodePool CRD does not accept the budget reason ${r} (allowed: ${allowed.join(', ')}): `
+    + (r === 'Repair' ? 'on Karpenter 1.15 node repair is paced by the budgets without reasons; a budget for Repair alone needs a release whose NodePool CRD lists it (docs/windows.md, Node repair)'
+      : `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version), or remove it`))])));
+}
+
+/**
+ * On a release that paces node repair by budgets (1.15, `featureGates.nodeRepair`, not
+ * `settings.legacyNodeRepair`), a budget at zero nodes without reasons holds broken nodes too while
+ * it is active: a warning at the budget, with the reasons that leave repair its own pace.
+ */
+function repairHoldWarnings(ctx: PoolContext, karpenter: NonNullable<ClusterPoolsInput['karpenter']>, budgets: readonly Budget[]): Problem[] {
+  const pace = repairPace(budgets, {
+    version: karpenter.version, budgetedRelease: compareRelease(karpenter.version, BUDGETED_REPAIR) >= 0,
+    featureGates: karpenter.featureGates ?? {}, settings: karpenter.settings ?? {},
+  });
+  if (pace.kind !== 'budgets') return [];
+  return budgets.flatMap((b, i) => (isZero(b) && (b.reasons === undefined || b.reasons.length === 0) ? [ctx.problem(['disruption', 'budgets', i],
+    `on cluster ${ctx.cluster} (Karpenter ${karpenter.version}, featureGates.nodeRepair) node repair is a disruption paced by budgets, so this budget without reasons also keeps broken nodes `
+    + `of pool ${ctx.name} from being replaced ${b.schedule === undefined ? 'at all times' : `during \`${b.schedule}\` (UTC) for ${b.duration}`}: `
+    + 'add reasons: [Underutilized, Empty, Drifted] to leave repair its own pace (docs/windows.md, Node repair)')] : []));
 }
 
 /** Where a problem sits, without its message (a problem found later, against the plan, is reported there). */

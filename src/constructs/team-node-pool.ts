@@ -4,7 +4,7 @@ import * as aws from '../../imports/karpenter.k8s.aws';
 import * as karpenter from '../../imports/karpenter.sh';
 import { MANAGED_BY, NodePoolModel, POOL_SYNC_OPTIONS, TEAM_LABEL } from '../model/node-pool';
 import { NodeClassModel } from '../model/node-class';
-import { crdValue } from './crd-value';
+import { crdEnumValue, crdValue } from './crd-value';
 import { escapeKeys } from './safe-keys';
 import { DIGEST_ANNOTATION } from '../model/stages';
 
@@ -146,7 +146,7 @@ export class TeamNodePool extends Construct {
             nodes: b.nodes,
             schedule: b.schedule,
             duration: b.duration,
-            reasons: b.reasons?.map((r) => crdValue(karpenter.NodePoolSpecDisruptionBudgetsReasons, r)),
+            reasons: b.reasons?.map((r) => crdEnumValue(karpenter.NodePoolSpecDisruptionBudgetsReasons, r)),
           })),
         },
         limits: np.limits && Object.fromEntries(Object.entries(np.limits).map(([k, v]) => [

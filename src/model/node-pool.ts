@@ -26,7 +26,7 @@ export interface Budget {
   readonly nodes: string;
   readonly schedule?: string;
   readonly duration?: string;
-  readonly reasons?: readonly ('Underutilized' | 'Empty' | 'Drifted')[];
+  readonly reasons?: readonly ('Underutilized' | 'Empty' | 'Drifted' | 'Repair')[];
 }
 
 /** Everything a NodePool says, derived from one pool; the construct only renders it. */

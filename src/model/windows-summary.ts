@@ -1,6 +1,8 @@
 import type { Cluster, Platform } from '../config/platform';
 import { hasPolicies } from './applications';
 import { clusterRevision, controllerSyncsInWindow, isGated, poolProjectName } from './stages';
+import { compareRelease } from '../release/versions';
+import { BUDGETED_REPAIR, repairPace, repairText } from '../schedule/repair';
 import { budgetDuration, describeRuns, windowPlan } from '../schedule/windows';
 
 /**
@@ -22,6 +24,7 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
       + `The pool Applications${controllerSyncsInWindow(cluster) ? ', and the CRD and controller ones (karpenter.syncInWindow),' : ''} sync only in those UTC minutes too `
       + `(AppProject \`${poolProjectName(cluster)}\`; a person may still sync by hand)${hasPolicies(cluster) ? '; the tenancy policy never waits for the window (access is not node churn)' : ''}.`);
   }
+  lines.push(...repairSummary(cluster));
   if (cluster.stage !== undefined) {
     const stage = cluster.stage;
     const earlier = platform.clusters.some((c) => c.stage === stage - 1);
@@ -35,4 +38,25 @@ export function windowSummary(platform: Platform, cluster: Cluster): string[] {
       + 'a change reaches the cluster only when someone syncs it, and `npm run promote` does not wait for it (docs/adopting.md, "What adopted means").');
   }
   return lines;
+}
+
+/**
+ * With node repair on (`featureGates.nodeRepair`), how fast a broken node of each pool is
+ * replaced, inside and outside the cluster's window (schedule/repair.ts): pools paced alike are
+ * one line.
+ */
+function repairSummary(cluster: Cluster): string[] {
+  const { karpenter } = cluster;
+  if (karpenter.controller.featureGates.nodeRepair !== true) return [];
+  const windowBudgets = cluster.window ? windowPlan(cluster.window).budgets : [];
+  const byText = new Map<string, string[]>();
+  for (const pool of cluster.pools) {
+    const pace = repairPace([...pool.settings.disruption.budgets, ...windowBudgets], {
+      version: karpenter.version, budgetedRelease: compareRelease(karpenter.version, BUDGETED_REPAIR) >= 0,
+      featureGates: karpenter.controller.featureGates, settings: karpenter.controller.settings,
+    });
+    const text = repairText(pace, cluster.window !== undefined);
+    byText.set(text, [...(byText.get(text) ?? []), pool.name]);
+  }
+  return ['', `Node repair (Karpenter ${karpenter.version}): ${[...byText].map(([text, pools]) => `${pools.map((p) => `\`${p}\``).join(', ')}: ${text}`).join('; ')}.`];
 }

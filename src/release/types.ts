@@ -25,6 +25,13 @@ export interface ReleaseFacts {
   readonly crdDefaults: Readonly<Record<CrdKind, readonly CrdDefault[]>>;
   /** The values the NodePool CRD allows for `spec.disruption.consolidationPolicy`. */
   readonly consolidationPolicies: readonly string[];
+  /**
+   * The values the NodePool CRD allows in `spec.disruption.budgets[].reasons`.
+   * @default DISRUPTION_REASONS - Underutilized, Empty, Drifted: the enum of every release vendored
+   *   before this field (v1.13.1, v1.14.1, and the 1.15 stand-in's CRD); `npm run upgrade` writes
+   *   the release's own
+   */
+  readonly disruptionReasons?: readonly string[];
   /** The chart's `settings.featureGates` keys, sorted. */
   readonly featureGates: readonly string[];
   /**
@@ -129,3 +136,6 @@ export interface ChartKeyNode {
   readonly freeForm?: true;
   readonly children?: { readonly [key: string]: ChartKeyNode };
 }
+
+/** The budget reasons of a release whose facts do not list them (see ReleaseFacts.disruptionReasons). */
+export const DISRUPTION_REASONS: readonly string[] = ['Underutilized', 'Empty', 'Drifted'];

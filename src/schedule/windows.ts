@@ -9,7 +9,7 @@ export interface Budget {
   readonly nodes: string;
   readonly schedule?: string;
   readonly duration?: string;
-  readonly reasons?: readonly ('Underutilized' | 'Empty' | 'Drifted')[];
+  readonly reasons?: readonly ('Underutilized' | 'Empty' | 'Drifted' | 'Repair')[];
 }
 
 /** Days of the week in cron order (0 = Sunday), as a window's `days` writes them. */

@@ -32,6 +32,7 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     ec2NodeClassFields: [...input.ec2NodeClassFields],
     crdDefaults: { NodePool: [...input.crdDefaults.NodePool], EC2NodeClass: [...input.crdDefaults.EC2NodeClass], NodeOverlay: [...input.crdDefaults.NodeOverlay] },
     consolidationPolicies: consolidationPolicies(input.nodePoolCrd),
+    disruptionReasons: disruptionReasons(input.nodePoolCrd),
     featureGates: [...input.featureGates].sort(),
     settingsMaps: input.settingsMaps,
     kubeletValidatedBy: kubeletValidatedBy(input.ec2NodeClassCrd),
@@ -72,14 +73,28 @@ function hashVersion(goText: string): string {
   return found[1];
 }
 
+/** A NodePool CRD schema, as far as `spec.disruption` goes. */
+type DisruptionSchema = { properties?: Record<string, DisruptionSchema>; items?: DisruptionSchema; enum?: unknown[] };
+
+/** `spec.disruption` of the NodePool CRD's storage-version schema. */
+function disruptionSchema(crdText: string): DisruptionSchema | undefined {
+  const crd = parseYaml(crdText) as { spec?: { versions?: { name: string; storage?: boolean; schema?: { openAPIV3Schema?: DisruptionSchema } }[] } } | null;
+  const version = crd?.spec?.versions?.find((x) => x.storage) ?? crd?.spec?.versions?.[0];
+  return version?.schema?.openAPIV3Schema?.properties?.spec?.properties?.disruption;
+}
+
 /** The enum of `spec.disruption.consolidationPolicy` in the NodePool CRD's served v1 schema. */
 function consolidationPolicies(crdText: string): string[] {
-  type S = { properties?: Record<string, S>; enum?: unknown[] };
-  const crd = parseYaml(crdText) as { spec?: { versions?: { name: string; storage?: boolean; schema?: { openAPIV3Schema?: S } }[] } } | null;
-  const version = crd?.spec?.versions?.find((x) => x.storage) ?? crd?.spec?.versions?.[0];
-  const policy = version?.schema?.openAPIV3Schema?.properties?.spec?.properties?.disruption?.properties?.consolidationPolicy;
+  const policy = disruptionSchema(crdText)?.properties?.consolidationPolicy;
   if (!policy?.enum) throw new Error('the NodePool CRD has no enum for spec.disruption.consolidationPolicy');
   return policy.enum.map(String);
+}
+
+/** The enum of `spec.disruption.budgets[].reasons[]` in the NodePool CRD's served v1 schema. */
+function disruptionReasons(crdText: string): string[] {
+  const reasons = disruptionSchema(crdText)?.properties?.budgets?.items?.properties?.reasons?.items;
+  if (!reasons?.enum) throw new Error('the NodePool CRD has no enum for spec.disruption.budgets[].reasons');
+  return reasons.enum.map(String);
 }
 
 /** A CRD schema as far as its defaults go. */
@@ -163,7 +178,7 @@ export const RELEASE: ReleaseFacts = {
 ${(Object.entries(facts.crdDefaults) as [CrdKind, readonly CrdDefault[]][]).map(([kind, defaults]) => `    ${kind}: ${defaults.length === 0 ? '[]' : `[\n${defaults.map((d) => `      { path: ${tsLiteral(d.path)}, value: ${tsLiteral(d.value)} },`).join('\n')}\n    ]`},`).join('\n')}
   },
   consolidationPolicies: [${facts.consolidationPolicies.map((p) => `'${p}'`).join(', ')}],
-  featureGates: [${facts.featureGates.map((p) => `'${p}'`).join(', ')}],
+${facts.disruptionReasons !== undefined ? `  disruptionReasons: [${facts.disruptionReasons.map((p) => `'${p}'`).join(', ')}],\n` : ''}  featureGates: [${facts.featureGates.map((p) => `'${p}'`).join(', ')}],
   settingsMaps: {
 ${Object.entries(facts.settingsMaps).map(([map, keys]) => `    ${map}: { ${Object.entries(keys).map(([k, n]) => `${k}: '${n}'`).join(', ')} },`).join('\n')}
   },

@@ -156,7 +156,7 @@ describe('enum values', () => {
     {
       when: 'a budget reason is misspelt',
       config: aConfig({ teams: { web: { disruption: { budgets: [{ nodes: '0', reasons: ['Drift'] }] } } } }),
-      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.budgets\[0\]\.reasons\[0\]: unknown value "Drift" \(allowed: Underutilized, Empty, Drifted\)/,
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.disruption\.budgets\[0\]\.reasons\[0\]: unknown value "Drift" \(allowed: Underutilized, Empty, Drifted, Repair\)/,
     },
     {
       when: 'the ami family is unknown',

@@ -27,7 +27,8 @@ const budget = z.strictObject({
     if (why) ctx.addIssue({ code: 'custom', message: why });
   }).meta({ pattern: CRON }).optional(),
   duration: z.string().regex(BUDGET_DURATION, { error: 'must be minutes and/or hours such as "30m" or "8h"' }).optional(),
-  reasons: distinct(z.array(z.enum(['Underutilized', 'Empty', 'Drifted'])).max(50), 'each reason may appear once').optional(),
+  reasons: distinct(z.array(z.enum(['Underutilized', 'Empty', 'Drifted', 'Repair'])).max(50), 'each reason may appear once').optional()
+    .describe('the disruption methods the budget applies to (none: all of them); Repair only on a release whose NodePool CRD lists it (docs/windows.md, Node repair)'),
 }).superRefine((b, ctx) => {
   if ((b.schedule === undefined) !== (b.duration === undefined)) {
     const missing = b.schedule === undefined ? 'schedule' : 'duration';

@@ -154,6 +154,7 @@ export const RELEASE: ReleaseFacts = {
     NodeOverlay: [],
   },
   consolidationPolicies: ['WhenEmpty', 'WhenEmptyOrUnderutilized'],
+  disruptionReasons: ['Underutilized', 'Empty', 'Drifted'],
   featureGates: ['nodeOverlay', 'nodeRepair', 'reservedCapacity', 'spotToSpotConsolidation', 'staticCapacity'],
   settingsMaps: {
     featureGates: { nodeOverlay: 'NodeOverlay', nodeRepair: 'NodeRepair', reservedCapacity: 'ReservedCapacity', spotToSpotConsolidation: 'SpotToSpotConsolidation', staticCapacity: 'StaticCapacity' },

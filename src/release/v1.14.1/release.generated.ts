@@ -154,6 +154,7 @@ export const RELEASE: ReleaseFacts = {
     NodeOverlay: [],
   },
   consolidationPolicies: ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'],
+  disruptionReasons: ['Underutilized', 'Empty', 'Drifted'],
   featureGates: ['capacityBuffer', 'nodeOverlay', 'nodeRepair', 'reservedCapacity', 'spotToSpotConsolidation', 'staticCapacity'],
   settingsMaps: {
     featureGates: { capacityBuffer: 'CapacityBuffer', nodeOverlay: 'NodeOverlay', nodeRepair: 'NodeRepair', reservedCapacity: 'ReservedCapacity', spotToSpotConsolidation: 'SpotToSpotConsolidation', staticCapacity: 'StaticCapacity' },
