@@ -41,6 +41,14 @@ export function generate(platform: Platform, emit: (file: GeneratedFile) => void
 }
 
 /**
+ * The id of every chart: each file is a chart alone in an App of its own, so no id needs to
+ * differ, and none comes from the config. A user's name as a construct id could clash with what
+ * the constructs library keeps by name (a team, cluster or pool named `constructor`: "There is
+ * already a Construct with name 'constructor'", constructs' children are a plain object).
+ */
+const FILE_CHART = 'file';
+
+/**
  * Renders a fleet's plan: each file is one Chart in an App of its own, turned into
  * documents by {@link chartManifests} and handed to `emit` at once. It decides nothing:
  * every path and every value comes from the plan.
@@ -54,10 +62,10 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
   };
   for (const cluster of plan.clusters) {
     for (const { path, model: app } of cluster.applications) {
-      add(path, (scope) => new ApplicationChart(scope, app.file, { app }));
+      add(path, (scope) => new ApplicationChart(scope, FILE_CHART, { app }));
     }
     const root = cluster.root.model;
-    add(cluster.root.path, (scope) => new ApplicationChart(scope, root.file, { app: root }));
+    add(cluster.root.path, (scope) => new ApplicationChart(scope, FILE_CHART, { app: root }));
     emit({
       path: cluster.controllerValues.path,
       header: `# Karpenter ${cluster.karpenterVersion} chart values for cluster ${cluster.id}.\n`
@@ -65,32 +73,32 @@ export function render(plan: FleetPlan, emit: (file: GeneratedFile) => void): vo
       docs: [cluster.controllerValues.model],
     });
     const policy = cluster.tenancyPolicy;
-    if (policy) add(policy.path, (scope) => new PolicyChart(scope, 'team-pools', { policy: policy.model, guards: cluster.policyGuards ?? {} }));
+    if (policy) add(policy.path, (scope) => new PolicyChart(scope, FILE_CHART, { policy: policy.model, guards: cluster.policyGuards ?? {} }));
     const rbac = cluster.guardGateRbac;
-    if (rbac) add(rbac.path, (scope) => new GuardGateRbacChart(scope, 'guard-gate', { rbac: rbac.model }));
-    for (const gate of cluster.guardGates) add(gate.path, (scope) => new GuardGateChart(scope, `guard-gate-${gate.model.team}`, { gate: gate.model }));
-    for (const buffer of cluster.buffers) add(buffer.path, (scope) => new CapacityBufferChart(scope, buffer.model.name, { buffer: buffer.model }));
-    for (const overlay of cluster.overlays) add(overlay.path, (scope) => new OverlayChart(scope, overlay.model.name, { overlay: overlay.model }));
+    if (rbac) add(rbac.path, (scope) => new GuardGateRbacChart(scope, FILE_CHART, { rbac: rbac.model }));
+    for (const gate of cluster.guardGates) add(gate.path, (scope) => new GuardGateChart(scope, FILE_CHART, { gate: gate.model }));
+    for (const buffer of cluster.buffers) add(buffer.path, (scope) => new CapacityBufferChart(scope, FILE_CHART, { buffer: buffer.model }));
+    for (const overlay of cluster.overlays) add(overlay.path, (scope) => new OverlayChart(scope, FILE_CHART, { overlay: overlay.model }));
     for (const pool of cluster.pools) {
-      emit({ path: pool.path, docs: chartManifests(new NodePoolChart(new App({ outdir: '.' }), pool.name, { pool })), ...(pool.header ? { header: pool.header } : {}) });
+      emit({ path: pool.path, docs: chartManifests(new NodePoolChart(new App({ outdir: '.' }), FILE_CHART, { pool })), ...(pool.header ? { header: pool.header } : {}) });
       const test = pool.smokeTest;
-      if (test) add(test.path, (scope) => new SmokeTestChart(scope, pool.name, { test: test.model, namespace: test.namespace }));
+      if (test) add(test.path, (scope) => new SmokeTestChart(scope, FILE_CHART, { test: test.model, namespace: test.namespace }));
     }
     const gate = cluster.driftGate;
-    if (gate) add(gate.path, (scope) => new DriftGateChart(scope, 'drift-gate', { gate: gate.model }));
+    if (gate) add(gate.path, (scope) => new DriftGateChart(scope, FILE_CHART, { gate: gate.model }));
     const poolProject = cluster.poolProject;
-    if (poolProject) add(poolProject.path, (scope) => new ProjectChart(scope, 'project', { project: poolProject.model }));
+    if (poolProject) add(poolProject.path, (scope) => new ProjectChart(scope, FILE_CHART, { project: poolProject.model }));
     const namespace = cluster.smokeTestNamespace;
-    if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, 'namespace', { namespace: namespace.model }));
+    if (namespace) add(namespace.path, (scope) => new SmokeTestNamespaceChart(scope, FILE_CHART, { namespace: namespace.model }));
   }
   emit({ path: plan.summary.path, text: plan.summary.model });
   for (const page of plan.clusterSummaries) emit({ path: page.path, text: page.model });
   emit({ path: plan.summaryData.path, text: `${JSON.stringify(plan.summaryData.model, null, 2)}\n` });
   const { bootstraps, projects, helmRepository, healthPatch } = plan;
-  for (const bootstrap of bootstraps) add(bootstrap.path, (scope) => new ApplicationChart(scope, bootstrap.model.file, { app: bootstrap.model }));
-  for (const project of projects) add(project.path, (scope) => new ProjectChart(scope, 'project', { project: project.model }));
-  add(helmRepository.path, (scope) => new HelmRepositoryChart(scope, 'helm-repository', { namespace: helmRepository.model }));
-  add(healthPatch.path, (scope) => new ArgoCdHealthChart(scope, 'argocd-cm', { namespace: healthPatch.model }));
+  for (const bootstrap of bootstraps) add(bootstrap.path, (scope) => new ApplicationChart(scope, FILE_CHART, { app: bootstrap.model }));
+  for (const project of projects) add(project.path, (scope) => new ProjectChart(scope, FILE_CHART, { project: project.model }));
+  add(helmRepository.path, (scope) => new HelmRepositoryChart(scope, FILE_CHART, { namespace: helmRepository.model }));
+  add(healthPatch.path, (scope) => new ArgoCdHealthChart(scope, FILE_CHART, { namespace: healthPatch.model }));
 }
 
 /**

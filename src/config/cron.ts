@@ -33,7 +33,26 @@ export function cronProblem(schedule: string): string | undefined {
       return `${FIELDS[i]} "${field}": ${describe((err as Error).message)}`;
     }
   }
-  return undefined;
+  return neverFires(schedule, fields);
+}
+
+/**
+ * A schedule every field of which is valid but that names no day that exists (`0 0 30 2 *`,
+ * `0 0 31 4 *`). Karpenter would take it, and a budget with it is active **at all times**: robfig's
+ * `Next` returns the zero time when no time satisfies the schedule (robfig/cron v3 spec.go, `Next`:
+ * "If no time can be found to satisfy the schedule, return the zero time"), and `IsActive` reads
+ * `!schedule.Next(now - duration).After(now)`, true for the zero time
+ * (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go L412-L425): a `nodes: "0"` budget
+ * meant for one night would hold its pool for good.
+ */
+function neverFires(schedule: string, fields: readonly string[]): string | undefined {
+  try {
+    CronExpressionParser.parse(schedule, { strict: false, tz: 'UTC' }).next();
+    return undefined;
+  } catch {
+    return `day of month "${fields[2]}" never occurs in month "${fields[3]}": Karpenter finds no time for this schedule, and a budget whose schedule never fires is active at all times `
+      + '(robfig/cron returns no next time, which Karpenter\'s IsActive reads as active): name a day the month has';
+  }
 }
 
 function describe(message: string): string {

@@ -22,6 +22,27 @@ const stage = z.strictObject({
 });
 
 /** An Argo CD instance the promote workflow reads, on an EKS cluster, through an IAM role it assumes by OIDC. */
+/**
+ * A repository Argo CD's repo server clones: https, ssh URLs and scp-like `user@host:path`, one
+ * line without spaces. Never `file://` or a path: that would read a folder of the repo server's
+ * own disk (argo-cd v3.5.1 util/git/git.go `IsSSHURL`, `IsHTTPSURL`; a file URL is neither).
+ */
+const REPO_URL = /^(?:https:\/\/[^\s/@]+(?::[0-9]+)?\/\S+|ssh:\/\/[^\s@/]+@[^\s/]+(?::[0-9]+)?\/\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s/]\S*)$/;
+
+/**
+ * Why `ref` is not a git revision Argo CD can resolve, or undefined: the rules of
+ * git-check-ref-format (no `..`, no control character or space, none of `~^:?*[\`, no leading
+ * `-` or `/`, no `//`, no trailing `/` or `.`, no `@{`, not `.lock` at the end).
+ * @see https://git-scm.com/docs/git-check-ref-format
+ */
+export function refNameProblem(ref: string): string | undefined {
+  if (/[\x00-\x20\x7f]/.test(ref)) return 'a revision has no spaces, line breaks or control characters';
+  if (/[~^:?*[\\]/.test(ref)) return `"${ref}" has a character git refuses in a ref (~ ^ : ? * [ \\)`;
+  if (ref.includes('..') || ref.includes('@{') || ref.includes('//')) return `"${ref}" has "..", "@{" or "//", which git refuses in a ref`;
+  if (/^[-/]|[/.]$|\.lock$|(^|\/)\./.test(ref)) return `"${ref}" starts or ends in a way git refuses in a ref (a leading - or /, a trailing / or ., a part starting with ., or .lock)`;
+  return undefined;
+}
+
 /** A runs-on label: what GitHub matches runners by (letters, digits, `-`, `_`, `.`). */
 const runnerLabel = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, { error: 'must be a runner label such as self-hosted or vpc-eu-west-1' });
 
@@ -37,8 +58,10 @@ const argocdInstance = z.strictObject({
 
 /** `gitops`: where Argo CD reads the generated files from, and how it is set up. */
 export const gitops = z.strictObject({
-  repoURL: z.string().min(1).describe('the git repository Argo CD reads dist/ from'),
-  targetRevision: z.string().min(1).optional().describe('default HEAD'),
+  repoURL: z.string().min(1).max(2048).regex(REPO_URL, { error: 'must be a git repository URL Argo CD can clone: https://host/owner/repo.git, ssh://git@host/owner/repo.git or git@host:owner/repo.git (no file://, no spaces or line breaks)' })
+    .describe('the git repository Argo CD reads dist/ from'),
+  targetRevision: z.string().min(1).max(255).refine((r) => refNameProblem(r) === undefined, { error: (i) => `${refNameProblem(String(i.input)) ?? ''}: give a branch, tag or commit such as main, v1.2.0 or HEAD` })
+    .optional().describe('default HEAD'),
   argocdNamespace: dnsLabel.optional().describe('default argocd'),
   project: dnsLabel.optional().describe('Argo CD AppProject, default "default"'),
   stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
