@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { groupProblems, groupsOf } from './groups';
 import { argocdInstances, clusterArgocd, deliveryFindings, stagePolicies } from './delivery';
 import { readdirSync } from 'node:fs';
@@ -95,11 +96,12 @@ export function readPlatform(configPath: string, options: LoadOptions = {}): Rea
   // Check the rest as if the broken fields were absent, so one run reports every problem;
   // problems about the fields dropped (or the levels holding them) would only echo the first.
   const schemaProblems = zodProblems(source, platformSchema, data, parsed.error.issues);
-  const { rest, dropped } = withoutInvalid(data, parsed.error.issues);
-  const retry = rest === undefined ? undefined : platformSchema.safeParse(rest);
-  if (retry?.success) {
-    const resolved = resolvePlatform(source, configPath, retry.data, { ...options, showPath: show });
-    const more = resolved.problems.filter((p) => p.file !== source.displayPath || !overlapsAny(p.path, dropped));
+  const { retry, dropped } = retryWithout(data, parsed.error.issues);
+  if (retry) {
+    const resolved = resolvePlatform(source, configPath, retry, { ...options, showPath: show });
+    const entries = droppedEntries(dropped);
+    const echoes = (p: Problem) => entries.some((e) => p.message.includes(`"${e.name}"`) && /\bunknown\b/.test(p.message));
+    const more = resolved.problems.filter((p) => p.file !== source.displayPath || (!overlapsAny(p.path, dropped) && !echoes(p)));
     return { platform: deepFreeze(resolved.platform), problems: dedupe([...schemaProblems, ...more]), warnings: dedupe(resolved.warnings) };
   }
   const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, { configPath, id, path, show, files: options.files }).problems);
@@ -344,6 +346,40 @@ function applicationNameClashes(source: SourceFile, clusters: readonly Cluster[]
  * drops the whole list), and the rendered paths dropped. `rest` is undefined when
  * the whole document is broken.
  */
+/**
+ * The config with its invalid fields left out, parsed again; when leaving a field out leaves its
+ * object without a required field (a window without its `timeZone`), the object goes too, and so
+ * on up, a few levels at most: the checks that do not depend on what was left out still run.
+ */
+function retryWithout(data: unknown, issues: readonly z.core.$ZodIssue[]): { retry?: PlatformFile; dropped: string[] } {
+  let current = data;
+  let pending = issues;
+  const dropped: string[] = [];
+  for (let round = 0; round < 4; round++) {
+    // After the first round only an entry of a named map may go whole (a window without its timeZone):
+    // anything else left incomplete would make the checks that read it echo the first error.
+    const entryOf = (i: z.core.$ZodIssue) => (i.code === 'invalid_type' && i.path.length === 3 && NAMED_MAPS.includes(String(i.path[0])) ? { ...i, path: i.path.slice(0, 2) } : undefined);
+    const next = round === 0 ? pending : pending.map(entryOf);
+    if (next.some((i) => i === undefined)) return { dropped };
+    const cut = withoutInvalid(current, next.filter((i): i is z.core.$ZodIssue => i !== undefined));
+    dropped.push(...cut.dropped);
+    if (cut.rest === undefined) return { dropped };
+    const again = platformSchema.safeParse(cut.rest);
+    if (again.success) return { retry: again.data, dropped };
+    current = cut.rest;
+    pending = again.error.issues;
+  }
+  return { dropped };
+}
+
+/** The config's maps whose entries other fields name (a cluster's `window`, a group's teams). */
+const NAMED_MAPS = ['windows', 'groups', 'teams', 'overlays', 'clusters'];
+
+/** The entries of {@link NAMED_MAPS} that were left out whole. */
+function droppedEntries(dropped: readonly string[]): { readonly map: string; readonly name: string }[] {
+  return dropped.map((d) => /^(windows|groups|teams|overlays|clusters)\.([^.[\]]+)$/.exec(d)).filter((m): m is RegExpExecArray => m !== null).map((m) => ({ map: m[1], name: m[2] }));
+}
+
 function withoutInvalid(data: unknown, issues: readonly { readonly code: string; readonly path: readonly PropertyKey[]; readonly keys?: readonly string[] }[]): { rest?: unknown; dropped: string[] } {
   const rest = structuredClone(data) as Record<string, unknown>;
   const dropped: string[] = [];

@@ -47,3 +47,23 @@ describe('values that Karpenter or Argo CD would read otherwise', () => {
     expect(problemsOf(config([`repoURL: "${url}"`]))).toEqual([expect.stringMatching(/platform\.yaml:2:\d+: gitops\.repoURL: .*must be a git repository URL Argo CD can clone/)]);
   });
 });
+
+describe('every mistake of an edit in one run', () => {
+  it('reports a time-zone typo and the mistakes that do not depend on it, without echoing "unknown window"', () => {
+    const problems = problemsOf({
+      rawConfig: [
+        'gitops: { repoURL: https://github.com/acme/platform-gitops.git }',
+        'karpenter: { version: 1.14.1 }',
+        'windows: { nightly: { timeZone: Europe/Berln, days: [tue], start: "02:00", duration: 4h } }',
+        'clusters:',
+        '  demo: { terraformOutputs: terraform/demo.json, window: nightly }',
+        'defaults: { ami: { alias: al2023@v20250505 }, limits: { cpu: "100", memory: 400Gi } }',
+        'teams: { web: { instanceFamilies: [m7l] } }',
+      ].join('\n'),
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/platform\.yaml:3:\d+: windows\.nightly\.timeZone: unknown time zone "Europe\/Berln"/),
+      expect.stringMatching(/platform\.yaml:7:\d+: teams\.web\.instanceFamilies\[0\]: no instance type has karpenter\.k8s\.aws\/instance-family=m7l/),
+    ]);
+  });
+});
