@@ -8,7 +8,7 @@ import { buildCatalog, CatalogData, renderCatalog } from '../catalog/generate';
 import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.generated';
 import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
 import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULES } from '../release/settings-rules.generated';
-import type { CrdKind, SettingsMapRule } from '../release/types';
+import type { CrdKind, SettingRule, SettingsMapRule } from '../release/types';
 import { changesBetween, releaseList } from '../release/behaviour-changes';
 import { minorSupport } from '../release/support';
 import { minorOf } from '../release/versions';
@@ -135,10 +135,10 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const settings = generate(RELEASE_FILES.settings, () => buildSettingsRules({
     settingsMd: text('settings'), valuesYaml: text('values'), deploymentTemplate: release.templates.get('deployment.yaml'), karpenterVersion: v,
     previous: {
-      settings: Object.fromEntries(Object.entries(SETTINGS_RULES).map(([k, r]) => [k, { envVar: r.envVar, withGuarded: r.withGuarded, tpl: r.tpl }])),
-      featureGates: FEATURE_GATE_NAMES,
+      settings: Object.fromEntries(Object.entries(SETTINGS_RULES as Readonly<Record<string, SettingRule>>).flatMap(([k, r]) => (r.envVar !== null ? [[k, { envVar: r.envVar, withGuarded: r.withGuarded === true, tpl: r.tpl === true }]] : []))),
+      featureGates: Object.fromEntries(Object.entries(FEATURE_GATE_NAMES as Readonly<Record<string, string | null>>).flatMap(([k, n]) => (n !== null ? [[k, n]] : []))),
       settingsMaps: Object.fromEntries(Object.entries(SETTINGS_MAPS as Readonly<Record<string, SettingsMapRule>>)
-        .map(([map, rule]) => [map, { envVar: rule.envVar, names: Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name])) }])),
+        .map(([map, rule]) => [map, { envVar: rule.envVar, names: Object.fromEntries(Object.entries(rule.keys).flatMap(([k, r]) => (r.name !== null ? [[k, r.name]] : []))) }])),
     },
   }, settingsNotes));
   notes.push(...settingsNotes);
@@ -173,7 +173,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   files.set(vendored('README.md'), vendoredReadme(release, vendoredFiles));
   // This release's facts and CRDs beside those of the releases before it, which stay.
   const facts = generate(`${RELEASE_FILES.ec2NodeClassCrd}, ${RELEASE_FILES.ec2NodeClassGo}`, () => buildReleaseFacts({
-    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), nodeOverlayCrd: text('nodeOverlayCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates),
+    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), nodeOverlayCrd: text('nodeOverlayCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates), settings: Object.keys(settings.settings),
     settingsMaps: Object.fromEntries(Object.entries(settings.settingsMaps).map(([map, rule]) => [map, Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name]))])),
     paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd, nodeOverlayCrd: RELEASE_FILES.nodeOverlayCrd, ec2NodeClassGo: RELEASE_FILES.ec2NodeClassGo },
     nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass, crdDefaults: defaults,
@@ -316,7 +316,7 @@ function settingsChanges(next: SettingsRulesData): string[] {
   const out: string[] = [];
   for (const [key, rule] of Object.entries(next.settings)) {
     const before = old[key];
-    const what = `${rule.envVar}, ${rule.type}, chart default ${JSON.stringify(rule.chartDefault)}`;
+    const what = `${rule.envVar ?? 'variable unconfirmed'}, ${rule.type}, chart default ${JSON.stringify(rule.chartDefault)}${rule.minimum !== undefined ? `, at least ${rule.minimum}` : ''}`;
     if (!before) out.push(`+ settings.${key} (${what})`);
     else {
       const changed = (['envVar', 'type', 'chartDefault', 'controllerDefault', 'withGuarded'] as const)
@@ -325,7 +325,7 @@ function settingsChanges(next: SettingsRulesData): string[] {
       if (changed.length) out.push(`~ settings.${key}: ${changed.join(', ')}`);
     }
   }
-  for (const key of Object.keys(old)) if (!(key in next.settings)) out.push(`- settings.${key} (${old[key].envVar})`);
+  for (const key of Object.keys(old)) if (!(key in next.settings)) out.push(`- settings.${key} (${old[key].envVar ?? 'variable unconfirmed'})`);
   return out;
 }
 
@@ -333,7 +333,7 @@ function gateChanges(next: SettingsRulesData): string[] {
   const old = FEATURE_GATE_DEFAULTS as Readonly<Record<string, boolean>>;
   const out: string[] = [];
   for (const [key, gate] of Object.entries(next.featureGates)) {
-    if (!(key in old)) out.push(`+ ${gate.gate} (settings.featureGates.${key}, default ${gate.default})`);
+    if (!(key in old)) out.push(`+ ${gate.gate ?? key} (settings.featureGates.${key}, default ${gate.default}${gate.gate === null ? ', name in FEATURE_GATES unconfirmed' : ''})`);
     else if (old[key] !== gate.default) out.push(`~ ${gate.gate}: default ${old[key]} → ${gate.default}`);
   }
   for (const key of Object.keys(old)) if (!(key in next.featureGates)) out.push(`- ${(FEATURE_GATE_NAMES as Readonly<Record<string, string>>)[key]} (settings.featureGates.${key})`);
@@ -343,13 +343,14 @@ function gateChanges(next: SettingsRulesData): string[] {
     if (map === 'featureGates') continue;
     for (const [key, k] of Object.entries(rule.keys)) {
       const before = oldMaps[map]?.keys[key];
-      if (!before) out.push(`+ ${k.name} (settings.${map}.${key} → ${rule.envVar}, default ${JSON.stringify(k.default)})`);
-      else if (before.default !== k.default) out.push(`~ ${k.name}: default ${JSON.stringify(before.default)} → ${JSON.stringify(k.default)}`);
+      const dflt = k.default === null ? `null, in effect ${JSON.stringify(k.effectiveDefault)}` : JSON.stringify(k.default);
+      if (!before) out.push(`+ ${k.name ?? key} (settings.${map}.${key} → ${rule.envVar}${k.name === null ? ', name unconfirmed' : ''}, default ${dflt})`);
+      else if (before.default !== k.default) out.push(`~ ${k.name ?? key}: default ${JSON.stringify(before.default)} → ${dflt}`);
     }
   }
   for (const [map, rule] of Object.entries(oldMaps)) {
     if (map === 'featureGates') continue;
-    for (const [key, k] of Object.entries(rule.keys)) if (!next.settingsMaps[map]?.keys[key]) out.push(`- ${k.name} (settings.${map}.${key})`);
+    for (const [key, k] of Object.entries(rule.keys)) if (!next.settingsMaps[map]?.keys[key]) out.push(`- ${k.name ?? key} (settings.${map}.${key})`);
   }
   return out;
 }

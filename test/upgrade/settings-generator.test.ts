@@ -199,7 +199,8 @@ describe('buildSettingsRules', () => {
 
 /** The helm base values: the chart requires a cluster name. */
 const BASE = { clusterName: 'demo' };
-const RULES = Object.entries(SETTINGS_RULES) as [string, SettingRule][];
+/** The rules a template read confirms (a rule typed from values.yaml alone has no variable to render). */
+const RULES = (Object.entries(SETTINGS_RULES) as [string, SettingRule][]).flatMap(([key, rule]) => (rule.envVar !== null ? [[key, { ...rule, envVar: rule.envVar }] as const] : []));
 
 /** The controller env of the chart rendered with these `settings`, by name. */
 function renderedEnv(settings: Record<string, unknown>): Map<string, string | undefined> {
