@@ -196,17 +196,13 @@ export interface Ec2NodeClassSpec {
   readonly ipPrefixCount?: number;
 
   /**
-   * Kubelet configures the kubelet on provisioned nodes. Any field of the upstream
-   * KubeletConfiguration for the Kubernetes version Karpenter was built against may be set;
-   * see the k8s.io/kubelet version in go.mod for the exact set.
-   * Karpenter reads the fields relevant to scheduling (maxPods, podsPerCore, kubeReserved,
-   * systemReserved, evictionHard) and passes all others through to UserData unchanged.
-   * Field names and types are validated by Karpenter, which reports a rejected configuration
-   * on status.conditions as ValidationSucceeded=False rather than failing the apply.
+   * Kubelet defines args to be used when configuring kubelet on provisioned nodes.
+   * They are a subset of the upstream types, recognizing not all options may be supported.
+   * Wherever possible, the types and names should reflect the upstream kubelet types.
    *
    * @schema Ec2NodeClassSpec#kubelet
    */
-  readonly kubelet?: { [key: string]: any };
+  readonly kubelet?: Ec2NodeClassSpecKubelet;
 
   /**
    * MetadataOptions for the generated launch template of provisioned nodes.
@@ -300,7 +296,7 @@ export function toJson_Ec2NodeClassSpec(obj: Ec2NodeClassSpec | undefined): Reco
     'instanceProfile': obj.instanceProfile,
     'instanceStorePolicy': obj.instanceStorePolicy,
     'ipPrefixCount': obj.ipPrefixCount,
-    'kubelet': ((obj.kubelet) === undefined) ? undefined : (Object.entries(obj.kubelet).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'kubelet': toJson_Ec2NodeClassSpecKubelet(obj.kubelet),
     'metadataOptions': toJson_Ec2NodeClassSpecMetadataOptions(obj.metadataOptions),
     'networkInterfaces': obj.networkInterfaces?.map(y => toJson_Ec2NodeClassSpecNetworkInterfaces(y)),
     'placementGroupSelector': toJson_Ec2NodeClassSpecPlacementGroupSelector(obj.placementGroupSelector),
@@ -609,6 +605,136 @@ export enum Ec2NodeClassSpecInstanceStorePolicy {
   /** RAID0 */
   RAID0 = "RAID0",
 }
+
+/**
+ * Kubelet defines args to be used when configuring kubelet on provisioned nodes.
+ * They are a subset of the upstream types, recognizing not all options may be supported.
+ * Wherever possible, the types and names should reflect the upstream kubelet types.
+ *
+ * @schema Ec2NodeClassSpecKubelet
+ */
+export interface Ec2NodeClassSpecKubelet {
+  /**
+   * clusterDNS is a list of IP addresses for the cluster DNS server.
+   * Note that not all providers may use all addresses.
+   *
+   * @schema Ec2NodeClassSpecKubelet#clusterDNS
+   */
+  readonly clusterDns?: string[];
+
+  /**
+   * CPUCFSQuota enables CPU CFS quota enforcement for containers that specify CPU limits.
+   *
+   * @schema Ec2NodeClassSpecKubelet#cpuCFSQuota
+   */
+  readonly cpuCfsQuota?: boolean;
+
+  /**
+   * EvictionHard is the map of signal names to quantities that define hard eviction thresholds
+   *
+   * @schema Ec2NodeClassSpecKubelet#evictionHard
+   */
+  readonly evictionHard?: { [key: string]: string };
+
+  /**
+   * EvictionMaxPodGracePeriod is the maximum allowed grace period (in seconds) to use when terminating pods in
+   * response to soft eviction thresholds being met.
+   *
+   * @schema Ec2NodeClassSpecKubelet#evictionMaxPodGracePeriod
+   */
+  readonly evictionMaxPodGracePeriod?: number;
+
+  /**
+   * EvictionSoft is the map of signal names to quantities that define soft eviction thresholds
+   *
+   * @schema Ec2NodeClassSpecKubelet#evictionSoft
+   */
+  readonly evictionSoft?: { [key: string]: string };
+
+  /**
+   * EvictionSoftGracePeriod is the map of signal names to quantities that define grace periods for each eviction signal
+   *
+   * @schema Ec2NodeClassSpecKubelet#evictionSoftGracePeriod
+   */
+  readonly evictionSoftGracePeriod?: { [key: string]: string };
+
+  /**
+   * ImageGCHighThresholdPercent is the percent of disk usage after which image
+   * garbage collection is always run. The percent is calculated by dividing this
+   * field value by 100, so this field must be between 0 and 100, inclusive.
+   * When specified, the value must be greater than ImageGCLowThresholdPercent.
+   *
+   * @schema Ec2NodeClassSpecKubelet#imageGCHighThresholdPercent
+   */
+  readonly imageGcHighThresholdPercent?: number;
+
+  /**
+   * ImageGCLowThresholdPercent is the percent of disk usage before which image
+   * garbage collection is never run. Lowest disk usage to garbage collect to.
+   * The percent is calculated by dividing this field value by 100,
+   * so the field value must be between 0 and 100, inclusive.
+   * When specified, the value must be less than imageGCHighThresholdPercent
+   *
+   * @schema Ec2NodeClassSpecKubelet#imageGCLowThresholdPercent
+   */
+  readonly imageGcLowThresholdPercent?: number;
+
+  /**
+   * KubeReserved contains resources reserved for Kubernetes system components.
+   *
+   * @schema Ec2NodeClassSpecKubelet#kubeReserved
+   */
+  readonly kubeReserved?: { [key: string]: string };
+
+  /**
+   * MaxPods is an override for the maximum number of pods that can run on
+   * a worker node instance.
+   *
+   * @schema Ec2NodeClassSpecKubelet#maxPods
+   */
+  readonly maxPods?: number;
+
+  /**
+   * PodsPerCore is an override for the number of pods that can run on a worker node
+   * instance based on the number of cpu cores. This value cannot exceed MaxPods, so, if
+   * MaxPods is a lower value, that value will be used.
+   *
+   * @schema Ec2NodeClassSpecKubelet#podsPerCore
+   */
+  readonly podsPerCore?: number;
+
+  /**
+   * SystemReserved contains resources reserved for OS system daemons and kernel memory.
+   *
+   * @schema Ec2NodeClassSpecKubelet#systemReserved
+   */
+  readonly systemReserved?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'Ec2NodeClassSpecKubelet' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_Ec2NodeClassSpecKubelet(obj: Ec2NodeClassSpecKubelet | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'clusterDNS': obj.clusterDns?.map(y => y),
+    'cpuCFSQuota': obj.cpuCfsQuota,
+    'evictionHard': ((obj.evictionHard) === undefined) ? undefined : (Object.entries(obj.evictionHard).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'evictionMaxPodGracePeriod': obj.evictionMaxPodGracePeriod,
+    'evictionSoft': ((obj.evictionSoft) === undefined) ? undefined : (Object.entries(obj.evictionSoft).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'evictionSoftGracePeriod': ((obj.evictionSoftGracePeriod) === undefined) ? undefined : (Object.entries(obj.evictionSoftGracePeriod).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'imageGCHighThresholdPercent': obj.imageGcHighThresholdPercent,
+    'imageGCLowThresholdPercent': obj.imageGcLowThresholdPercent,
+    'kubeReserved': ((obj.kubeReserved) === undefined) ? undefined : (Object.entries(obj.kubeReserved).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'maxPods': obj.maxPods,
+    'podsPerCore': obj.podsPerCore,
+    'systemReserved': ((obj.systemReserved) === undefined) ? undefined : (Object.entries(obj.systemReserved).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
  * MetadataOptions for the generated launch template of provisioned nodes.

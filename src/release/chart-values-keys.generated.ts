@@ -1,18 +1,18 @@
 // GENERATED FILE - DO NOT EDIT BY HAND.
 //
-// Generated from the karpenter 1.15.0 Helm chart's values.yaml
-// (sha256 03748f34fb6a3b8bbccfe65827475fd869e4eefb0cc1c2314482c9ebfa98d86e) by src/upgrade/chart-keys-generator.ts.
+// Generated from the karpenter 1.14.1 Helm chart's values.yaml
+// (sha256 38652eae97bec5bf709a394d1f4260398ed8c564f567927bb19fe46f7a6fa4ab) by src/upgrade/chart-keys-generator.ts.
 //
 // To regenerate when bumping the Karpenter version: npm run upgrade -- X.Y.Z
 // (README, "Upgrading Karpenter"), then review the diff and the notes it prints about
 // commented-out keys.
 
 /** The Karpenter Helm chart version whose values.yaml this key tree describes. */
-export const CHART_VERSION = '1.15.0';
+export const CHART_VERSION = '1.14.1';
 
 import type { ChartKeyNode } from './types';
 
-/** Every key of the karpenter 1.15.0 chart's values.yaml, as a tree rooted at the top level. */
+/** Every key of the karpenter 1.14.1 chart's values.yaml, as a tree rooted at the top level. */
 export const CHART_VALUES_KEYS: ChartKeyNode = {
   children: {
     additionalAnnotations: { freeForm: true }, // default {}
@@ -99,14 +99,6 @@ export const CHART_VALUES_KEYS: ChartKeyNode = {
     settings: {
       children: {
         amiRefreshInterval: {},
-        awsFeatureGates: {
-          children: {
-            draEFA: {},
-            draNVIDIAGPU: {},
-            nodeClassCEL: {},
-            rebootForRepair: {},
-          },
-        },
         batchIdleDuration: {},
         batchMaxDuration: {},
         clusterCABundle: {},
@@ -115,29 +107,23 @@ export const CHART_VALUES_KEYS: ChartKeyNode = {
         disableClusterStateObservability: {},
         disableDryRun: {},
         eksControlPlane: {},
-        enableDRA: {},
         enableZonalShift: {},
         featureGates: {
           children: {
             capacityBuffer: {},
             nodeOverlay: {},
             nodeRepair: {},
-            podDeletionCostManagement: {},
             reservedCapacity: {},
             spotToSpotConsolidation: {},
             staticCapacity: {},
-            terminateFirstDrift: {},
-            terminateFirstRepair: {},
           },
         },
         ignoreDRARequests: {},
         interruptionQueue: {},
         isolatedVPC: {},
-        legacyNodeRepair: {},
         minValuesPolicy: {},
         preferencePolicy: {},
         reservedENIs: {},
-        securityGroupRefreshInterval: {},
         subnetRefreshInterval: {},
         vmMemoryOverheadPercent: {},
       },

@@ -6,7 +6,6 @@
 import type { ReleaseFacts } from './types';
 import { RELEASE as V1_13_1 } from './v1.13.1/release.generated';
 import { RELEASE as V1_14_1 } from './v1.14.1/release.generated';
-import { RELEASE as V1_15_0 } from './v1.15.0/release.generated';
 
 /** Every vendored release, oldest first. */
-export const VENDORED_RELEASES: readonly ReleaseFacts[] = [V1_13_1, V1_14_1, V1_15_0];
+export const VENDORED_RELEASES: readonly ReleaseFacts[] = [V1_13_1, V1_14_1];
