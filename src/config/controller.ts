@@ -106,8 +106,9 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
     if (!gates.includes(key)) problems.push({ path: ['controller', 'featureGates', key], message: unknownKeyMessage('feature gate', key, gates), at: 'key' });
   }
   const awsGates = Object.keys(AWS_FEATURE_GATES);
+  // A chart with no awsFeatureGates (before 1.15) is said per cluster, naming its release (release-settings.ts).
   for (const key of Object.keys(controller.awsFeatureGates ?? {})) {
-    if (!awsGates.includes(key)) problems.push({ path: ['controller', 'awsFeatureGates', key], message: unknownKeyMessage('AWS feature gate', key, awsGates), at: 'key' });
+    if (awsGates.length > 0 && !awsGates.includes(key)) problems.push({ path: ['controller', 'awsFeatureGates', key], message: unknownKeyMessage('AWS feature gate', key, awsGates), at: 'key' });
   }
 
   const helmValues = karpenter.helmValues ?? {};
