@@ -99,3 +99,39 @@ resource "aws_iam_service_linked_role" "spot" {
   aws_service_name = "spot.amazonaws.com"
   description      = "EC2 Spot service-linked role (required by Karpenter spot capacity)"
 }
+
+# Karpenter 1.15's awsFeatureGates.rebootForRepair makes node repair reboot a node in place, which
+# "Requires the ec2:RebootInstances permission" (charts/karpenter/values.yaml at v1.15.0). Scoped as
+# Karpenter's own controller policy scopes ec2:TerminateInstances (statement AllowScopedDeletion of
+# website/content/en/v1.15/getting-started/getting-started-with-karpenter/cloudformation.yaml):
+# instances of this cluster (kubernetes.io/cluster/<name> = owned) that a NodePool launched.
+data "aws_iam_policy_document" "reboot_for_repair" {
+  count = var.enable_reboot_for_repair ? 1 : 0
+
+  statement {
+    sid       = "AllowScopedRebootForRepair"
+    effect    = "Allow"
+    actions   = ["ec2:RebootInstances"]
+    resources = ["arn:${data.aws_partition.current.partition}:ec2:${data.aws_region.current.region}:*:instance/*"]
+
+    condition {
+      test     = "StringEquals"
+      variable = "aws:ResourceTag/kubernetes.io/cluster/${var.cluster_name}"
+      values   = ["owned"]
+    }
+
+    condition {
+      test     = "StringLike"
+      variable = "aws:ResourceTag/karpenter.sh/nodepool"
+      values   = ["*"]
+    }
+  }
+}
+
+resource "aws_iam_role_policy" "reboot_for_repair" {
+  count = var.enable_reboot_for_repair ? 1 : 0
+
+  name   = "KarpenterRebootForRepair"
+  role   = module.karpenter.iam_role_name
+  policy = data.aws_iam_policy_document.reboot_for_repair[0].json
+}

@@ -52,3 +52,8 @@ output "region" {
   description = "AWS region of the cluster (e.g. \"eu-west-1\"); the generator checks that every pool's zones are zones of it. Without it the region is read from cluster_endpoint (optional)."
   value       = data.aws_region.current.region
 }
+
+output "karpenter_can_reboot_instances" {
+  description = "Whether the controller role may call ec2:RebootInstances (enable_reboot_for_repair); the generator refuses Karpenter 1.15's awsFeatureGates.rebootForRepair unless it is true (optional)."
+  value       = var.enable_reboot_for_repair
+}

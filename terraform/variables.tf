@@ -60,6 +60,12 @@ variable "irsa_oidc_provider_arn" {
   }
 }
 
+variable "enable_reboot_for_repair" {
+  description = "Grant the controller role ec2:RebootInstances on this cluster's Karpenter instances, which Karpenter 1.15's settings.awsFeatureGates.rebootForRepair needs (node repair reboots a node in place for reboot-clearable GPU faults). Emitted as karpenter_can_reboot_instances; the generator refuses rebootForRepair on a cluster whose outputs do not say true."
+  type        = bool
+  default     = false
+}
+
 variable "tags" {
   description = "Tags added to every AWS resource created by this module."
   type        = map(string)

@@ -33,7 +33,7 @@ export function aKarpenter(overrides: Partial<KarpenterConfig> = {}, controller:
     namespace: 'kube-system',
     helmValues: {},
     ...overrides,
-    controller: { replicas: 2, host: 'nodeGroup', featureGates: {}, settings: {}, ...controller },
+    controller: { replicas: 2, host: 'nodeGroup', featureGates: {}, awsFeatureGates: {}, settings: {}, ...controller },
   };
 }
 

@@ -3,8 +3,8 @@ import { unknownKeyMessage } from '../input/issues';
 import { FieldPath } from '../input/problems';
 import { KarpenterFile } from './schema';
 import { parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
-import { FEATURE_GATE_DEFAULTS, SETTINGS_RULES, SettingKey } from '../release/settings-rules.generated';
-import type { SettingRule } from '../release/types';
+import { FEATURE_GATE_DEFAULTS, SETTINGS_MAPS, SETTINGS_RULES, SettingKey } from '../release/settings-rules.generated';
+import type { SettingRule, SettingsMapRule } from '../release/types';
 
 /**
  * Chart values the generator sets, and what sets them. `helmValues` may not set
@@ -67,7 +67,11 @@ const SETTINGS_SET_ELSEWHERE: ReadonlyMap<string, string> = new Map(Object.entri
   interruptionQueue: 'it comes from the terraform output karpenter_interruption_queue_name',
   clusterEndpoint: 'it comes from the terraform output cluster_endpoint',
   featureGates: 'use karpenter.controller.featureGates',
+  awsFeatureGates: 'use karpenter.controller.awsFeatureGates',
 }));
+
+/** The keys of the chart's `settings.awsFeatureGates` (none before 1.15). */
+const AWS_FEATURE_GATES: Readonly<Record<string, unknown>> = new Map(Object.entries<SettingsMapRule>(SETTINGS_MAPS)).get('awsFeatureGates')?.keys ?? {};
 
 /** The settings a user may set in `karpenter.controller.settings`. */
 export const USER_SETTINGS: readonly SettingKey[] = (Object.keys(SETTINGS_RULES) as SettingKey[]).filter((k) => !SETTINGS_SET_ELSEWHERE.has(k));
@@ -101,6 +105,11 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
   for (const key of Object.keys(controller.featureGates ?? {})) {
     if (!gates.includes(key)) problems.push({ path: ['controller', 'featureGates', key], message: unknownKeyMessage('feature gate', key, gates), at: 'key' });
   }
+  const awsGates = Object.keys(AWS_FEATURE_GATES);
+  // A chart with no awsFeatureGates (before 1.15) is said per cluster, naming its release (release-settings.ts).
+  for (const key of Object.keys(controller.awsFeatureGates ?? {})) {
+    if (awsGates.length > 0 && !awsGates.includes(key)) problems.push({ path: ['controller', 'awsFeatureGates', key], message: unknownKeyMessage('AWS feature gate', key, awsGates), at: 'key' });
+  }
 
   const helmValues = karpenter.helmValues ?? {};
   for (const u of unknownChartKeys(helmValues)) {
@@ -118,8 +127,8 @@ export function checkControllerValues(karpenter: KarpenterFile): ControllerProbl
       problems.push({ path: ['helmValues', ...owned.path], message: `already set by ${owned.by}: ${owned.fix ?? 'set it there, not in helmValues'}`, at: 'key' });
     }
   }
-  for (const [key, by] of [['settings', 'karpenter.controller.settings'], ['featureGates', 'karpenter.controller.featureGates']] as const) {
-    const prefix = key === 'settings' ? ['settings'] : ['settings', 'featureGates'];
+  for (const [key, by] of [['settings', 'karpenter.controller.settings'], ['featureGates', 'karpenter.controller.featureGates'], ['awsFeatureGates', 'karpenter.controller.awsFeatureGates']] as const) {
+    const prefix = key === 'settings' ? ['settings'] : ['settings', key];
     for (const name of Object.keys(controller[key] ?? {})) {
       if (has(helmValues, [...prefix, name])) {
         problems.push({ path: ['helmValues', ...prefix, name], message: `already set by ${by}.${name}: set it there, not in helmValues`, at: 'key' });

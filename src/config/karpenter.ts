@@ -4,6 +4,7 @@ import { compareRelease } from '../release/versions';
 import { release, releaseProblem, vendoredVersions } from '../release/release';
 import { FEATURE_GATE_DEFAULTS } from '../release/settings-rules.generated';
 import { KarpenterConfig } from './platform';
+import { releaseSettingsProblems } from './release-settings';
 import { FieldPath, Problem } from '../input/problems';
 import type { ClusterSettings } from './settings';
 import { SourceFile } from '../input/source';
@@ -38,6 +39,7 @@ export function resolveKarpenter(
       resources: controller.resources,
       logLevel: controller.logLevel,
       featureGates: controller.featureGates ?? {},
+      awsFeatureGates: controller.awsFeatureGates ?? {},
       settings: controller.settings ?? {},
     },
     helmValues: k.helmValues ?? {},
@@ -65,6 +67,7 @@ export function resolveKarpenter(
       }
     }
   }
+  if (facts && !unsupported) problems.push(...releaseSettingsProblems({ source, settings, facts, tf, at }));
   if (tf) problems.push(...identityProblems(source, karpenter, tf, at, clusterId));
   return { karpenter, problems, warnings };
 }

@@ -212,6 +212,8 @@ export interface ControllerConfig {
   readonly logLevel?: 'debug' | 'info' | 'error';
   /** @default {} */
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** The chart's `settings.awsFeatureGates` (1.15 and later). @default {} */
+  readonly awsFeatureGates: Readonly<Record<string, boolean>>;
   /** @default {} */
   readonly settings: Readonly<Record<string, string | number | boolean>>;
 }

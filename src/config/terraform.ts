@@ -10,6 +10,7 @@ export const TERRAFORM_OUTPUTS = {
   optional: [
     'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
     'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version', 'region',
+    'karpenter_can_reboot_instances',
   ],
 } as const;
 
@@ -33,6 +34,11 @@ export interface TerraformOutputs {
   readonly kubernetesVersion?: string;
   /** The cluster's AWS region (`eu-west-1`). @default - the region in the host of `cluster_endpoint`, or unknown */
   readonly region?: string;
+  /**
+   * The controller role may call `ec2:RebootInstances` (Karpenter 1.15's `awsFeatureGates.rebootForRepair`
+   * needs it): the output `karpenter_can_reboot_instances`. @default false - not granted
+   */
+  readonly canRebootInstances?: boolean;
 }
 
 /** What reading one Terraform outputs file found. */
@@ -162,10 +168,19 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     podIdentityServiceAccount: read('karpenter_pod_identity_service_account', false),
     kubernetesVersion: read('cluster_version', false),
     region: read('region', false),
+    canRebootInstances: readBool(values.get('karpenter_can_reboot_instances'), (at, m) => problems.push(source.problem(at, m))),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
   const at = (name: string, message: string) => source.problem(values.get(name)?.at ?? [], message);
   return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings, at };
+}
+
+/** A boolean output (`karpenter_can_reboot_instances`), or undefined when absent or not a boolean (reported). */
+function readBool(entry: { value: unknown; at: (string | number)[]; broken?: boolean } | undefined, report: (at: (string | number)[], message: string) => void): boolean | undefined {
+  if (!entry || entry.broken || entry.value === null || entry.value === undefined) return undefined;
+  if (typeof entry.value === 'boolean') return entry.value;
+  report(entry.at, `output "${entry.at[0]}" must be true or false, got ${JSON.stringify(entry.value)}`);
+  return undefined;
 }
 
 /** Why a value is wrong for its output (mix-ups of names, ARNs and URLs), or undefined. */

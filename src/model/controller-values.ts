@@ -92,8 +92,11 @@ function gatesInUse(cluster: Cluster): string[] {
  */
 function settingsMaps(cluster: Cluster): Readonly<Record<string, Readonly<Record<string, boolean>>>> {
   const maps = release(cluster.karpenter.version)?.settingsMaps ?? {};
-  const user = cluster.karpenter.controller.featureGates ?? {};
-  const out: Record<string, Record<string, boolean>> = Object.keys(user).length ? { featureGates: { ...user } } : {};
+  const { featureGates: user = {}, awsFeatureGates: userAws = {} } = cluster.karpenter.controller;
+  const out: Record<string, Record<string, boolean>> = {
+    ...(Object.keys(user).length ? { featureGates: { ...user } } : {}),
+    ...(Object.keys(userAws).length ? { awsFeatureGates: { ...userAws } } : {}),
+  };
   for (const name of gatesInUse(cluster)) {
     for (const [map, keys] of Object.entries(maps)) {
       for (const [key, named] of Object.entries(keys)) if (named === name) (out[map] ??= {})[key] = true;

@@ -38,7 +38,9 @@ export interface ReleaseFacts {
    * Every map under the chart's `settings` (`featureGates` and any other, such as 1.15's
    * `awsFeatureGates`): per chart key, the name the controller reads it by (`NodeClassCEL`).
    */
-  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string | null>>>>;
+  /** The chart's plain `settings` keys (not its maps), sorted: a key another release added is an error on this one. */
+  readonly settings: readonly string[];
   /**
    * Who validates an EC2NodeClass's `spec.kubelet`: `crd` when the CRD gives it a schema (fields,
    * types and CEL rules: the API server refuses what it does not accept, as 1.13 and 1.14 do);
@@ -89,14 +91,14 @@ export type SettingValue = string | number | boolean;
  * @see https://karpenter.sh/docs/reference/settings/
  */
 export interface SettingRule {
-  /** The controller environment variable the chart sets from it. */
-  readonly envVar: string;
+  /** The controller environment variable the chart sets from it; null where no template read says (see `unconfirmed`). */
+  readonly envVar: string | null;
   /**
    * The template wraps it in `{{- with .Values.settings.<key> }}`: a falsy
    * value (`false`, `0`, `""`) renders nothing, and the controller uses
-   * `controllerDefault` instead.
+   * `controllerDefault` instead. Null where not known (see `unconfirmed`): the value is passed as written.
    */
-  readonly withGuarded: boolean;
+  readonly withGuarded: boolean | null;
   /** How the controller parses the variable; an unparsable value silently becomes the controller default. */
   readonly type: SettingType;
   /** The values an `enum` setting accepts. @default - any value of the type */
@@ -105,14 +107,19 @@ export interface SettingRule {
   readonly minimum?: string | number;
   /** Values must be below this; Karpenter does not check it, the setting just makes no sense at or above it. @default - no maximum */
   readonly exclusiveMaximum?: number;
-  /** The chart's default, as values.yaml writes it. */
-  readonly chartDefault: SettingValue;
+  /** The chart's default, as values.yaml writes it (`null`: the chart renders nothing, the controller's default applies). */
+  readonly chartDefault: SettingValue | null;
   /** The controller's own default, used when the variable is absent or does not parse. */
   readonly controllerDefault: SettingValue;
-  /** The template passes the value through `tpl`: `{{ … }}` in it is evaluated by Helm. */
-  readonly tpl: boolean;
-  /** The first sentence of the settings docs' description. */
+  /** The template passes the value through `tpl`: `{{ … }}` in it is evaluated by Helm. Null where not known. */
+  readonly tpl: boolean | null;
+  /** The first sentence of the settings docs' description (values.yaml's comment where the docs have none). */
   readonly description: string;
+  /**
+   * Why the variable, guard and `tpl` are not known: no template read passes the setting, so
+   * values.yaml's own comment alone typed it. @default - known: the template passes it
+   */
+  readonly unconfirmed?: string;
 }
 
 /**
@@ -124,7 +131,19 @@ export interface SettingsMapRule {
   /** The controller variable, e.g. `AWS_FEATURE_GATES`. */
   readonly envVar: string;
   /** Per chart key: its name in the variable (`NodeClassCEL`) and the chart default. */
-  readonly keys: Readonly<Record<string, { readonly name: string; readonly default: SettingValue }>>;
+  readonly keys: Readonly<Record<string, SettingsMapKey>>;
+}
+
+/** One key of a settings map: its name in the variable and the chart default. */
+export interface SettingsMapKey {
+  /** Its name in the variable (`NodeClassCEL`); null where no template read passes it (see `unconfirmed`). */
+  readonly name: string | null;
+  /** The chart default (`null`: the comment's `@default` is `effectiveDefault`). */
+  readonly default: SettingValue | null;
+  /** The default that applies when the chart's is null. @default - `default` */
+  readonly effectiveDefault?: SettingValue;
+  /** Why `name` is not known. @default - known */
+  readonly unconfirmed?: string;
 }
 
 /**

@@ -105,6 +105,8 @@ export function assumedTemplate(chart: ChartSettings | undefined, docs: Docs | u
   for (const key of Object.keys(chart?.settings ?? {})) {
     const known = previous?.settings[key];
     const envVar = known?.envVar ?? upperSnake(key);
+    // A new setting values.yaml documents is typed from that comment, its variable left unconfirmed, rather than guessed.
+    if (!known && !docs?.rows.has(envVar) && chart?.comments.has(key)) continue;
     if (!known && !docs?.rows.has(envVar)) {
       problems.push(`settings.${key}: without ${SOURCE_PATHS.deploymentTemplate}, cannot tell which controller variable it sets (${envVar} is not in settings.md): add the template to the release folder`);
       continue;
@@ -126,6 +128,7 @@ function assumedMaps(chart: ChartSettings | undefined, previous: PreviousRules |
     const envVar = known?.envVar ?? upperSnake(map);
     const names = new Map<string, string>();
     for (const key of Object.keys(keys)) {
+      if (!known?.names[key] && chart?.comments.has(`${map}.${key}`)) continue;
       const name = known?.names[key] ?? key[0].toUpperCase() + key.slice(1);
       if (!known?.names[key]) guessed.push(`settings.${map}.${key} → ${envVar} ${name}`);
       names.set(key, name);

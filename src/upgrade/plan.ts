@@ -7,15 +7,16 @@ import { parse as parseYaml } from 'yaml';
 import { buildCatalog, CatalogData, renderCatalog } from '../catalog/generate';
 import { CHART_VALUES_KEYS, CHART_VERSION } from '../release/chart-values-keys.generated';
 import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
-import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_MAPS, SETTINGS_RULES } from '../release/settings-rules.generated';
-import type { CrdKind, SettingsMapRule } from '../release/types';
+import type { CrdKind } from '../release/types';
+import { gateChanges, imageChange, previousRules, settingsChanges } from './settings-changes';
+
 import { changesBetween, releaseList } from '../release/behaviour-changes';
 import { minorSupport } from '../release/support';
 import { minorOf } from '../release/versions';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, OPTIONAL_RELEASE_FILES, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
-import { buildSettingsRules, renderSettingsRules, SettingsRulesData } from './settings-generator';
+import { buildSettingsRules, renderSettingsRules } from './settings-generator';
 import { buildReleaseFacts, crdDefaults, releaseDir, renderReleaseFacts, renderVendored } from './release-facts-generator';
 
 /** The releases whose facts the repository holds (`src/release/v<version>/`). */
@@ -134,12 +135,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const settingsNotes: string[] = [];
   const settings = generate(RELEASE_FILES.settings, () => buildSettingsRules({
     settingsMd: text('settings'), valuesYaml: text('values'), deploymentTemplate: release.templates.get('deployment.yaml'), karpenterVersion: v,
-    previous: {
-      settings: Object.fromEntries(Object.entries(SETTINGS_RULES).map(([k, r]) => [k, { envVar: r.envVar, withGuarded: r.withGuarded, tpl: r.tpl }])),
-      featureGates: FEATURE_GATE_NAMES,
-      settingsMaps: Object.fromEntries(Object.entries(SETTINGS_MAPS as Readonly<Record<string, SettingsMapRule>>)
-        .map(([map, rule]) => [map, { envVar: rule.envVar, names: Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name])) }])),
-    },
+    previous: previousRules(),
   }, settingsNotes));
   notes.push(...settingsNotes);
   const compatibility = generate(RELEASE_FILES.compatibility, () => buildCompatibility(text('compatibility'), v));
@@ -173,7 +169,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   files.set(vendored('README.md'), vendoredReadme(release, vendoredFiles));
   // This release's facts and CRDs beside those of the releases before it, which stay.
   const facts = generate(`${RELEASE_FILES.ec2NodeClassCrd}, ${RELEASE_FILES.ec2NodeClassGo}`, () => buildReleaseFacts({
-    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), nodeOverlayCrd: text('nodeOverlayCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates),
+    version: v, nodePoolCrd: text('nodePoolCrd'), ec2NodeClassCrd: text('ec2NodeClassCrd'), nodeOverlayCrd: text('nodeOverlayCrd'), ec2NodeClassGo: text('ec2NodeClassGo'), featureGates: Object.keys(settings.featureGates), settings: Object.keys(settings.settings),
     settingsMaps: Object.fromEntries(Object.entries(settings.settingsMaps).map(([map, rule]) => [map, Object.fromEntries(Object.entries(rule.keys).map(([k, r]) => [k, r.name]))])),
     paths: { nodePoolCrd: RELEASE_FILES.nodePoolCrd, ec2NodeClassCrd: RELEASE_FILES.ec2NodeClassCrd, nodeOverlayCrd: RELEASE_FILES.nodeOverlayCrd, ec2NodeClassGo: RELEASE_FILES.ec2NodeClassGo },
     nodePoolFields: crdFields.NodePool, ec2NodeClassFields: crdFields.EC2NodeClass, crdDefaults: defaults,
@@ -188,6 +184,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
   const report = [
     ...section('CRD fields', CRDS.flatMap(({ file, kind }) => listChanges(kind, oldFields(RELEASE_FILES[file], kind), crdFields[kind]))),
     ...section('chart values keys', listChanges('', chartKeyPaths(CHART_VALUES_KEYS), chartKeyPaths(chartKeys.tree))),
+    ...section('controller image', existsSync(join(options.root, vendored(RELEASE_FILES.values))) ? imageChange(read(vendored(RELEASE_FILES.values)), text('values')) : []),
     ...section('controller settings', settingsChanges(settings)),
     ...section('feature gates', gateChanges(settings)),
     ...section('instance types', typeChanges(oldCatalog, catalog)),
@@ -309,49 +306,6 @@ function listChanges(label: string, before: readonly string[], after: readonly s
     ...after.filter((p) => !old.has(p)).map((p) => `+ ${prefix}${p}`),
     ...before.filter((p) => !now.has(p)).map((p) => `- ${prefix}${p}`),
   ];
-}
-
-function settingsChanges(next: SettingsRulesData): string[] {
-  const old = SETTINGS_RULES as Readonly<Record<string, (typeof SETTINGS_RULES)[keyof typeof SETTINGS_RULES]>>;
-  const out: string[] = [];
-  for (const [key, rule] of Object.entries(next.settings)) {
-    const before = old[key];
-    const what = `${rule.envVar}, ${rule.type}, chart default ${JSON.stringify(rule.chartDefault)}`;
-    if (!before) out.push(`+ settings.${key} (${what})`);
-    else {
-      const changed = (['envVar', 'type', 'chartDefault', 'controllerDefault', 'withGuarded'] as const)
-        .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(rule[k]))
-        .map((k) => `${k} ${JSON.stringify(before[k])} → ${JSON.stringify(rule[k])}`);
-      if (changed.length) out.push(`~ settings.${key}: ${changed.join(', ')}`);
-    }
-  }
-  for (const key of Object.keys(old)) if (!(key in next.settings)) out.push(`- settings.${key} (${old[key].envVar})`);
-  return out;
-}
-
-function gateChanges(next: SettingsRulesData): string[] {
-  const old = FEATURE_GATE_DEFAULTS as Readonly<Record<string, boolean>>;
-  const out: string[] = [];
-  for (const [key, gate] of Object.entries(next.featureGates)) {
-    if (!(key in old)) out.push(`+ ${gate.gate} (settings.featureGates.${key}, default ${gate.default})`);
-    else if (old[key] !== gate.default) out.push(`~ ${gate.gate}: default ${old[key]} → ${gate.default}`);
-  }
-  for (const key of Object.keys(old)) if (!(key in next.featureGates)) out.push(`- ${(FEATURE_GATE_NAMES as Readonly<Record<string, string>>)[key]} (settings.featureGates.${key})`);
-  // Every other map under settings (AWS_FEATURE_GATES from 1.15), whatever the chart calls it.
-  const oldMaps = SETTINGS_MAPS as Readonly<Record<string, SettingsMapRule>>;
-  for (const [map, rule] of Object.entries(next.settingsMaps)) {
-    if (map === 'featureGates') continue;
-    for (const [key, k] of Object.entries(rule.keys)) {
-      const before = oldMaps[map]?.keys[key];
-      if (!before) out.push(`+ ${k.name} (settings.${map}.${key} → ${rule.envVar}, default ${JSON.stringify(k.default)})`);
-      else if (before.default !== k.default) out.push(`~ ${k.name}: default ${JSON.stringify(before.default)} → ${JSON.stringify(k.default)}`);
-    }
-  }
-  for (const [map, rule] of Object.entries(oldMaps)) {
-    if (map === 'featureGates') continue;
-    for (const [key, k] of Object.entries(rule.keys)) if (!next.settingsMaps[map]?.keys[key]) out.push(`- ${k.name} (settings.${map}.${key})`);
-  }
-  return out;
 }
 
 function typeChanges(old: CatalogData, next: CatalogData): string[] {

@@ -14,7 +14,9 @@ export interface ReleaseFactsInput {
   /** The chart's `settings.featureGates` keys. */
   readonly featureGates: readonly string[];
   /** Every map under the chart's `settings`: per key, the controller's name of it. */
-  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly settingsMaps: Readonly<Record<string, Readonly<Record<string, string | null>>>>;
+  /** The chart's plain `settings` keys. */
+  readonly settings: readonly string[];
   /** Paths of the release files, for the header. */
   readonly paths: { readonly nodePoolCrd: string; readonly ec2NodeClassCrd: string; readonly nodeOverlayCrd: string; readonly ec2NodeClassGo: string };
   /** Every field path of each CRD (as the upgrade's CRD report computes them). */
@@ -35,6 +37,7 @@ export function buildReleaseFacts(input: ReleaseFactsInput): ReleaseFacts {
     disruptionReasons: disruptionReasons(input.nodePoolCrd),
     featureGates: [...input.featureGates].sort(),
     settingsMaps: input.settingsMaps,
+    settings: [...input.settings].sort(),
     kubeletValidatedBy: kubeletValidatedBy(input.ec2NodeClassCrd),
     ...(input.ec2NodeClassGo !== '' ? { ec2NodeClassHashVersion: hashVersion(input.ec2NodeClassGo) } : {}),
     sources: {
@@ -180,8 +183,9 @@ ${(Object.entries(facts.crdDefaults) as [CrdKind, readonly CrdDefault[]][]).map(
   consolidationPolicies: [${facts.consolidationPolicies.map((p) => `'${p}'`).join(', ')}],
 ${facts.disruptionReasons !== undefined ? `  disruptionReasons: [${facts.disruptionReasons.map((p) => `'${p}'`).join(', ')}],\n` : ''}  featureGates: [${facts.featureGates.map((p) => `'${p}'`).join(', ')}],
   settingsMaps: {
-${Object.entries(facts.settingsMaps).map(([map, keys]) => `    ${map}: { ${Object.entries(keys).map(([k, n]) => `${k}: '${n}'`).join(', ')} },`).join('\n')}
+${Object.entries(facts.settingsMaps).map(([map, keys]) => `    ${map}: { ${Object.entries(keys).map(([k, n]) => `${k}: ${n === null ? 'null' : `'${n}'`}`).join(', ')} },`).join('\n')}
   },
+  settings: [${facts.settings.map((p) => `'${p}'`).join(', ')}],
   kubeletValidatedBy: '${facts.kubeletValidatedBy}',
 ${facts.ec2NodeClassHashVersion !== undefined ? `  ec2NodeClassHashVersion: '${facts.ec2NodeClassHashVersion}',\n` : ''}  sources: {
 ${Object.entries(facts.sources).map(([p, h]) => `    '${p}': '${h}',`).join('\n')}

@@ -7,6 +7,7 @@
 import type { SettingRule, SettingType, SettingValue } from '../release/types';
 import { GO_DURATION, GO_FLOAT, GO_INTEGER, parseGoBool, parseGoDuration, parseGoFloat, parseGoInt } from '../release/go-values';
 import { CONTROLLER_OPTIONS, ControllerOption } from './controller-options';
+import type { ValuesComment } from './chart-settings';
 import type { Template } from './deployment-template';
 import { Docs, DocsRow, enumOf, firstSentence, minimumOf } from './settings-docs';
 
@@ -44,7 +45,7 @@ interface Limits {
 }
 
 /** The rule of one chart setting, or undefined with its problems pushed to `problems`. */
-export function settingRule(key: string, chartDefault: SettingValue, { docs, template, facts }: RuleSources, problems: string[]): SettingRule | undefined {
+export function settingRule(key: string, chartDefault: SettingValue | null, { docs, template, facts }: RuleSources, problems: string[]): SettingRule | undefined {
   const at = `settings.${key}`;
   const binding = template.bindings.get(key);
   if (!binding) {
@@ -76,8 +77,8 @@ export function settingRule(key: string, chartDefault: SettingValue, { docs, tem
     const wrong = invalid(type, text, enumValues, { minimum, exclusiveMaximum: go?.exclusiveMaximum });
     if (wrong) problems.push(`${at}: ${what} ${JSON.stringify(text)} ${wrong}`);
   };
-  // An empty chart default of a with-guarded setting just means "not set".
-  if (!(binding.withGuarded && chartDefault === '')) check('the chart default', String(chartDefault));
+  // An empty chart default of a with-guarded setting just means "not set", as null does.
+  if (chartDefault !== null && !(binding.withGuarded && chartDefault === '')) check('the chart default', String(chartDefault));
   check('the controller default', defaultText);
   return {
     envVar: binding.envVar,
@@ -101,7 +102,8 @@ function docsEvidence(row: DocsRow, enumValues: readonly string[] | undefined): 
   return undefined;
 }
 
-function chartEvidence(value: SettingValue): Evidence | undefined {
+function chartEvidence(value: SettingValue | null): Evidence | undefined {
+  if (value === null) return undefined;
   const because = `values.yaml default ${JSON.stringify(value)}`;
   if (typeof value === 'boolean') return { types: ['boolean'], because };
   if (typeof value === 'number') return { types: Number.isInteger(value) ? ['integer', 'number'] : ['number'], because };
@@ -197,4 +199,49 @@ function typed(type: SettingType, text: string): SettingValue {
   if (type === 'boolean') return parseGoBool(text) === true;
   if (type === 'integer' || type === 'number') return Number(text);
   return text;
+}
+
+/**
+ * The rule of a setting no template read passes (1.15.0's new settings, read with the stand-in's
+ * template): typed from values.yaml alone, its helm-docs comment (`(bool)`, `@default`, "Must be
+ * at least 1m") and its default, with the variable, guard and `tpl` left unknown and said so.
+ * Undefined (a problem pushed) when the comment does not say enough.
+ */
+export function valuesOnlyRule(key: string, chartDefault: SettingValue | null, comment: ValuesComment | undefined, problems: string[]): SettingRule | undefined {
+  const at = `settings.${key}`;
+  if (!comment) {
+    problems.push(`${at}: the deployment template does not pass it to the controller, and values.yaml has no comment saying what it is`);
+    return undefined;
+  }
+  const effective = chartDefault ?? comment.default ?? '';
+  const type = valuesType(comment, effective);
+  const minimum = minimumOf(comment.text);
+  if (type === undefined) {
+    problems.push(`${at}: the deployment template does not pass it and values.yaml's comment names no type ("(bool)") for the default ${JSON.stringify(effective)}`);
+    return undefined;
+  }
+  const text = String(effective);
+  const wrong = invalid(type, text, undefined, { minimum });
+  if (wrong) problems.push(`${at}: the default ${JSON.stringify(text)} ${wrong}`);
+  if (wrong) return undefined;
+  return {
+    envVar: null, withGuarded: null, type,
+    ...(minimum !== undefined && { minimum }),
+    chartDefault, controllerDefault: typed(type, text), tpl: null,
+    description: firstSentence(comment.text),
+    unconfirmed: UNCONFIRMED,
+  };
+}
+
+/** What the generated data says of a setting or gate no template read passes. */
+export const UNCONFIRMED = 'no deployment template read passes it: typed from values.yaml\'s comment alone; the variable it becomes is not confirmed';
+
+/** A values-only setting's type: the comment's `(bool)`, else the default's YAML type, a Go duration for text that parses as one. */
+function valuesType(comment: ValuesComment, value: SettingValue): SettingType | undefined {
+  if (comment.type === 'bool' || typeof value === 'boolean') return 'boolean';
+  if (comment.type === 'int' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';
+  if (comment.type === 'float' || typeof value === 'number') return 'number';
+  if (comment.type === 'string') return 'string';
+  if (typeof value === 'string' && value !== '' && typeof parseGoDuration(value) === 'bigint') return 'duration';
+  return undefined;
 }

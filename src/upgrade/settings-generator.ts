@@ -23,7 +23,7 @@ import type { SettingRule } from '../release/types';
 import { parseChartSettings } from './chart-settings';
 import { CONTROLLER_OPTIONS } from './controller-options';
 import { assumedTemplate, parseTemplate } from './deployment-template';
-import { Facts, settingRule } from './setting-rule';
+import { Facts, settingRule, valuesOnlyRule } from './setting-rule';
 import { parseSettingsDocs } from './settings-docs';
 import { featureGateRules, settingsMapRules } from './settings-maps';
 import type { SettingsRulesData } from './settings-rules-file';
@@ -49,17 +49,19 @@ export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = 
   const settings: Record<string, SettingRule> = {};
   if (docs && chart) {
     for (const key of Object.keys(chart.settings).sort()) {
-      const rule = settingRule(key, chart.settings[key], { docs, template, facts }, problems);
+      const rule = template.bindings.has(key) ? settingRule(key, chart.settings[key], { docs, template, facts }, problems)
+        : valuesOnlyRule(key, chart.settings[key], chart.comments.get(key), problems);
       if (rule) settings[key] = rule;
     }
     for (const key of template.bindings.keys()) {
       if (!(key in chart.settings) && !(key in chart.maps)) problems.push(`settings.${key}: the deployment template uses it but values.yaml has no such key`);
     }
   }
-  const featureGates = docs && chart ? featureGateRules(chart.maps.featureGates ?? {}, { docs, template, facts }, problems) : {};
-  const settingsMaps = docs && chart ? settingsMapRules(chart.maps, docs, template, problems) : {};
+  const featureGates = docs && chart ? featureGateRules(chart.maps.featureGates ?? {}, { docs, template, facts }, chart.comments, problems) : {};
+  const settingsMaps = docs && chart ? settingsMapRules(chart, docs, template, problems) : {};
   if (problems.length > 0) throw new Error(problems.join('\n'));
   if (!facts.sameRelease) notes.push(...unknownToGo(settings, featureGates, input.karpenterVersion));
+  notes.push(...unconfirmedNotes(settings, settingsMaps));
   const read = (Object.keys(SOURCE_PATHS) as (keyof typeof SOURCE_PATHS)[]).filter((k) => input[k] !== undefined);
   return {
     karpenterVersion: input.karpenterVersion,
@@ -72,12 +74,23 @@ export function buildSettingsRules(input: SettingsRulesInput, notes: string[] = 
 
 /** The note naming the variables and gates of another release that {@link CONTROLLER_OPTIONS} does not know, if any. */
 function unknownToGo(settings: SettingsRulesData['settings'], featureGates: SettingsRulesData['featureGates'], version: string): string[] {
-  const untyped = Object.values(settings).map((r) => r.envVar).filter((v) => !(v in CONTROLLER_OPTIONS.options));
-  const gates = Object.values(featureGates).map((g) => g.gate).filter((g) => !(g in CONTROLLER_OPTIONS.featureGates));
+  const untyped = Object.values(settings).flatMap((r) => (r.envVar !== null && !(r.envVar in CONTROLLER_OPTIONS.options) ? [r.envVar] : []));
+  const gates = Object.values(featureGates).flatMap((g) => (g.gate !== null && !(g.gate in CONTROLLER_OPTIONS.featureGates) ? [g.gate] : []));
   const unknown = [...untyped, ...gates];
   if (unknown.length === 0) return [];
   return [`settings.md and values.yaml alone say what ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'}: `
     + `CONTROLLER_OPTIONS in src/upgrade/controller-options.ts was read from the Go code of ${CONTROLLER_OPTIONS.version}; read v${version}'s and add ${unknown.length === 1 ? 'it' : 'them'}`];
+}
+
+/** The note naming every setting and gate typed from values.yaml alone, if any. */
+function unconfirmedNotes(settings: SettingsRulesData['settings'], maps: SettingsRulesData['settingsMaps']): string[] {
+  const keys = [
+    ...Object.entries(settings).filter(([, r]) => r.unconfirmed).map(([k]) => `settings.${k}`),
+    ...Object.entries(maps).flatMap(([map, rule]) => Object.entries(rule.keys).filter(([, k]) => k.unconfirmed).map(([k]) => `settings.${map}.${k}`)),
+  ];
+  if (keys.length === 0) return [];
+  return [`${SOURCE_PATHS.deploymentTemplate} passes none of ${keys.join(', ')}: each is typed from values.yaml's own comment, `
+    + 'its controller variable left unconfirmed in the generated rules (envVar null): give the release\'s template to confirm them'];
 }
 
 function sha256(text: string): string {

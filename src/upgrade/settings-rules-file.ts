@@ -29,12 +29,16 @@ export interface SettingsRulesData {
 export function renderSettingsRules(data: SettingsRulesData): string {
   const settings = Object.entries(data.settings).map(([key, rule]) => renderRule(key, rule)).join('\n');
   const gateDefaults = Object.entries(data.featureGates).map(([key, g]) => `  ${key}: ${g.default},`).join('\n');
-  const gateNames = Object.entries(data.featureGates).map(([key, g]) => `  ${key}: ${quote(g.gate)},`).join('\n');
+  const gateNames = Object.entries(data.featureGates).map(([key, g]) => `  ${key}: ${g.gate === null ? 'null' : quote(g.gate)},${g.unconfirmed ? ` // ${g.unconfirmed}` : ''}`).join('\n');
   const settingsMaps = Object.entries(data.settingsMaps).map(([map, rule]) => [
     `  ${map}: {`,
     `    envVar: ${quote(rule.envVar)},`,
     '    keys: {',
-    ...Object.entries(rule.keys).map(([key, k]) => `      ${key}: { name: ${quote(k.name)}, default: ${literal(k.default)} },`),
+    ...Object.entries(rule.keys).map(([key, k]) => `      ${key}: { ${[
+      `name: ${k.name === null ? 'null' : quote(k.name)}`, `default: ${literal(k.default)}`,
+      ...(k.effectiveDefault !== undefined ? [`effectiveDefault: ${literal(k.effectiveDefault)}`] : []),
+      ...(k.unconfirmed ? [`unconfirmed: ${quote(k.unconfirmed)}`] : []),
+    ].join(', ')} },`),
     '    },',
     '  },',
   ].join('\n')).join('\n');
@@ -79,7 +83,7 @@ ${gateDefaults}
 /** The controller's name of each feature gate, as FEATURE_GATES spells it. */
 export const FEATURE_GATE_NAMES = {
 ${gateNames}
-} as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string>>;
+} as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string | null>>;
 
 /**
  * Every map under the chart's \`settings\` (\`featureGates\` among them): the variable the chart
@@ -93,7 +97,7 @@ ${settingsMaps}
 
 function renderRule(key: string, rule: SettingRule): string {
   const fields: [string, string | undefined][] = [
-    ['envVar', quote(rule.envVar)],
+    ['envVar', rule.envVar === null ? 'null' : quote(rule.envVar)],
     ['withGuarded', String(rule.withGuarded)],
     ['type', quote(rule.type)],
     ['enum', rule.enum && `[${rule.enum.map(quote).join(', ')}]`],
@@ -103,12 +107,13 @@ function renderRule(key: string, rule: SettingRule): string {
     ['controllerDefault', literal(rule.controllerDefault)],
     ['tpl', String(rule.tpl)],
     ['description', quote(rule.description)],
+    ['unconfirmed', rule.unconfirmed === undefined ? undefined : quote(rule.unconfirmed)],
   ];
   const body = fields.filter(([, v]) => v !== undefined).map(([k, v]) => `    ${k}: ${v},`).join('\n');
   return `  ${key}: {\n${body}\n  },`;
 }
 
-function literal(value: SettingValue): string {
+function literal(value: SettingValue | null): string {
   return typeof value === 'string' ? quote(value) : String(value);
 }
 

@@ -77,3 +77,10 @@ describe('karpenter.controller and karpenter.helmValues', () => {
       .toEqual(aProblem(/karpenter\.controller\.featureGates\.spotToSpotConsolidaton: unknown feature gate "spotToSpotConsolidaton" \(did you mean "spotToSpotConsolidation"\?\)/));
   });
 });
+
+describe('karpenter.controller.awsFeatureGates', () => {
+  it('fails once, at the gate, on a release whose chart has none (1.14.1), naming the release', () => {
+    expect(problemsOf(withKarpenter({ version: '1.14.1', controller: { awsFeatureGates: { rebootForRepair: true } } })))
+      .toEqual(aProblem(/karpenter\.controller\.awsFeatureGates\.rebootForRepair: cluster demo runs Karpenter 1\.14\.1, whose chart has no settings\.awsFeatureGates: upgrade this cluster's Karpenter first, or remove it/));
+  });
+});

@@ -268,3 +268,11 @@ describe('several clusters', () => {
     expect(problems).toEqual([expect.stringMatching(/terraform\/prod\.json:\d+:\d+: karpenter_node_role_name\.value: expected the IAM role name, got an ARN: use "KarpenterNodeRole-prod"/)]);
   });
 });
+
+describe('karpenter_can_reboot_instances', () => {
+  it('reads a boolean, and fails at a string', () => {
+    expect(load({ terraform: { demo: aTerraform({ karpenter_can_reboot_instances: true }) } }).platform.clusters[0].terraform.canRebootInstances).toBe(true);
+    expect(problemsWithOutputs(aTerraform({ karpenter_can_reboot_instances: 'true' })))
+      .toEqual(aProblem(/demo\.json:\d+:\d+: karpenter_can_reboot_instances\.value: output "karpenter_can_reboot_instances" must be true or false, got "true"/));
+  });
+});

@@ -158,4 +158,16 @@ describe('terraform/outputs.tf matches the loader contract', () => {
     // eks.amazonaws.com/role-arn annotation is generated.
     expect(expr).toMatch(/^var\.enable_irsa\s*\?\s*module\.karpenter\.iam_role_arn\s*:\s*null$/);
   });
+
+  it('karpenter_can_reboot_instances says whether the ec2:RebootInstances policy exists: both follow enable_reboot_for_repair', () => {
+    expect(valueExpr(output('karpenter_can_reboot_instances'))).toBe('var.enable_reboot_for_repair');
+    const main = readFileSync(resolve(__dirname, '../../terraform/main.tf'), 'utf8');
+    const policy = /data "aws_iam_policy_document" "reboot_for_repair" \{[\s\S]*?\n\}/.exec(main)?.[0] ?? '';
+    expect(policy).toMatch(/count = var\.enable_reboot_for_repair \? 1 : 0/);
+    expect(policy).toMatch(/actions\s+= \["ec2:RebootInstances"\]/);
+    // Scoped as Karpenter's own policy scopes TerminateInstances: this cluster's instances a NodePool launched.
+    expect(policy).toMatch(/variable = "aws:ResourceTag\/kubernetes\.io\/cluster\/\$\{var\.cluster_name\}"\s+values\s+= \["owned"\]/);
+    expect(policy).toMatch(/variable = "aws:ResourceTag\/karpenter\.sh\/nodepool"/);
+    expect(main).toMatch(/resource "aws_iam_role_policy" "reboot_for_repair" \{\s+count = var\.enable_reboot_for_repair \? 1 : 0[\s\S]*?role\s+= module\.karpenter\.iam_role_name/);
+  });
 });

@@ -1,8 +1,10 @@
 /**
- * An upgrade to a release that changes shape, end to end: a copy of this repository upgraded from
- * the 1.15 stand-in (test/fixtures/karpenter-1.15-standin: aws/karpenter-provider-aws main at
- * 1d927085, dressed as 1.15.0), type-checked, then a fleet synthesized with one cluster on 1.15.0
- * and one on 1.14.1. One upgrade, run by the bundle `npm run upgrade` runs, for the whole file.
+ * An upgrade to a release that changes shape, end to end: a copy of this repository upgraded to
+ * Karpenter 1.15.0 from test/fixtures/karpenter-1.15.0 (the release's real values.yaml and
+ * Chart.yaml; CRDs, templates and pages the stand-in's, aws/karpenter-provider-aws main at
+ * 1d927085), type-checked, then a fleet synthesized with one cluster on 1.15.0 and one on 1.14.1:
+ * the new settings and gates, the chart's three exclusions at their line, rebootForRepair's IAM.
+ * One upgrade, run by the bundle `npm run upgrade` runs, for the whole file.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { REPO } from './builders';
 
 jest.setTimeout(240_000);
 
-const STANDIN = join(REPO, 'test/fixtures/karpenter-1.15-standin');
+const STANDIN = join(REPO, 'test/fixtures/karpenter-1.15.0');
 let root: string;
 
 /** Runs `node scripts/run.cjs ARGS` in the copy. */
@@ -37,9 +39,9 @@ function files(dir: string): Map<string, string> {
 }
 
 /** Terraform outputs of a cluster (no cluster_version: the AMI pins are not what this tests). */
-function terraform(name: string): string {
+function terraform(name: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
-    cluster_name: name, cluster_endpoint: `https://${name.toUpperCase()}0123456789.gr7.us-east-1.eks.amazonaws.com`, region: 'us-east-1',
+    ...extra, cluster_name: name, cluster_endpoint: `https://${name.toUpperCase()}0123456789.gr7.us-east-1.eks.amazonaws.com`, region: 'us-east-1',
     karpenter_node_role_name: `KarpenterNodeRole-${name}`, karpenter_interruption_queue_name: `Karpenter-${name}`,
   });
 }
@@ -90,14 +92,31 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe('an upgrade to the 1.15 stand-in', () => {
+describe('an upgrade to 1.15.0 (its real chart values, the stand-in\'s CRDs and templates)', () => {
+  it('reads the real values: the report names the image digest, every new setting and gate, and what no template read confirms', () => {
+    expect(first.stdout).toMatch(/^ {2}~ controller image 1\.14\.1@sha256:445baefa\w+ → 1\.15\.0@sha256:ab0f953e1460c61566d48209b517734ba79fe2105f335af1ff85faa8b6baf157$/m);
+    expect(first.stdout).toMatch(/^ {2}\+ settings\.enableDRA \(variable unconfirmed, boolean, chart default false\)$/m);
+    expect(first.stdout).toMatch(/^ {2}\+ settings\.legacyNodeRepair \(variable unconfirmed, boolean, chart default false\)$/m);
+    expect(first.stdout).toMatch(/^ {2}\+ settings\.securityGroupRefreshInterval \(variable unconfirmed, duration, chart default "1m", at least 1m\)$/m);
+    expect(first.stdout).toMatch(/^ {2}~ settings\.ignoreDRARequests: chartDefault true → null$/m);
+    for (const gate of ['terminateFirstDrift', 'terminateFirstRepair', 'podDeletionCostManagement']) expect(first.stdout).toMatch(new RegExp(`^ {2}\\+ ${gate} \\(settings\\.featureGates\\.${gate}, default false, name in FEATURE_GATES unconfirmed\\)$`, 'm'));
+    expect(first.stdout).toMatch(/^ {2}\+ draNVIDIAGPU \(settings\.awsFeatureGates\.draNVIDIAGPU → AWS_FEATURE_GATES, name unconfirmed, default null, in effect false\)$/m);
+    expect(first.stdout).toMatch(/^ {2}\+ rebootForRepair \(settings\.awsFeatureGates\.rebootForRepair → AWS_FEATURE_GATES, name unconfirmed, default false\)$/m);
+    expect(first.stdout).toMatch(/deployment\.yaml passes none of settings\.enableDRA, .*: each is typed from values\.yaml's own comment/);
+    const rules = readFileSync(join(root, 'src/release/settings-rules.generated.ts'), 'utf8');
+    expect(rules).toMatch(/ {2}securityGroupRefreshInterval: \{\n {4}envVar: null,\n {4}withGuarded: null,\n {4}type: 'duration',\n {4}minimum: '1m',\n {4}chartDefault: '1m',\n {4}controllerDefault: '1m',\n {4}tpl: null,\n {4}description: 'How often Karpenter refreshes security group data from EC2\.',\n {4}unconfirmed: 'no deployment template read passes it/);
+    expect(rules).toMatch(/draEFA: \{ name: null, default: null, effectiveDefault: false, unconfirmed: /);
+    const facts = readFileSync(join(root, 'src/release/v1.15.0/release.generated.ts'), 'utf8');
+    expect(facts).toMatch(/settings: \[.*'enableDRA'.*'legacyNodeRepair'.*'securityGroupRefreshInterval'.*\]/);
+  });
+
   it('takes the new settings map and the open kubelet, and a second run changes nothing', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/^ {2}\+ NodeClassCEL \(settings\.awsFeatureGates\.nodeClassCEL → AWS_FEATURE_GATES, default false\)$/m);
     expect(first.stdout).toMatch(/^ {2}- EC2NodeClass: spec\.kubelet\.maxPods$/m);
     const facts = readFileSync(join(root, 'src/release/v1.15.0/release.generated.ts'), 'utf8');
-    expect(facts).toMatch(/awsFeatureGates: \{ nodeClassCEL: 'NodeClassCEL' \}/);
+    expect(facts).toMatch(/awsFeatureGates: \{ draEFA: null, draNVIDIAGPU: null, nodeClassCEL: 'NodeClassCEL', rebootForRepair: null \}/);
     expect(facts).toMatch(/kubeletValidatedBy: 'controller'/);
     expect(facts).toMatch(/ec2NodeClassHashVersion: 'v6'/);
     expect(readFileSync(join(root, 'src/release/v1.14.1/release.generated.ts'), 'utf8')).toMatch(/kubeletValidatedBy: 'crd',\n {2}ec2NodeClassHashVersion: 'v5'/);
@@ -203,5 +222,62 @@ describe('an upgrade to the 1.15 stand-in', () => {
     expect(lines.find((l) => /kubelet\.registerWithTaints/.test(l))).toMatch(new RegExp(`^config/platform\\.yaml:${after('"registerWithTaints": ')}: `));
     // Located, all at once; no stack trace.
     expect(synth.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('synthesizes the new settings and gates on the 1.15.0 cluster only, and refuses them on 1.14.1 naming the release', () => {
+    writeFleet({ next: {} });
+    const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as { clusters: Record<string, { karpenter?: Record<string, unknown> }> };
+    config.clusters.next.karpenter = {
+      version: '1.15.0',
+      controller: {
+        settings: { securityGroupRefreshInterval: '5m', legacyNodeRepair: false },
+        featureGates: { nodeRepair: true, terminateFirstDrift: true, terminateFirstRepair: true, podDeletionCostManagement: true },
+        awsFeatureGates: { rebootForRepair: true, draEFA: true },
+      },
+    };
+    writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+    writeFileSync(join(root, 'config/terraform/next.json'), terraform('next', { karpenter_can_reboot_instances: true }));
+    const synth = run('synth');
+    expect(synth.stderr).toBe('');
+    expect(synth.status).toBe(0);
+    const values = (id: string) => parse(readFileSync(join(root, `dist/${id}/karpenter/values.yaml`), 'utf8')) as { settings: Record<string, unknown> };
+    expect(values('next').settings).toMatchObject({
+      securityGroupRefreshInterval: '5m', legacyNodeRepair: false,
+      featureGates: { nodeRepair: true, terminateFirstDrift: true, terminateFirstRepair: true, podDeletionCostManagement: true },
+      awsFeatureGates: { rebootForRepair: true, draEFA: true },
+    });
+    expect(files('dist/old')).toEqual(before);
+
+    config.clusters.old = { ...config.clusters.old, karpenter: { controller: { settings: { enableDRA: false }, awsFeatureGates: { draEFA: true } } } };
+    writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+    const refused = run('synth');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^config/platform\\.yaml:${after('"enableDRA": ').split(':')[0]}:\\d+: clusters\\.old\\.karpenter\\.controller\\.settings\\.enableDRA: cluster old runs Karpenter 1\\.14\\.1, whose chart has no setting enableDRA`, 'm'));
+    expect(refused.stderr).toMatch(/clusters\.old\.karpenter\.controller\.awsFeatureGates\.draEFA: cluster old runs Karpenter 1\.14\.1, whose chart has no settings\.awsFeatureGates/);
+  });
+
+  it('refuses each pair the chart excludes at its line, all in one run, and rebootForRepair without the Terraform permission', () => {
+    writeFleet({ next: {} });
+    const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as Record<string, unknown> & { clusters: Record<string, Record<string, unknown>> };
+    config.groups = { gpu: { match: { clusters: ['next'] }, karpenter: { controller: { settings: { enableDRA: true, legacyNodeRepair: true } } } } };
+    config.clusters.next.karpenter = {
+      version: '1.15.0',
+      controller: { settings: { ignoreDRARequests: false }, featureGates: { nodeRepair: true, terminateFirstRepair: true }, awsFeatureGates: { draNVIDIAGPU: true, draEFA: false, rebootForRepair: true } },
+    };
+    writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+    const synth = run('synth');
+    expect(synth.status).toBe(1);
+    const lines = synth.stderr.trim().split('\n');
+    const line = (needle: string) => after(needle).split(':')[0];
+    const expected = [
+      `:${line('"draNVIDIAGPU": ')}:\\d+: clusters\\.next\\.karpenter\\.controller\\.awsFeatureGates\\.draNVIDIAGPU: karpenter\\.controller\\.awsFeatureGates\\.draNVIDIAGPU cannot be combined with karpenter\\.controller\\.settings\\.enableDRA: true \\(set at the group gpu level\\).*can't be combined with any of those values.*enableDRA already turns draNVIDIAGPU on`,
+      `:${line('"ignoreDRARequests": ')}:\\d+: clusters\\.next\\.karpenter\\.controller\\.settings\\.ignoreDRARequests: .*cannot be combined with karpenter\\.controller\\.settings\\.enableDRA.*remove ignoreDRARequests`,
+      `:${line('"terminateFirstRepair": ')}:\\d+: clusters\\.next\\.karpenter\\.controller\\.featureGates\\.terminateFirstRepair: .*cannot be combined with karpenter\\.controller\\.settings\\.legacyNodeRepair: true \\(set at the group gpu level\\).*the legacy controller doesn't support`,
+      `:${line('"rebootForRepair": ')}:\\d+: clusters\\.next\\.karpenter\\.controller\\.awsFeatureGates\\.rebootForRepair: cluster next turns on rebootForRepair, which needs ec2:RebootInstances .*set enable_reboot_for_repair = true`,
+    ];
+    for (const e of expected) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^config/platform\\.yaml${e}`)));
+    // draEFA: false combines with enableDRA (only an on gate is refused).
+    expect(lines.filter((l) => l.startsWith('config/'))).toHaveLength(4);
+    expect(lines[lines.length - 1]).toBe('4 problem(s) found; nothing was written');
   });
 });

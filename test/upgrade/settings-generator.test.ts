@@ -5,6 +5,7 @@ import { FEATURE_GATE_DEFAULTS, FEATURE_GATE_NAMES, SETTINGS_RULES, SETTINGS_RUL
 import type { SettingRule } from '../../src/release/types';
 import { CONTROLLER_OPTIONS } from '../../src/upgrade/controller-options';
 import { buildSettingsRules, renderSettingsRules } from '../../src/upgrade/settings-generator';
+import { previousRules } from '../../src/upgrade/settings-changes';
 import { SettingsRulesInput, SOURCE_PATHS } from '../../src/upgrade/settings-sources';
 import type { SettingValue } from '../../src/release/types';
 import { containerEnv, findManifest, helmTemplate } from '../support/helm';
@@ -175,10 +176,7 @@ describe('buildSettingsRules', () => {
   });
 
   it('without the deployment template, keeps the variables of the rules in use and takes a new setting by name', () => {
-    const previous = {
-      settings: Object.fromEntries(Object.entries(SETTINGS_RULES).map(([k, r]) => [k, { envVar: r.envVar, withGuarded: r.withGuarded, tpl: r.tpl }])),
-      featureGates: { ...FEATURE_GATE_NAMES },
-    };
+    const previous = previousRules();
     const withTemplate = buildSettingsRules(release());
     const notes: string[] = [];
     const without = buildSettingsRules({ ...release(), deploymentTemplate: undefined, previous }, notes);
@@ -199,7 +197,8 @@ describe('buildSettingsRules', () => {
 
 /** The helm base values: the chart requires a cluster name. */
 const BASE = { clusterName: 'demo' };
-const RULES = Object.entries(SETTINGS_RULES) as [string, SettingRule][];
+/** The rules a template read confirms (a rule typed from values.yaml alone has no variable to render). */
+const RULES = (Object.entries(SETTINGS_RULES) as [string, SettingRule][]).flatMap(([key, rule]) => (rule.envVar !== null ? [[key, { ...rule, envVar: rule.envVar }] as const] : []));
 
 /** The controller env of the chart rendered with these `settings`, by name. */
 function renderedEnv(settings: Record<string, unknown>): Map<string, string | undefined> {

@@ -20,6 +20,7 @@ const controller = z.strictObject({
   logLevel: z.enum(['debug', 'info', 'error']).optional(),
   host: z.enum(['nodeGroup', 'fargate']).optional().describe('where the controller runs, default nodeGroup (never on a node Karpenter manages)'),
   featureGates: map(z.string(), z.boolean({ error: 'feature gates are true or false' })).optional(),
+  awsFeatureGates: map(z.string(), z.boolean({ error: 'feature gates are true or false' })).optional().describe('the chart\'s settings.awsFeatureGates (Karpenter 1.15 and later)'),
   settings: map(z.string(), z.union([z.boolean(), z.string(), z.number()])).optional(),
 });
 

@@ -159,6 +159,7 @@ export const RELEASE: ReleaseFacts = {
   settingsMaps: {
     featureGates: { nodeOverlay: 'NodeOverlay', nodeRepair: 'NodeRepair', reservedCapacity: 'ReservedCapacity', spotToSpotConsolidation: 'SpotToSpotConsolidation', staticCapacity: 'StaticCapacity' },
   },
+  settings: ['amiRefreshInterval', 'batchIdleDuration', 'batchMaxDuration', 'clusterCABundle', 'clusterEndpoint', 'clusterName', 'disableClusterStateObservability', 'disableDryRun', 'eksControlPlane', 'enableZonalShift', 'ignoreDRARequests', 'interruptionQueue', 'isolatedVPC', 'minValuesPolicy', 'preferencePolicy', 'reservedENIs', 'subnetRefreshInterval', 'vmMemoryOverheadPercent'],
   kubeletValidatedBy: 'crd',
   ec2NodeClassHashVersion: 'v5',
   sources: {
