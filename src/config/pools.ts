@@ -14,6 +14,7 @@ import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
 import type { ReleaseFacts } from '../release/types';
 import { controllerKubeletFindings, isQuantity } from './kubelet';
+import { checkStaticPool, staticPoolReleaseProblems } from './static-pools';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
 
@@ -130,7 +131,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
           + `consolidationPolicy ${settings.disruption.consolidationPolicy} (allowed: ${facts.consolidationPolicies.join(', ')}): `
           + `upgrade this cluster's Karpenter first (clusters.${clusterId}.karpenter.version), or set clusters.${clusterId}.overrides.disruption.consolidationPolicy`));
       }
-      if (facts && settings.replicas !== undefined) problems.push(...staticPoolGateProblems(ctx, karpenter?.version ?? '', facts, karpenter?.featureGates));
+      if (facts && settings.replicas !== undefined) problems.push(...staticPoolReleaseProblems(ctx, settings, { version: karpenter?.version ?? '', facts, featureGates: karpenter?.featureGates }));
       if (facts && settings.kubelet) problems.push(...kubeletReleaseProblems(ctx, karpenter?.version ?? '', facts, settings));
       const region = tf ? regionOf(tf) : undefined;
       if (region !== undefined) {
@@ -381,30 +382,6 @@ function gibibytes(size: string): number {
 }
 
 /**
- * The NodePool CRD's rules on a static pool (`replicas` set): only `limits.nodes`, no `weight`.
- * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
- */
-function checkStaticPool(ctx: PoolContext, s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
-  if (s.replicas === undefined) return;
-  // Limits merge key by key, so a pool cannot unset the cpu limit of defaults: inherited from a
-  // less specific level than replicas they are left out of the NodePool (nodePoolModel); set at
-  // replicas' level or below they are a mistake the CRD would refuse.
-  const level = ctx.levelOf(['replicas']);
-  for (const key of Object.keys(s.limits ?? {}).filter((k) => k !== 'nodes')) {
-    if (ctx.levelOf(['limits', key]) < level) continue;
-    add(['limits', key], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool may only limit nodes: remove limits.${key} (or use limits.nodes)`);
-  }
-  if (s.weight !== undefined) {
-    add(['weight'], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool takes no weight: remove weight`);
-  }
-}
-
-/**
- * A static pool needs the controller's StaticCapacity gate: its release must have it, and the
- * cluster must not turn it off (the generator turns it on wherever a pool sets replicas).
- * @see https://karpenter.sh/docs/reference/settings/#feature-gates
- */
-/**
  * The pool's kubelet as the cluster's release takes it. A release whose EC2NodeClass CRD types
  * spec.kubelet (1.13, 1.14) refuses, at the API server, any field but its own and any CEL
  * expression; one that leaves it open (1.15) takes them, and its controller refuses what
@@ -441,18 +418,6 @@ function kubeletReleaseProblems(ctx: PoolContext, version: string, facts: Releas
     }
   }
   return problems;
-}
-
-function staticPoolGateProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, gates: Readonly<Record<string, boolean>> | undefined): Problem[] {
-  if (!facts.featureGates.includes('staticCapacity')) {
-    return [ctx.problem(['replicas'], `cluster ${ctx.cluster} runs Karpenter ${version}, which has no StaticCapacity feature gate, so pool ${ctx.name} cannot set replicas: `
-      + `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version), or remove replicas`)];
-  }
-  if (gates?.staticCapacity === false) {
-    return [ctx.problem(['replicas'], `pool ${ctx.name} sets replicas on cluster ${ctx.cluster}, whose karpenter.controller.featureGates.staticCapacity is false: `
-      + 'remove that setting (the generator turns the gate on where a pool is static), or remove replicas')];
-  }
-  return [];
 }
 
 /** Where a problem sits, without its message (a problem found later, against the plan, is reported there). */
