@@ -145,14 +145,15 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
  */
 function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): void {
   const spec = nodeClass.spec;
-  const refuse = (path: FieldPath, value: SelectorValue) => unsayable.push({ object: nodeClass, path, message: emptySelectorValueReason(value), refused: true });
+  const refuse = (path: FieldPath, value: SelectorValue, ami?: { owner?: string }) => unsayable.push({ object: nodeClass, path, message: emptySelectorValueReason(value, ami), refused: true });
   const empty = (v: unknown) => v === '' || (isObject(v) && Object.keys(v).length === 0);
   for (const [key, values] of Object.entries(SELECTOR_VALUES)) {
     const terms = spec[key];
     if (!Array.isArray(terms)) continue;
     terms.forEach((term, i) => {
       if (!isObject(term)) return;
-      for (const value of values) if (Object.hasOwn(term, value) && empty(term[value])) refuse(['spec', key, i, value], value);
+      const ami = key === 'amiSelectorTerms' ? { owner: typeof term.owner === 'string' ? term.owner : undefined } : undefined;
+      for (const value of values) if (Object.hasOwn(term, value) && empty(term[value])) refuse(['spec', key, i, value], value, ami);
     });
   }
   const group = spec.placementGroupSelector;
