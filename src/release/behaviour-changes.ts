@@ -87,6 +87,20 @@ export function releaseList(change: BehaviourChange): string {
 export type SelectorValue = 'tags' | 'name' | 'ssmParameter' | 'id';
 
 /**
+ * The EC2NodeClass selector lists whose terms {@link EMPTY_SELECTOR_VALUES} ignores when one of
+ * these values is empty (the placement group selector, one object, is checked apart: an empty
+ * id or name), and whether a class needs the list: with every term of a needed list ignored
+ * the EC2NodeClass has no AMI, subnet or security group and becomes NotReady.
+ * @see https://github.com/aws/karpenter-provider-aws/issues/9964
+ */
+export const EMPTY_SELECTOR_TERMS: Readonly<Record<string, { readonly values: readonly SelectorValue[]; readonly needed: boolean }>> = {
+  amiSelectorTerms: { values: ['tags', 'name', 'ssmParameter'], needed: true },
+  subnetSelectorTerms: { values: ['tags'], needed: true },
+  securityGroupSelectorTerms: { values: ['tags', 'name'], needed: true },
+  capacityReservationSelectorTerms: { values: ['tags'], needed: false },
+};
+
+/**
  * The fix the release notes give for an AMI selector term that meant "every AMI of an owner" (an
  * empty name, or only an owner): `name: "*"` with the owner.
  * @see https://github.com/aws/karpenter-provider-aws/issues/9964
