@@ -47,6 +47,18 @@ export function driftTerminatesFirst(version: string, featureGates: Readonly<Rec
 }
 
 /**
+ * Whether drift makes a static pool dip: it deletes a node before its replacement, on a cluster
+ * where drift terminates first ({@link driftTerminatesFirst}), when `limits.nodes` (set, not 0)
+ * leaves no room above `replicas` (capacity-constrained: with room Karpenter launches first).
+ */
+export function staticDriftDips(s: PoolSettings, karpenter: { readonly version: string; readonly controller: { readonly featureGates: Readonly<Record<string, boolean>> } }): boolean {
+  const limit = s.limits?.nodes;
+  if (s.replicas === undefined || limit === undefined) return false;
+  const nodes = Number(limit);
+  return nodes > 0 && nodes <= s.replicas && driftTerminatesFirst(karpenter.version, karpenter.controller.featureGates);
+}
+
+/**
  * The NodePool CRD's rules on a static pool: only `limits.nodes`, no `weight`.
  * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
  */

@@ -9,7 +9,9 @@ import { driftTerminatesFirst, staticDriftProblems, StaticPoolContext } from '..
 import type { PoolSettings } from '../../src/config/platform';
 import type { FieldPath } from '../../src/input/problems';
 import { aConfig, aTerraform, removeProjects } from '../builders';
-import { aPool } from '../pool-builders';
+import { aCluster, aKarpenter, aPool } from '../pool-builders';
+import { poolPlan } from '../../src/model/plan';
+import { nodes } from '../../src/model/cluster-summary';
 import { aProblem, load, problemsOf } from './helpers';
 
 afterAll(removeProjects);
@@ -101,5 +103,23 @@ describe('the rule in the config', () => {
 
   it('takes one node of room above replicas', () => {
     expect(load({ config: config('1.14.1', '5'), terraform }).platform.clusters[0].pools.find((p) => p.name === 'ingest-fixed')?.settings.limits?.nodes).toBe('5');
+  });
+});
+
+describe('the plan says how far a static pool dips while drift deletes first', () => {
+  const pool = (nodes: string) => aPool({ replicas: 3, instanceTypes: ['m7i.large'], limits: { nodes } }, { name: 'ingest', team: 'ingest' });
+  const on = (version: string, featureGates: Record<string, boolean>, p = pool('3')) => poolPlan(aCluster([p], { karpenter: aKarpenter({ version }, { featureGates }) }), p).facts;
+
+  it('one node fewer on 1.15 with terminateFirstDrift at limits.nodes == replicas, in the summary\'s node cell too', () => {
+    const facts = on('1.15.0', { terminateFirstDrift: true });
+    expect(facts).toMatchObject({ replicas: 3, nodes: 3, nodesWhileDrifting: 2 });
+    expect(nodes(facts.replicas, facts.nodesWhileDrifting)).toBe('static 3, 2 while a node drifts');
+  });
+
+  it('no dip where Karpenter launches first: room above replicas, the gate off, or 1.14.1', () => {
+    expect(on('1.15.0', { terminateFirstDrift: true }, pool('4')).nodesWhileDrifting).toBeUndefined();
+    expect(on('1.15.0', {}).nodesWhileDrifting).toBeUndefined();
+    expect(on('1.14.1', { terminateFirstDrift: true }).nodesWhileDrifting).toBeUndefined();
+    expect(nodes(3)).toBe('static 3');
   });
 });
