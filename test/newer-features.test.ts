@@ -287,7 +287,7 @@ describe('a buffer', () => {
 
 describe('a buffer in the ceiling', () => {
   it('adds its pods\' worth to its pool\'s ceiling', () => {
-    const config = fleetConfig({ teams: { web: {}, ingest: { replicas: 2, limits: { nodes: '2' }, instanceTypes: ['m7i.large'], buffer: { replicas: 2, cpu: '1', memory: '1Gi' } } } });
+    const config = fleetConfig({ teams: { web: {}, ingest: { replicas: 2, limits: { nodes: '3' }, instanceTypes: ['m7i.large'], buffer: { replicas: 2, cpu: '1', memory: '1Gi' } } } });
     const { platform } = loadPlatform(writeProject({ config, terraform }).configPath);
     const cluster = platform.clusters.find((c) => c.id === 'new');
     const pool = cluster?.pools.find((p) => p.name === 'ingest');

@@ -9,7 +9,7 @@
  */
 import type { FieldPath } from '../input/problems';
 import { resourceNameProblem } from '../config/schema/keys';
-import { emptySelectorValueReason, SelectorValue } from '../release/behaviour-changes';
+import { EMPTY_SELECTOR_TERMS, emptySelectorValueReason, SelectorValue } from '../release/behaviour-changes';
 import { isObject, LiveObject } from './live';
 
 /** Fields written for one pool, or for one overlay: plain data, as the config file takes it. */
@@ -26,14 +26,6 @@ export interface Unsayable {
    */
   readonly refused?: boolean;
 }
-
-/** The EC2NodeClass spec's selector terms, and the values of them that may be empty. */
-const SELECTOR_VALUES: Readonly<Record<string, readonly SelectorValue[]>> = {
-  amiSelectorTerms: ['tags', 'name', 'ssmParameter'],
-  subnetSelectorTerms: ['tags'],
-  securityGroupSelectorTerms: ['tags', 'name'],
-  capacityReservationSelectorTerms: ['tags'],
-};
 
 /** What of a cluster adoption reads to leave out what the generator derives itself. */
 export interface ClusterFacts {
@@ -145,14 +137,15 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
  */
 function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): void {
   const spec = nodeClass.spec;
-  const refuse = (path: FieldPath, value: SelectorValue) => unsayable.push({ object: nodeClass, path, message: emptySelectorValueReason(value), refused: true });
+  const refuse = (path: FieldPath, value: SelectorValue, ami?: { owner?: string }) => unsayable.push({ object: nodeClass, path, message: emptySelectorValueReason(value, ami), refused: true });
   const empty = (v: unknown) => v === '' || (isObject(v) && Object.keys(v).length === 0);
-  for (const [key, values] of Object.entries(SELECTOR_VALUES)) {
+  for (const [key, { values }] of Object.entries(EMPTY_SELECTOR_TERMS)) {
     const terms = spec[key];
     if (!Array.isArray(terms)) continue;
     terms.forEach((term, i) => {
       if (!isObject(term)) return;
-      for (const value of values) if (Object.hasOwn(term, value) && empty(term[value])) refuse(['spec', key, i, value], value);
+      const ami = key === 'amiSelectorTerms' ? { owner: typeof term.owner === 'string' ? term.owner : undefined } : undefined;
+      for (const value of values) if (Object.hasOwn(term, value) && empty(term[value])) refuse(['spec', key, i, value], value, ami);
     });
   }
   const group = spec.placementGroupSelector;

@@ -12,11 +12,10 @@ import { Quantity, UNITS } from '../quantity/quantity';
 import { fieldOfRequirementKey, poolRequirements, REQUIREMENT_FIELDS } from './requirements';
 import { SourceFile } from '../input/source';
 import { regionOf, TerraformOutputs, zoneProblem } from './terraform';
-import { DISRUPTION_REASONS, ReleaseFacts } from '../release/types';
-import { compareRelease } from '../release/versions';
-import { BUDGETED_REPAIR, isZero, repairPace } from '../schedule/repair';
-import type { Budget } from '../schedule/windows';
+import type { ReleaseFacts } from '../release/types';
+import { budgetReasonProblems, repairHoldWarnings } from './budget-release';
 import { controllerKubeletFindings, isQuantity } from './kubelet';
+import { checkStaticPool, staticPoolReleaseProblems } from './static-pools';
 
 const TEAM_ONLY_KEYS = ['owner', 'costCenter', 'budget', 'defaultPool', 'pools', 'namespaces', 'buffer'] as const;
 
@@ -140,7 +139,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       }
       if (facts) problems.push(...budgetReasonProblems(ctx, karpenter?.version ?? '', facts, settings.disruption.budgets));
       if (karpenter) warnings.push(...repairHoldWarnings(ctx, karpenter, settings.disruption.budgets));
-      if (facts && settings.replicas !== undefined) problems.push(...staticPoolGateProblems(ctx, karpenter?.version ?? '', facts, karpenter?.featureGates));
+      if (facts && settings.replicas !== undefined) problems.push(...staticPoolReleaseProblems(ctx, settings, { version: karpenter?.version ?? '', facts, featureGates: karpenter?.featureGates }));
       if (facts && settings.kubelet) problems.push(...kubeletReleaseProblems(ctx, karpenter?.version ?? '', facts, settings));
       const region = tf ? regionOf(tf) : undefined;
       if (region !== undefined) {
@@ -391,30 +390,6 @@ function gibibytes(size: string): number {
 }
 
 /**
- * The NodePool CRD's rules on a static pool (`replicas` set): only `limits.nodes`, no `weight`.
- * @see https://karpenter.sh/docs/concepts/nodepools/#specreplicas
- */
-function checkStaticPool(ctx: PoolContext, s: PoolSettings, add: (path: FieldPath, message: string) => void): void {
-  if (s.replicas === undefined) return;
-  // Limits merge key by key, so a pool cannot unset the cpu limit of defaults: inherited from a
-  // less specific level than replicas they are left out of the NodePool (nodePoolModel); set at
-  // replicas' level or below they are a mistake the CRD would refuse.
-  const level = ctx.levelOf(['replicas']);
-  for (const key of Object.keys(s.limits ?? {}).filter((k) => k !== 'nodes')) {
-    if (ctx.levelOf(['limits', key]) < level) continue;
-    add(['limits', key], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool may only limit nodes: remove limits.${key} (or use limits.nodes)`);
-  }
-  if (s.weight !== undefined) {
-    add(['weight'], `pool ${ctx.name} is static (replicas: ${s.replicas}), and a static NodePool takes no weight: remove weight`);
-  }
-}
-
-/**
- * A static pool needs the controller's StaticCapacity gate: its release must have it, and the
- * cluster must not turn it off (the generator turns it on wherever a pool sets replicas).
- * @see https://karpenter.sh/docs/reference/settings/#feature-gates
- */
-/**
  * The pool's kubelet as the cluster's release takes it. A release whose EC2NodeClass CRD types
  * spec.kubelet (1.13, 1.14) refuses, at the API server, any field but its own and any CEL
  * expression; one that leaves it open (1.15) takes them, and its controller refuses what
@@ -451,44 +426,6 @@ function kubeletReleaseProblems(ctx: PoolContext, version: string, facts: Releas
     }
   }
   return problems;
-}
-
-function staticPoolGateProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, gates: Readonly<Record<string, boolean>> | undefined): Problem[] {
-  if (!facts.featureGates.includes('staticCapacity')) {
-    return [ctx.problem(['replicas'], `cluster ${ctx.cluster} runs Karpenter ${version}, which has no StaticCapacity feature gate, so pool ${ctx.name} cannot set replicas: `
-      + `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version), or remove replicas`)];
-  }
-  if (gates?.staticCapacity === false) {
-    return [ctx.problem(['replicas'], `pool ${ctx.name} sets replicas on cluster ${ctx.cluster}, whose karpenter.controller.featureGates.staticCapacity is false: `
-      + 'remove that setting (the generator turns the gate on where a pool is static), or remove replicas')];
-  }
-  return [];
-}
-
-/** Each budget reason the cluster's NodePool CRD does not accept (`Repair` before a release whose CRD lists it), at the reason. */
-function budgetReasonProblems(ctx: PoolContext, version: string, facts: ReleaseFacts, budgets: readonly Budget[]): Problem[] {
-  const allowed = facts.disruptionReasons ?? DISRUPTION_REASONS;
-  return budgets.flatMap((b, i) => (b.reasons ?? []).flatMap((r, j) => (allowed.includes(r) ? [] : [ctx.problem(['disruption', 'budgets', i, 'reasons', j],
-    `cluster ${ctx.cluster} runs Karpenter ${version}, whose NodePool CRD does not accept the budget reason ${r} (allowed: ${allowed.join(', ')}): `
-    + (r === 'Repair' ? 'on Karpenter 1.15 node repair is paced by the budgets without reasons; a budget for Repair alone needs a release whose NodePool CRD lists it (docs/windows.md, Node repair)'
-      : `upgrade this cluster's Karpenter first (clusters.${ctx.cluster}.karpenter.version), or remove it`))])));
-}
-
-/**
- * On a release that paces node repair by budgets (1.15, `featureGates.nodeRepair`, not
- * `settings.legacyNodeRepair`), a budget at zero nodes without reasons holds broken nodes too while
- * it is active: a warning at the budget, with the reasons that leave repair its own pace.
- */
-function repairHoldWarnings(ctx: PoolContext, karpenter: NonNullable<ClusterPoolsInput['karpenter']>, budgets: readonly Budget[]): Problem[] {
-  const pace = repairPace(budgets, {
-    version: karpenter.version, budgetedRelease: compareRelease(karpenter.version, BUDGETED_REPAIR) >= 0,
-    featureGates: karpenter.featureGates ?? {}, settings: karpenter.settings ?? {},
-  });
-  if (pace.kind !== 'budgets') return [];
-  return budgets.flatMap((b, i) => (isZero(b) && (b.reasons === undefined || b.reasons.length === 0) ? [ctx.problem(['disruption', 'budgets', i],
-    `on cluster ${ctx.cluster} (Karpenter ${karpenter.version}, featureGates.nodeRepair) node repair is a disruption paced by budgets, so this budget without reasons also keeps broken nodes `
-    + `of pool ${ctx.name} from being replaced ${b.schedule === undefined ? 'at all times' : `during \`${b.schedule}\` (UTC) for ${b.duration}`}: `
-    + 'add reasons: [Underutilized, Empty, Drifted] to leave repair its own pace (docs/windows.md, Node repair)')] : []));
 }
 
 /** Where a problem sits, without its message (a problem found later, against the plan, is reported there). */

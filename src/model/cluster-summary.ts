@@ -27,6 +27,8 @@ export interface SummaryPool {
     readonly prices?: PriceRange;
     readonly ceiling: PoolCeiling;
     readonly replicas?: number;
+    /** Its nodes while drift replaces one, when drift deletes first. @default - no dip */
+    readonly nodesWhileDrifting?: number;
   };
 }
 
@@ -106,9 +108,10 @@ function clusterCost(cluster: Cluster, ceilings: readonly TeamCeiling[]): string
   ];
 }
 
-/** A static pool's node count, `static 4`; `-` for a dynamic pool. */
-export function nodes(replicas: number | undefined): string {
-  return replicas === undefined ? '-' : `static ${replicas}`;
+/** A static pool's node count, `static 4` (`static 4, 3 while a node drifts` when drift deletes first); `-` for a dynamic pool. */
+export function nodes(replicas: number | undefined, whileDrifting?: number): string {
+  if (replicas === undefined) return '-';
+  return whileDrifting === undefined ? `static ${replicas}` : `static ${replicas}, ${whileDrifting} while a node drifts`;
 }
 
 /** Who may use which pools, when the cluster has a tenancy policy (docs/tenancy.md). */
@@ -129,7 +132,7 @@ function row(pool: Pool, plan: SummaryPool): string {
   const s = pool.settings;
   const cells = [
     `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(plan),
-    nodes(plan.facts.replicas),
+    nodes(plan.facts.replicas, plan.facts.nodesWhileDrifting),
     Object.entries(plan.nodePool.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
     s.weight === undefined ? '-' : String(s.weight), disruption(pool), ami(pool),
   ];

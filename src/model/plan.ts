@@ -10,6 +10,7 @@ import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platfor
 import { ApplicationModel, argocdScopes, bootstrapApplication, ProjectModel, projectModel, SMOKE_TEST_NAMESPACE } from './applications';
 import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES, instanceFile } from '../output/layout';
 import { chartValues, controllerDeploymentName } from './controller-values';
+import { staticDriftDips } from '../config/static-pools';
 import { clusterCeilings, PoolCeiling, poolCeiling, PoolCost, staticNodes, TeamCeiling, teamCeilings } from './cost';
 import { digestOf } from './digest';
 import { DRIFT_GATE_PROGRAM, GUARD_GATE_PROGRAM } from '../gate/program.generated';
@@ -65,6 +66,13 @@ export interface PoolFacts {
    * no node for a pod on it. @default - a dynamic pool, sized by pod demand
    */
   readonly nodes?: number;
+  /**
+   * How many nodes a static pool keeps while drift replaces one, when drift deletes first
+   * (`limits.nodes` at or below replicas on a cluster with featureGates.terminateFirstDrift,
+   * src/config/static-pools.ts): one node fewer per replacement. @default - a dynamic pool, or
+   * one that launches the replacement first (no dip)
+   */
+  readonly nodesWhileDrifting?: number;
   /** Who may use it, when its team lists namespaces (the tenancy policy's entry). @default - any namespace */
   readonly admission?: GuardedPool;
 }
@@ -278,6 +286,7 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
     ...(prices ? { prices } : {}),
     ceiling: poolCeiling(cluster, pool, admitted, nodes),
     ...(pool.settings.replicas !== undefined && nodes !== undefined ? { replicas: pool.settings.replicas, nodes } : {}),
+    ...(nodes !== undefined && staticDriftDips(pool.settings, cluster.karpenter) ? { nodesWhileDrifting: nodes - 1 } : {}),
   };
   const gated = options.gated ?? false;
   return {

@@ -65,7 +65,7 @@ export function summaryRows(platform: Platform, plans: readonly { readonly pools
     c.pools.forEach((p, j) => {
       const { facts, nodePool } = plans[i].pools[j];
       const limits = Object.entries(nodePool.limits ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-';
-      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(facts.admitted.length), nodes(facts.replicas), limits]);
+      rows.push([c.id, p.name, p.settings.arch.join(','), p.settings.capacityTypes.join(','), String(facts.admitted.length), nodes(facts.replicas, facts.nodesWhileDrifting), limits]);
     });
   });
   return rows;

@@ -87,12 +87,38 @@ export function releaseList(change: BehaviourChange): string {
 export type SelectorValue = 'tags' | 'name' | 'ssmParameter' | 'id';
 
 /**
- * Why an empty value of a selector term is refused, and the fix: the one wording the config's
- * schema and adoption share.
+ * The EC2NodeClass selector lists whose terms {@link EMPTY_SELECTOR_VALUES} ignores when one of
+ * these values is empty (the placement group selector, one object, is checked apart: an empty
+ * id or name), and whether a class needs the list: with every term of a needed list ignored
+ * the EC2NodeClass has no AMI, subnet or security group and becomes NotReady.
+ * @see https://github.com/aws/karpenter-provider-aws/issues/9964
  */
-export function emptySelectorValueReason(value: SelectorValue): string {
+export const EMPTY_SELECTOR_TERMS: Readonly<Record<string, { readonly values: readonly SelectorValue[]; readonly needed: boolean }>> = {
+  amiSelectorTerms: { values: ['tags', 'name', 'ssmParameter'], needed: true },
+  subnetSelectorTerms: { values: ['tags'], needed: true },
+  securityGroupSelectorTerms: { values: ['tags', 'name'], needed: true },
+  capacityReservationSelectorTerms: { values: ['tags'], needed: false },
+};
+
+/**
+ * The fix the release notes give for an AMI selector term that meant "every AMI of an owner" (an
+ * empty name, or only an owner): `name: "*"` with the owner.
+ * @see https://github.com/aws/karpenter-provider-aws/issues/9964
+ */
+export function allOfOwnerFix(owner?: string): string {
+  return `to select all of ${owner !== undefined && owner !== '' ? `owner ${owner}'s` : 'an owner\'s'} AMIs write name: "*" with the owner `
+    + `(${owner !== undefined && owner !== '' ? `{ name: "*", owner: ${owner} }` : '{ name: "*", owner: <account id or alias> }'}; ${EMPTY_SELECTOR_VALUES.issue})`;
+}
+
+/**
+ * Why an empty value of a selector term is refused, and the fix: the one wording the config's
+ * schema and adoption share. In an AMI term (`ami`: its owner, when it has one) an empty name
+ * gets the release notes' fix, {@link allOfOwnerFix}.
+ */
+export function emptySelectorValueReason(value: SelectorValue, ami?: { readonly owner?: string }): string {
   const what = value === 'tags' ? 'an empty tags map' : `an empty ${value}`;
-  const fix = value === 'tags' ? 'give it at least one tag (key: value, or key: "*" for any value)' : `give the ${value}`;
+  const give = value === 'tags' ? 'give it at least one tag (key: value, or key: "*" for any value)' : `give the ${value}`;
+  const fix = ami && value === 'name' ? `${allOfOwnerFix(ami.owner)}, or ${give}` : give;
   return `is empty: Karpenter ${releaseList(EMPTY_SELECTOR_VALUES)} and later ignore a selector term with ${what} (${EMPTY_SELECTOR_VALUES.issue}: `
     + `with every term empty the EC2NodeClass is NotReady, with some the selection narrows and nodes drift); ${fix}, or remove the term`;
 }

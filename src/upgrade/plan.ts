@@ -10,13 +10,13 @@ import { KUBERNETES_COMPATIBILITY } from '../release/compatibility.generated';
 import type { CrdKind } from '../release/types';
 import { gateChanges, imageChange, previousRules, settingsChanges } from './settings-changes';
 
-import { changesBetween, releaseList } from '../release/behaviour-changes';
 import { minorSupport } from '../release/support';
 import { minorOf } from '../release/versions';
 import { buildChartKeys, chartKeyPaths, hasChartKey, renderChartKeys, templateValuePaths } from './chart-keys-generator';
 import { buildCompatibility, renderCompatibility } from './compatibility-generator';
 import { CHART_DIR, OPTIONAL_RELEASE_FILES, Release, RELEASE_FILES, ReleaseError, templateNames } from './release';
 import { buildSettingsRules, renderSettingsRules } from './settings-generator';
+import { behaviourChanges } from './fleet-changes';
 import { buildReleaseFacts, crdDefaults, releaseDir, renderReleaseFacts, renderVendored } from './release-facts-generator';
 
 /** The releases whose facts the repository holds (`src/release/v<version>/`). */
@@ -189,7 +189,7 @@ export function planUpgrade(release: Release, options: PlanOptions): UpgradePlan
     ...section('feature gates', gateChanges(settings)),
     ...section('instance types', typeChanges(oldCatalog, catalog)),
     ...section('Kubernetes compatibility', compatibilityChanges(compatibility.minimumKarpenter)),
-    ...section('behaviour changes (patch releases)', behaviourChanges(CHART_VERSION, v)),
+    ...section('behaviour changes (patch releases)', behaviourChanges(CHART_VERSION, v, options.root)),
   ];
   if (!minorSupport(v)) {
     notes.push(`src/release/support.ts has no row for Karpenter ${minorOf(v)}: add the day v${minorOf(v)}.0 was released and whether it is LTS (SUPPORT.md's LTS versions table), `
@@ -330,22 +330,6 @@ function compatibilityChanges(next: Readonly<Record<string, string>>): string[] 
   }
   for (const k of Object.keys(old)) if (!(k in next)) out.push(`- Kubernetes ${k}`);
   return out;
-}
-
-/**
- * What Karpenter `to` changes in how the controller behaves against `from` (the release the
- * generator is made from), as src/release/behaviour-changes.ts lists them: what it brings, and
- * what it does not have yet that `from` has (a newer minor before its patch with the change).
- */
-function behaviourChanges(from: string, to: string): string[] {
-  const { gained, lost } = changesBetween(from, to);
-  return [
-    ...gained.flatMap((c) => [`+ ${c.issue} (Karpenter ${releaseList(c)}): ${c.summary}`, `    ${c.here}; ${c.url}`]),
-    ...lost.map((c) => {
-      const line = c.releases.find((r) => minorOf(r) === minorOf(to));
-      return `- ${c.issue}: Karpenter ${to} does not have it${line ? ` (the ${minorOf(to)} line has it from ${line})` : ''}, ${from} does; ${c.url}`;
-    }),
-  ];
 }
 
 function section(title: string, lines: readonly string[]): string[] {

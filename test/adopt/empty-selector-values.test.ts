@@ -46,3 +46,25 @@ it('refuses a live selector term with an empty value, at its line in the export,
   expect(r.err).toMatch(/^2 problem\(s\) found; nothing was written$/m);
   expect(readFileSync(project.configPath, 'utf8')).toBe(before);
 });
+
+it('refuses a live AMI term with an empty name and an owner, suggesting name: "*" with that owner, as the release notes do', async () => {
+  const project = writeProject({
+    config: {
+      gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
+      karpenter: { version: '1.14.1' },
+      clusters: { 'prod-eu-01': { terraformOutputs: 'terraform/prod-eu-01.json' } },
+      defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '100', memory: '400Gi' } },
+      teams: { web: {} },
+    },
+    terraform: { 'prod-eu-01': aTerraform({ cluster_name: 'prod-eu-01', karpenter_node_role_name: 'KarpenterNodeRole-prod-eu-01', cluster_version: '1.34' }) },
+  });
+  // EC2NodeClass default: every AMI of account 123456789012, as 1.14.1 reads an empty name with an owner.
+  const text = readFileSync(LIVE, 'utf8').replace('    amiSelectorTerms:\n    - alias: al2023@v20260409\n', '    amiFamily: AL2023\n    amiSelectorTerms:\n    - name: ""\n      owner: "123456789012"\n');
+  expect(text).toContain('    - name: ""\n      owner:');
+  const edited = join(project.dir, 'live.yaml');
+  writeFileSync(edited, text);
+  const r = await cli(['adopt', 'prod-eu-01', '--live', edited, '--config', project.configPath]);
+  expect(r.code).toBe(1);
+  expect(r.err).toMatch(new RegExp(`items\\[\\d+\\]\\.spec\\.amiSelectorTerms\\[0\\]\\.name: EC2NodeClass default: ${because('an empty name').source}; `
+    + 'to select all of owner 123456789012\'s AMIs write name: "\\*" with the owner \\(\\{ name: "\\*", owner: 123456789012 \\}; aws/karpenter-provider-aws#9964\\), or give the name, or remove the term$', 'm'));
+});

@@ -68,3 +68,21 @@ describe('an empty selector value', () => {
     expect(problemsOf({ config: pool({ id: 'placement-1' }) })).toEqual([expect.stringMatching(/teams\.web\.placementGroupSelector\.id: "placement-1": must be a placement group id such as pg-0123456789abcdef0$/)]);
   });
 });
+
+describe('an AMI term meant as every AMI of an owner', () => {
+  it('fails on an empty name with an owner, suggesting name: "*" with that owner (the release notes\' fix)', () => {
+    const { problems } = problemsOfTeam(['  web:', '    ami:', '      family: AL2023', '      selectorTerms:', '        - name: ""', '          owner: "123456789012"']);
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`teams\\.web\\.ami\\.selectorTerms\\[0\\]\\.name: ${BECAUSE.source}; `
+      + 'to select all of owner 123456789012\'s AMIs write name: "\\*" with the owner \\(\\{ name: "\\*", owner: 123456789012 \\}; aws/karpenter-provider-aws#9964\\), or give the name, or remove the term$'))]));
+  });
+
+  it('fails on an owner alone, suggesting name: "*" with it', () => {
+    const { problems } = problemsOfTeam(['  web:', '    ami:', '      family: AL2023', '      selectorTerms:', '        - owner: amazon']);
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/teams\.web\.ami\.selectorTerms\[0\]: a selector term needs one of id, name, tags, ssmParameter: to select all of owner amazon's AMIs write name: "\*" with the owner \(\{ name: "\*", owner: amazon \}; aws\/karpenter-provider-aws#9964\)$/)]));
+  });
+
+  it('takes name: "*" with the owner', () => {
+    const config = aConfig({ teams: { web: { ami: { alias: undefined, family: 'AL2023', selectorTerms: [{ name: '*', owner: '123456789012' }] } } } });
+    expect(load({ config }).platform.clusters[0].pools[0].settings.ami?.selectorTerms).toEqual([{ name: '*', owner: '123456789012' }]);
+  });
+});

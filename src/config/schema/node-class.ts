@@ -3,7 +3,7 @@ import { ALIAS_RELEASES } from '../kubernetes';
 import { QUANTITY_PATTERN } from '../../quantity/quantity';
 import { DURATION, int32, map, quantityString } from './fields';
 import { restrictedTagKey, restrictedTagKeyRule } from './keys';
-import { emptySelectorValueReason, SelectorValue } from '../../release/behaviour-changes';
+import { allOfOwnerFix, emptySelectorValueReason, SelectorValue } from '../../release/behaviour-changes';
 
 // The pool fields an EC2NodeClass carries: AMI, root volume, kubelet, instance metadata,
 // subnets, security groups, capacity reservations and tags.
@@ -39,11 +39,11 @@ const someOf = (...names: string[]) => ({ anyOf: names.map((n) => ({ required: [
  * it is no better (src/release/behaviour-changes.ts). Refused whatever the cluster's release, at the value.
  * @see https://github.com/aws/karpenter-provider-aws/issues/9964
  */
-function refuseEmpty(term: Readonly<Partial<Record<SelectorValue, unknown>>>, ctx: z.RefinementCtx, values: readonly SelectorValue[]): void {
+function refuseEmpty(term: Readonly<Partial<Record<SelectorValue, unknown>>>, ctx: z.RefinementCtx, values: readonly SelectorValue[], ami?: { readonly owner?: string }): void {
   for (const value of values) {
     const v = term[value];
     if (v === '' || (value === 'tags' && typeof v === 'object' && v !== null && Object.keys(v).length === 0)) {
-      ctx.addIssue({ code: 'custom', path: [value], message: emptySelectorValueReason(value) });
+      ctx.addIssue({ code: 'custom', path: [value], message: emptySelectorValueReason(value, ami) });
     }
   }
 }
@@ -62,9 +62,10 @@ const amiSelectorTerm = z.strictObject({
   tags: selectorTags.optional(),
   ssmParameter: nonEmpty.optional(),
 }).superRefine((t, ctx) => {
-  refuseEmpty(t, ctx, ['tags', 'name', 'ssmParameter']);
+  refuseEmpty(t, ctx, ['tags', 'name', 'ssmParameter'], { owner: t.owner });
   if (t.id === undefined && t.name === undefined && t.tags === undefined && t.ssmParameter === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'a selector term needs one of id, name, tags, ssmParameter' });
+    // Only an owner: the CRD refuses it (ec2nodeclasses CRD v1.14.1 L134: at least one of tags, id, name, alias, ssmParameter).
+    ctx.addIssue({ code: 'custom', message: `a selector term needs one of id, name, tags, ssmParameter${t.owner !== undefined ? `: ${allOfOwnerFix(t.owner)}` : ''}` });
   }
   if (t.id !== undefined && (t.name !== undefined || t.tags !== undefined || t.owner !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['id'], message: 'id cannot be combined with name, owner or tags in one term' });
