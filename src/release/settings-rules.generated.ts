@@ -218,7 +218,7 @@ export const FEATURE_GATE_NAMES = {
   reservedCapacity: 'ReservedCapacity',
   spotToSpotConsolidation: 'SpotToSpotConsolidation',
   staticCapacity: 'StaticCapacity',
-} as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string>>;
+} as const satisfies Readonly<Record<keyof typeof FEATURE_GATE_DEFAULTS, string | null>>;
 
 /**
  * Every map under the chart's `settings` (`featureGates` among them): the variable the chart

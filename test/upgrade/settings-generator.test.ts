@@ -146,7 +146,7 @@ describe('buildSettingsRules', () => {
 
   it('fails when the template does not pass a setting on, or it is not documented', () => {
     const input = withSetting(release(), { key: 'fooBar', envVar: 'FOO_BAR', chartDefault: 'x', docs: null, notInTemplate: true });
-    expect(problemsOf(input)).toMatch(/^settings\.fooBar: the deployment template does not pass it to the controller$/m);
+    expect(problemsOf(input)).toMatch(/^settings\.fooBar: the deployment template does not pass it to the controller, and values\.yaml has no comment saying what it is$/m);
     const undocumented = withSetting(release(), { key: 'fooBar', envVar: 'FOO_BAR', chartDefault: 'x', docs: null });
     expect(problemsOf(undocumented)).toMatch(/^settings\.fooBar: FOO_BAR is not in the settings\.md table$/m);
   });
