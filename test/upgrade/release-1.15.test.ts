@@ -256,6 +256,34 @@ describe('an upgrade to 1.15.0 (its real chart values, the stand-in\'s CRDs and 
     expect(refused.stderr).toMatch(/clusters\.old\.karpenter\.controller\.awsFeatureGates\.draEFA: cluster old runs Karpenter 1\.14\.1, whose chart has no settings\.awsFeatureGates/);
   });
 
+  it('synthesizes the issue\'s fleet: 1.14.1 and 1.15.0 side by side with node repair, a window, a static pool at limits.nodes == replicas (terminateFirstDrift) and the new gates; no compiled budget holds repair', () => {
+    writeFleet({ next: { web: { pools: { fixed: { limits: { nodes: 3 } } } } } });
+    const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as Record<string, any>;
+    // The static pool: 3 replicas; room for one more on 1.14.1 (old), none on 1.15.0 (next).
+    config.teams.web.pools = { fixed: { replicas: 3, limits: { nodes: 4 } } };
+    config.windows = { nightly: { timeZone: 'Europe/Berlin', days: ['tue', 'wed'], start: '22:00', duration: '6h' } };
+    config.clusters.next.window = 'nightly';
+    config.clusters.next.karpenter = { version: '1.15.0', controller: { featureGates: { nodeRepair: true, terminateFirstDrift: true } } };
+    config.clusters.old.karpenter = { controller: { featureGates: { nodeRepair: true } } };
+    writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+    const synth = run('synth');
+    expect(synth.stderr).toBe('');
+    expect(synth.status).toBe(0);
+    // Every budget of every NodePool on 1.15.0 that could hold a node names its reasons, Repair not among them.
+    const pools = readdirSync(join(root, 'dist/next/nodepools'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    const budgets = pools.flatMap((f) => parseAllDocuments(readFileSync(join(root, 'dist/next/nodepools', f), 'utf8')).map((d) => d.toJS() as { kind?: string; spec?: { disruption?: { budgets?: { nodes: string; reasons?: string[] }[] } } })
+      .filter((d) => d.kind === 'NodePool').flatMap((d) => d.spec?.disruption?.budgets ?? []));
+    expect(budgets.filter((b) => /^0+%?$/.test(b.nodes) && (b.reasons === undefined || b.reasons.includes('Repair')))).toEqual([]);
+    expect(budgets.some((b) => b.nodes === '0' && b.reasons?.join() === 'Drifted')).toBe(true);
+    expect(readFileSync(join(root, 'dist/next/SUMMARY.md'), 'utf8')).toMatch(/Node repair \(Karpenter 1\.15\.0\): .*inside and outside the window alike/);
+    // The same static pool on 1.14.1: drift launches first and limits.nodes leaves it no room.
+    config.clusters.old.teams = { web: { pools: { fixed: { limits: { nodes: 3 } } } } };
+    writeFileSync(join(root, 'config/platform.yaml'), JSON.stringify(config, null, 2));
+    const refused = run('synth');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/clusters\.old\.teams\.web\.pools\.fixed\.limits\.nodes: /);
+  });
+
   it('refuses each pair the chart excludes at its line, all in one run, and rebootForRepair without the Terraform permission', () => {
     writeFleet({ next: {} });
     const config = JSON.parse(readFileSync(join(root, 'config/platform.yaml'), 'utf8')) as Record<string, unknown> & { clusters: Record<string, Record<string, unknown>> };
