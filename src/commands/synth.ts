@@ -21,7 +21,7 @@ export const spec = {
     + 'removed and unchanged.',
   options: [
     CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
-    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits) and every file removed' },
+    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, and a warning shared by many clusters once per cluster' },
   ],
   examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
   notes: EXIT_CODES_NOTE,
@@ -46,7 +46,8 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
-    for (const w of warnings) say.warning(w);
+    // A warning shared by many clusters is one line; --verbose lists each.
+    for (const w of warnings) for (const each of given.verbose && w.grouped ? w.grouped : [w]) say.warning(each);
     if (given.verbose) {
       const [header, ...rows] = table(plan);
       say.outIn('bold', header);

@@ -20,6 +20,12 @@ export interface Problem {
    * @default - about no one cluster
    */
   readonly cluster?: string;
+  /**
+   * The problems a shared line stands for, one per cluster ({@link collapseShared}): what
+   * `synth --verbose` lists one by one.
+   * @default - it stands for itself
+   */
+  readonly grouped?: readonly Problem[];
 }
 
 /** Formats a problem as one line: `file:line:col: path: message`. */
@@ -45,19 +51,22 @@ const NAMED_CLUSTERS = 3;
  * as on the first: ...`. The order is that of each line's first problem.
  */
 export function collapseShared(problems: readonly Problem[]): Problem[] {
-  const groups = new Map<string, { first: Problem; clusters: string[] }>();
+  const groups = new Map<string, { first: Problem; clusters: string[]; members: Problem[] }>();
   for (const p of problems) {
     const named = p.cluster !== undefined && wordAt(p.message, p.cluster).length > 0 ? p.cluster : undefined;
     const message = named === undefined ? p.message : withoutWord(p.message, named);
     const key = JSON.stringify([p.file, p.line, p.col, p.path, named === undefined ? 'once' : 'per cluster', message]);
     const group = groups.get(key);
-    if (!group) groups.set(key, { first: p, clusters: named === undefined ? [] : [named] });
-    else if (named !== undefined && !group.clusters.includes(named)) group.clusters.push(named);
+    if (!group) groups.set(key, { first: p, clusters: named === undefined ? [] : [named], members: [p] });
+    else if (named !== undefined && !group.clusters.includes(named)) {
+      group.clusters.push(named);
+      group.members.push(p);
+    }
   }
-  return [...groups.values()].map(({ first, clusters }) => {
+  return [...groups.values()].map(({ first, clusters, members }) => {
     if (clusters.length < 2) return first;
     const { cluster: _first, ...rest } = first;
-    return { ...rest, message: `on ${clusters.length} clusters (${listed(clusters)}), as on the first: ${first.message}` };
+    return { ...rest, message: `on ${clusters.length} clusters (${listed(clusters)}), as on the first: ${first.message}`, grouped: members };
   });
 }
 

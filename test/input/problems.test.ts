@@ -17,6 +17,12 @@ describe('collapseShared', () => {
     expect(collapseShared(['a', 'b'].map(runs))[0].message).toMatch(/^on 2 clusters \(a and b\), as on the first: cluster a runs/);
   });
 
+  it('keeps the problems a shared line stands for, one per cluster, for synth --verbose', () => {
+    const [line] = collapseShared(['prod-eu-01', 'prod-us-01', 'prod-ap-01'].map(runs));
+    expect(line.grouped?.map(formatProblem)).toEqual(['prod-eu-01', 'prod-us-01', 'prod-ap-01'].map((c) => formatProblem(runs(c))));
+    expect(collapseShared([runs('a')])[0].grouped).toBeUndefined();
+  });
+
   it('keeps apart what differs in more than the cluster, or is at another place', () => {
     expect(collapseShared([runs('a'), at('cluster b runs Karpenter 0.36.0: upgrade it first (clusters.b.karpenter.version)', 'b'), { ...runs('c'), line: 9 }])).toHaveLength(3);
   });
