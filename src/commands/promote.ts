@@ -1,6 +1,7 @@
 import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
 import type { Cluster } from '../config/platform';
+import { someNames } from '../model/cluster-sets';
 import { loadPlan } from '../model/checks';
 import { clusterLayout } from '../output/layout';
 import { promotionPlan } from '../promote/plan';
@@ -198,11 +199,11 @@ function promotePlan(say: Reporter, { configPath }: Options, format: 'terminal' 
   say.out(plan.instances.length === 0
     ? `Argo CD: one instance (gitops.argocd names none), read with the ARGOCD_KUBECONFIG secret, Applications in ${plan.argocdNamespace}`
     : `Argo CD instances (Applications in ${plan.argocdNamespace}):`);
-  for (const i of plan.instances) say.out(`  ${i.name}: EKS cluster ${i.eksCluster} in ${i.region}, role ${i.roleArn}; deploys ${i.clusters.join(', ') || 'no cluster'}`);
+  for (const i of plan.instances) say.out(`  ${i.name}: EKS cluster ${i.eksCluster} in ${i.region}, role ${i.roleArn}; deploys ${i.clusters.length ? `${i.clusters.length} (${someNames(i.clusters)})` : 'no cluster'}`);
   say.out(plan.stages.length === 0 ? 'stages: none is promoted (no cluster is at stage 2 or later)' : 'stages:');
   for (const s of plan.stages) {
     const how = [`follows ${s.follows ?? 'the main branch'}`, ...(s.soakMinutes > 0 ? [`soak ${minutesText(s.soakMinutes)}`] : []), ...(s.environment !== undefined ? [`GitHub environment ${s.environment}`] : [])];
-    say.out(`  ${s.stage} (${s.ref}; ${how.join(', ')}): ${s.clusters.join(', ')}`);
+    say.out(`  ${s.stage} (${s.ref}; ${how.join(', ')}): ${s.clusters.length === 1 ? s.clusters[0] : `${s.clusters.length} clusters (${someNames(s.clusters)})`}`);
   }
   return EXIT.ok;
 }

@@ -103,7 +103,9 @@ function windowsOf(clusters: readonly Cluster[], now: Date): StageWindow[] {
   }
   return [...byName].map(([name, { cluster, n }]) => {
     const open = cluster.window ? nextOpening(cluster.window, now) : undefined;
-    return { name, clusters: n, ...(open && cluster.window ? { opens: localWhen(open, cluster.window.timeZone, now) } : {}) };
+    // nextOpening answers the current minute while the window is open (cluster-state.ts windowWait reads it so too).
+    const isOpen = open !== undefined && open.getTime() - now.getTime() < 60_000;
+    return { name, clusters: n, ...(open && cluster.window ? { opens: isOpen ? 'open now' : localWhen(open, cluster.window.timeZone, now) } : {}) };
   });
 }
 

@@ -210,3 +210,15 @@ describe('docs/windows.md, "Where a rollout stands"', () => {
     expect(shown).toBe(rolloutText(status).join('\n'));
   });
 });
+
+describe('a window that is open', () => {
+  it('says "open now", not that it opens in a minute', () => {
+    const cluster = aStagedCluster('prod', 1, { window: NIGHTLY });
+    const platform = aStagedPlatform([cluster]);
+    // Tuesday 01:30 UTC is 02:30 in Berlin (winter): inside the window (Tue 02:00 for 4h).
+    const status = rolloutStatus(platform, { revisions: new Map(), now: new Date('2027-01-12T01:30:00Z') });
+    expect(status.stages[0].windows).toEqual([{ name: 'nightly', clusters: 1, opens: 'open now' }]);
+    const later = rolloutStatus(platform, { revisions: new Map(), now: new Date('2027-01-12T06:30:00Z') });
+    expect(later.stages[0].windows[0].opens).toMatch(/^Tue 02:00 Europe\/Berlin \(in /);
+  });
+});
