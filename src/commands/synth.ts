@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE, outdirOption } from '../command-line/options';
 import { count, describeClusters, someNames } from '../model/cluster-sets';
@@ -5,8 +6,9 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
+import { contentDigest, InputsManifest, reusableFiles, toolDigest } from '../output/synth-cache';
 import { legacyPoolsAppProblems } from '../review/guard';
-import { build } from './build';
+import { build, BuiltCluster } from './build';
 import { Context, locations } from './context';
 import { EXIT } from './reporter';
 
@@ -41,11 +43,14 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   const options = locations(context, given);
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const { plan, warnings, files } = await build(say, options);
     const old = output.read();
+    const tool = runningTool();
+    const manifest = output.readInputs();
+    const { plan, warnings, files, clusters } = await build(say, options, { reuse: (id, inputs) => reusableFiles(manifest, tool, id, inputs, old.files) });
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
+    output.writeInputs(inputsManifest(tool, clusters, files, manifest));
     for (const w of warnings) say.warning(w);
     if (given.verbose) {
       const [header, ...rows] = table(plan);
@@ -110,4 +115,25 @@ function table(plan: FleetPlan): string[] {
   const rows = plan.summaryRows;
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+/**
+ * The running tool's digest: bundled (`lib/karpenter-gitops.cjs`, as `npm run synth` runs it),
+ * its bundle and render worker; from the TypeScript sources (tests), `src/` and `imports/`.
+ */
+function runningTool(): string {
+  const bundled = __filename.endsWith('.cjs');
+  return toolDigest(
+    bundled ? { file: __filename, worker: join(__dirname, 'render-worker.cjs') } : undefined,
+    [join(__dirname, '..'), join(__dirname, '..', '..', 'imports')],
+  );
+}
+
+/** The manifest of what this synth wrote: a reused cluster's record carried over, a rendered one's files hashed. */
+function inputsManifest(tool: string, clusters: readonly BuiltCluster[], files: ReadonlyMap<string, string>, last: InputsManifest | undefined): InputsManifest {
+  const records: InputsManifest['clusters'] = Object.fromEntries(clusters.map((c) => {
+    const kept = c.reused && last && Object.hasOwn(last.clusters, c.id) ? last.clusters[c.id] : undefined;
+    return [c.id, kept ?? { inputs: c.inputs, files: Object.fromEntries(c.paths.map((p) => [p, contentDigest(files.get(p) ?? '')])) }];
+  }));
+  return { version: 1, tool, clusters: records };
 }
