@@ -23,7 +23,7 @@ export const spec = {
     + 'removed and unchanged.',
   options: [
     CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
-    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits) and every file removed' },
+    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed and how many clusters were rendered' },
   ],
   examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
   notes: EXIT_CODES_NOTE,
@@ -66,10 +66,18 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     for (const path of removed) say.out(`removed ${at}${path}`);
     if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
     say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    if (given.verbose) say.out(renderedLine(clusters));
     return EXIT.ok;
   } finally {
     output.close();
   }
+}
+
+/** `rendered 3 of 120 clusters; the files of the others were as the last synth left them` (docs/performance.md#incremental-synth). */
+function renderedLine(clusters: readonly BuiltCluster[]): string {
+  const rendered = clusters.filter((c) => !c.reused).length;
+  return `rendered ${rendered.toLocaleString('en-US')} of ${count(clusters.length, 'cluster')}`
+    + `${rendered < clusters.length ? '; the files of the others were as the last synth left them' : ''}`;
 }
 
 /** `120 clusters, 1,200 pools of 8 teams; Karpenter 1.14.1 on 90, 1.13.1 on 30` (the warnings are counted after it). */

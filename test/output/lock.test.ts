@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutputDir } from '../../src/output/output-dir';
@@ -18,10 +18,13 @@ describe('the output lock', () => {
       first.close();
     }
     OutputDir.open(root, 'check').close();
+    // Nothing of either run is left: the state folder the first made went with the last lock.
+    expect(existsSync(join(root, '.karpenter-gitops'))).toBe(false);
   });
 
   it('takes over the lock of a run that was killed (its process is gone)', () => {
-    OutputDir.open(root, 'synth').close();
+    // A run leaves no state folder it made and left empty (a check, a failed synth): the killed run had made it.
+    mkdirSync(join(root, '.karpenter-gitops'));
     // pid 2^22 + 1 is above Linux's pid_max default, so no process has it.
     const stale = { pid: 4194305, host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'synth' };
     writeFileSync(join(root, '.karpenter-gitops/lock'), JSON.stringify(stale));
@@ -31,7 +34,7 @@ describe('the output lock', () => {
   });
 
   it('never takes over the lock of another host (its process cannot be checked)', () => {
-    OutputDir.open(root, 'synth').close();
+    mkdirSync(join(root, '.karpenter-gitops'));
     writeFileSync(join(root, '.karpenter-gitops/lock'), JSON.stringify({ pid: 4194305, host: 'elsewhere', started: 'x', command: 'synth' }));
     expect(() => OutputDir.open(root, 'synth')).toThrow(/pid 4194305 on elsewhere.*if no such run exists, remove the lock file/);
   });
