@@ -201,7 +201,7 @@ function benchFleet(dir, clusters, teams) {
   const groupBase = readFileSync(groupConfig, 'utf8');
   const groupChanged = groupBase.replace(/^( {2}staging: \{ match: \{ labels: \{ env: staging \} \},)/m, '$1 teams: { team-2: { instanceFamilies: [m7i, r7i] } },');
   if (groupChanged === groupBase) throw new Error('bench/fleet.mjs no longer writes the staging group as the bench expects');
-  const stagingClusters = (groupBase.match(/env: staging \} \} \}$/gm) ?? []).length;
+  const stagingClusters = (groupBase.match(/labels: \{ env: staging,/g) ?? []).length;
   const cold = () => rmSync(tool.lib, { recursive: true, force: true });
   const r = { group: [], synth: { cold: [], warm: [] }, check: { cold: [], warm: [] }, diff: { cold: [], warm: [] }, floor: { cold: [], warm: [] }, floorCheck: [], markdown: [] };
   for (let i = 0; i < runs; i++) {
