@@ -57,7 +57,7 @@ const sizesRun = [...new Set([...sizes, ...diffSizes])];
 const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
 const fleetSize = fleetClusters > 0 && fleetTeams > 0 ? fleetClusters * fleetTeams : 0;
 // The fleet: the synth of the base, then FLEET_PER_RUN processes per run.
-const FLEET_PER_RUN = 10;
+const FLEET_PER_RUN = 11;
 const fleetSteps = fleetSize ? 1 + FLEET_PER_RUN * runs : 0;
 const perSize = 1 + 4 * runs + (values.compare === undefined ? 0 : 1 + 2 * runs);
 const progress = {
@@ -192,8 +192,18 @@ function benchFleet(dir, clusters, teams) {
   const docsPath = join(dir, 'docs.json');
   const docs = documents(base, ['dist', 'argocd']);
   writeFileSync(docsPath, JSON.stringify(docs));
+  // A one-group change: the staging group (a quarter of the fleet: 240 of 960 clusters) gives one
+  // team other instance families, and takes them back on the next run; each run re-synthesizes
+  // the output of the run before it (an incremental synth: docs/performance.md).
+  const group = join(dir, 'group');
+  cpSync(base, group, { recursive: true });
+  const groupConfig = join(group, 'platform.yaml');
+  const groupBase = readFileSync(groupConfig, 'utf8');
+  const groupChanged = groupBase.replace(/^( {2}staging: \{ match: \{ labels: \{ env: staging \} \},)/m, '$1 teams: { team-2: { instanceFamilies: [m7i, r7i] } },');
+  if (groupChanged === groupBase) throw new Error('bench/fleet.mjs no longer writes the staging group as the bench expects');
+  const stagingClusters = (groupBase.match(/labels: \{ env: staging,/g) ?? []).length;
   const cold = () => rmSync(tool.lib, { recursive: true, force: true });
-  const r = { synth: { cold: [], warm: [] }, check: { cold: [], warm: [] }, diff: { cold: [], warm: [] }, floor: { cold: [], warm: [] }, floorCheck: [], markdown: [] };
+  const r = { group: [], synth: { cold: [], warm: [] }, check: { cold: [], warm: [] }, diff: { cold: [], warm: [] }, floor: { cold: [], warm: [] }, floorCheck: [], markdown: [] };
   for (let i = 0; i < runs; i++) {
     const run = `${i + 1}/${runs}`;
     cold();
@@ -201,6 +211,8 @@ function benchFleet(dir, clusters, teams) {
     r.floor.cold.push(timed([floor, docsPath, join(dir, `cold-${i}`, 'floor')], `fleet: floor cold ${run}`, n));
     r.synth.warm.push(timed([tool.run, 'synth', '--config', baseConfig, '--outdir', base], `fleet: synth warm ${run}`, n));
     r.floor.warm.push(timed([floor, docsPath, join(dir, 'floor-warm')], `fleet: floor warm ${run}`, n));
+    writeFileSync(groupConfig, i % 2 ? groupBase : groupChanged);
+    r.group.push(timed([tool.run, 'synth', '--config', groupConfig, '--outdir', group], `fleet: synth of a one-group change ${run}`, n));
     cold();
     r.check.cold.push(timed([tool.run, 'check', '--config', baseConfig, '--outdir', base], `fleet: check cold ${run}`, n));
     r.check.warm.push(timed([tool.run, 'check', '--config', baseConfig, '--outdir', base], `fleet: check warm ${run}`, n));
@@ -217,6 +229,7 @@ function benchFleet(dir, clusters, teams) {
     clusters, teams, files: Object.keys(docs).length, pools: Object.keys(docs).filter((p) => p.includes('/nodepools/')).length,
     rows: [
       { what: 'synth', cold: ms(r.synth.cold), warm: ms(r.synth.warm), floorCold: ms(r.floor.cold), floorWarm: ms(r.floor.warm), rss: mb([...r.synth.cold, ...r.synth.warm]) },
+      { what: `synth, one group changed (${stagingClusters} clusters)`, warm: ms(r.group), rss: mb(r.group) },
       { what: 'check', cold: ms(r.check.cold), warm: ms(r.check.warm), floorCold: ms(r.floorCheck), floorWarm: ms(r.floorCheck), rss: mb([...r.check.cold, ...r.check.warm]) },
       { what: 'diff', cold: ms(r.diff.cold), warm: ms(r.diff.warm), rss: mb([...r.diff.cold, ...r.diff.warm]) },
     ],
@@ -327,7 +340,7 @@ if (fleet) {
   console.log(`fleet (issue 38): ${fleet.clusters} clusters x ${fleet.teams} teams written with groups (bench/fleet.mjs), ${fleet.files} files, ${fleet.pools} NodePool files; medians of ${runs}, whole processes, alternated in this run`);
   console.log('cold = the first run of a fresh checkout: the tool\'s bundle (lib/) removed before it, and synth into an empty folder; warm = the bundle built, and synth over its previous output');
   console.log('floor = node bench/floor.mjs writing the same documents with yaml.stringify (cold: into an empty folder); for check, reading every file and comparing it with them');
-  console.log('diff = diff --base HEAD of a fleet-wide AMI alias bump');
+  console.log('diff = diff --base HEAD of a fleet-wide AMI alias bump; one group changed = synth over the previous output after the staging group gave one team other instance families (or took them back)');
   console.log('');
   console.log('| command | cold (ms) | warm (ms) | floor cold (ms) | floor warm (ms) | cold / floor | warm / floor | peak RSS (MB) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');

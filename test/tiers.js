@@ -7,6 +7,7 @@
 module.exports.SLOW = {
   'test/output/processes.test.ts': 'kills synth processes at each step of a change and runs the next one',
   'test/output/open-files.test.ts': 'synthesizes 1,000 teams under ulimit -n 256',
+  'test/output/incremental.test.ts': 'synthesizes a 60-cluster fleet incrementally and in full after each of 24 random edits',
   'test/review/fleet-scale.test.ts': 'two synths of 100 clusters x 20 pools and their review',
   'test/fleet-commands.test.ts': 'synth, fit and explain on 120 clusters',
   'test/fleet-groups.test.ts': 'the 120-cluster fleet of groups, changed and synthesized',

@@ -1,10 +1,12 @@
 import { join, relative, sep } from 'node:path';
 import type { Problem } from '../input/problems';
 import { loadPlan } from '../model/checks';
-import type { FleetPlan } from '../model/plan';
+import { clusterInputs } from '../model/cluster-inputs';
+import type { ClusterPlan, FleetPlan } from '../model/plan';
 import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
-import { render } from '../synth';
+import { GeneratedFile, sortedByPath } from '../output/render';
+import { renderCluster, renderFleet } from '../synth';
 import type { Reporter } from './reporter';
 
 /** What every command reads and writes. */
@@ -29,30 +31,76 @@ export interface Built {
    * review's time); synth and check do not hold them. @default - empty
    */
   readonly documents: ReadonlyMap<string, readonly unknown[]>;
+  /** Each cluster's own files and the digest of their inputs (model/cluster-inputs.ts), in plan order. */
+  readonly clusters: readonly BuiltCluster[];
+}
+
+/** One cluster of a {@link Built}: what an incremental synth records of it. */
+export interface BuiltCluster {
+  readonly id: string;
+  /** The digest of its part of the plan; empty unless the build was asked to `reuse`. */
+  readonly inputs: string;
+  /** The paths of its own files (its folder's, but its page, and its root Application). */
+  readonly paths: readonly string[];
+  /** Its files were taken as they were (`reuse`), not rendered. */
+  readonly reused: boolean;
+}
+
+/**
+ * What {@link build} keeps beside the files, and what it may take instead of rendering.
+ */
+export interface BuildKeep {
+  /** The rendered documents, for a review. @default false */
+  readonly documents?: boolean;
+  /**
+   * A cluster's files as a render of this plan would make them, when they are known
+   * (synth-cache.ts `reusableFiles`): that cluster is then not rendered. @default - render every cluster
+   */
+  readonly reuse?: (cluster: string, inputs: string) => ReadonlyMap<string, string> | undefined;
 }
 
 /**
  * Validates the config and builds every file in memory. Bundled, a large fleet's YAML is
  * rendered on a worker thread while the main thread builds the next file.
- * @param keep what to keep beside the files: `documents` for a review
+ * @param keep what to keep beside the files (`documents` for a review), and which clusters' files to reuse
  */
-export async function build(say: Reporter, { configPath, root }: Options, keep: { readonly documents?: boolean } = {}): Promise<Built> {
+export async function build(say: Reporter, { configPath, root }: Options, keep: BuildKeep = {}): Promise<Built> {
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
   const { plan, platform, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
-  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(plan));
+  const clusters: BuiltCluster[] = [];
+  const reused = new Map<string, string>();
+  const toRender: { readonly cluster: ClusterPlan; readonly paths: string[] }[] = [];
+  for (const cluster of plan.clusters) {
+    // Only a synth that may reuse files pays for the digest (about 0.2 s at 240 clusters).
+    const inputs = keep.reuse ? clusterInputs(cluster) : '';
+    const files = keep.reuse?.(cluster.id, inputs);
+    const paths = files ? [...files.keys()] : [];
+    clusters.push({ id: cluster.id, inputs, paths, reused: files !== undefined });
+    if (files) for (const [path, text] of files) reused.set(path, text);
+    else toRender.push({ cluster, paths });
+  }
+  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(toRender.map((r) => r.cluster)));
   try {
     const documents = new Map<string, readonly unknown[]>();
-    render(plan, (file) => {
+    const add = (file: GeneratedFile) => {
       if (keep.documents && file.docs && file.text === undefined) documents.set(file.path, file.docs);
       renderer.add(file);
-    });
-    return { plan, platform, warnings, files: await renderer.finish(), documents };
+    };
+    for (const { cluster, paths } of toRender) {
+      renderCluster(cluster, (file) => {
+        paths.push(file.path);
+        add(file);
+      });
+    }
+    renderFleet(plan, add);
+    const rendered = await renderer.finish();
+    return { plan, platform, warnings, files: reused.size ? sortedByPath(new Map([...rendered, ...reused])) : rendered, documents, clusters };
   } finally {
     await renderer.cancel();
   }
 }
 
 /** About how many files the plan makes: its pools and Applications, the bulk of any fleet. */
-function plannedFiles(plan: FleetPlan): number {
-  return plan.clusters.reduce((n, c) => n + c.pools.length + c.applications.length, 0);
+function plannedFiles(clusters: readonly ClusterPlan[]): number {
+  return clusters.reduce((n, c) => n + c.pools.length + c.applications.length, 0);
 }

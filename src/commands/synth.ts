@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE, outdirOption } from '../command-line/options';
 import { count, describeClusters, someNames } from '../model/cluster-sets';
@@ -5,8 +6,9 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
+import { contentDigest, InputsManifest, reusableFiles, toolDigest } from '../output/synth-cache';
 import { legacyPoolsAppProblems } from '../review/guard';
-import { build } from './build';
+import { build, BuiltCluster } from './build';
 import { Context, locations } from './context';
 import { EXIT } from './reporter';
 
@@ -21,7 +23,7 @@ export const spec = {
     + 'removed and unchanged.',
   options: [
     CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
-    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, and a warning shared by many clusters once per cluster' },
+    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, how many clusters were rendered, and a warning shared by many clusters once per cluster' },
   ],
   examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
   notes: EXIT_CODES_NOTE,
@@ -41,11 +43,14 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   const options = locations(context, given);
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const { plan, warnings, files } = await build(say, options);
     const old = output.read();
+    const tool = runningTool();
+    const manifest = output.readInputs();
+    const { plan, warnings, files, clusters } = await build(say, options, { reuse: (id, inputs) => reusableFiles(manifest, tool, id, inputs, old.files) });
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
+    output.writeInputs(inputsManifest(tool, clusters, files, manifest));
     // A warning shared by many clusters is one line; --verbose lists each.
     for (const w of warnings) for (const each of given.verbose && w.grouped ? w.grouped : [w]) say.warning(each);
     if (given.verbose) {
@@ -62,10 +67,18 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     for (const path of removed) say.out(`removed ${at}${path}`);
     if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
     say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    if (given.verbose) say.out(renderedLine(clusters));
     return EXIT.ok;
   } finally {
     output.close();
   }
+}
+
+/** `rendered 3 of 120 clusters; the files of the others were as the last synth left them` (docs/performance.md#incremental-synth). */
+function renderedLine(clusters: readonly BuiltCluster[]): string {
+  const rendered = clusters.filter((c) => !c.reused).length;
+  return `rendered ${rendered.toLocaleString('en-US')} of ${count(clusters.length, 'cluster')}`
+    + `${rendered < clusters.length ? '; the files of the others were as the last synth left them' : ''}`;
 }
 
 /** `120 clusters, 1,200 pools of 8 teams; Karpenter 1.14.1 on 90, 1.13.1 on 30` (the warnings are counted after it). */
@@ -111,4 +124,25 @@ function table(plan: FleetPlan): string[] {
   const rows = plan.summaryRows;
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+/**
+ * The running tool's digest: bundled (`lib/karpenter-gitops.cjs`, as `npm run synth` runs it),
+ * its bundle and render worker; from the TypeScript sources (tests), `src/` and `imports/`.
+ */
+function runningTool(): string {
+  const bundled = __filename.endsWith('.cjs');
+  return toolDigest(
+    bundled ? { file: __filename, worker: join(__dirname, 'render-worker.cjs') } : undefined,
+    [join(__dirname, '..'), join(__dirname, '..', '..', 'imports')],
+  );
+}
+
+/** The manifest of what this synth wrote: a reused cluster's record carried over, a rendered one's files hashed. */
+function inputsManifest(tool: string, clusters: readonly BuiltCluster[], files: ReadonlyMap<string, string>, last: InputsManifest | undefined): InputsManifest {
+  const records: InputsManifest['clusters'] = Object.fromEntries(clusters.map((c) => {
+    const kept = c.reused && last && Object.hasOwn(last.clusters, c.id) ? last.clusters[c.id] : undefined;
+    return [c.id, kept ?? { inputs: c.inputs, files: Object.fromEntries(c.paths.map((p) => [p, contentDigest(files.get(p) ?? '')])) }];
+  }));
+  return { version: 1, tool, clusters: records };
 }

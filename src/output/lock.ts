@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { OutputError } from './output-error';
 
 /** What a lock file says about the run holding it. */
@@ -54,15 +54,7 @@ export function acquireLock(stateDir: string, command: string): OutputLock {
 
 function releaseIf(path: string, me: Owner): void {
   // Only our own lock: never remove one another run took over.
-  if (parseOwner(readText(path))?.pid !== me.pid) return;
-  unlinkSync(path);
-  // The state folder goes with the run when nothing else is in it (a run that failed, or one that
-  // keeps nothing): rmdir removes only an empty folder, so another run's lock or a transaction stays.
-  try {
-    rmdirSync(dirname(path));
-  } catch {
-    // not empty, or gone: either is right
-  }
+  if (parseOwner(readText(path))?.pid === me.pid) unlinkSync(path);
 }
 
 function isStale(owner: Owner): boolean {

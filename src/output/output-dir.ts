@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOps, REAL_FS } from './fs-ops';
 import { INIT_TXN_DIR, STATE_DIR, UPGRADE_TXN_DIR } from './layout';
 import { acquireLock, OutputLock } from './lock';
+import { InputsManifest, readInputsManifest, writeInputsManifest } from './synth-cache';
 import { OutputError } from './output-error';
 import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './transaction';
 import { kindOf, listOutputTree, OutputTree, readOutputTree } from './tree';
@@ -34,6 +35,7 @@ export class OutputDir {
    */
   public static open(root: string, command: string, ops: FsOps = REAL_FS): OutputDir {
     mkdirSync(root, { recursive: true });
+    const created = kindOf(join(root, STATE_DIR)) === 'missing';
     const state = stateFolder(root);
     for (const inside of ['lock', TXN_DIR]) {
       if (kindOf(join(state, inside)) === 'link') throw new OutputError(`${STATE_DIR}/${inside} is a symbolic link: remove it and run again`);
@@ -49,9 +51,10 @@ export class OutputDir {
       // Refuse links before a leftover change renames anything into the tree.
       listOutputTree(root);
       const recovered = recover(root, join(state, TXN_DIR), ops);
-      return new OutputDir(root, state, lock, ops, recovered === 'finished');
+      return new OutputDir(root, state, lock, ops, { finishedInterrupted: recovered === 'finished', createdState: created });
     } catch (err) {
       lock.release();
+      if (created) removeIfEmpty(state);
       throw err;
     }
   }
@@ -62,9 +65,18 @@ export class OutputDir {
     private readonly state: string,
     private readonly lock: OutputLock,
     private readonly ops: FsOps,
-    /** Whether opening finished a change that an earlier, killed run had committed. */
-    public readonly finishedInterrupted: boolean,
+    private readonly opened: {
+      /** Whether opening finished a change that an earlier, killed run had committed. */
+      readonly finishedInterrupted: boolean;
+      /** Whether this run made the state folder (it goes again when the run leaves nothing in it). */
+      readonly createdState: boolean;
+    },
   ) {}
+
+  /** Whether opening finished a change that an earlier, killed run had committed. */
+  public get finishedInterrupted(): boolean {
+    return this.opened.finishedInterrupted;
+  }
 
   /** `dist/` and `argocd/` as they are now (no link is ever followed). */
   public read(): OutputTree {
@@ -82,8 +94,29 @@ export class OutputDir {
     return applyChange({ root: this.root, txn: join(this.state, TXN_DIR), journal: planChange(old, files), files }, this.ops);
   }
 
-  /** Releases the lock. */
+  /** The manifest of the last synth's inputs (synth-cache.ts), when there is a valid one. */
+  public readInputs(): InputsManifest | undefined {
+    return readInputsManifest(this.state);
+  }
+
+  /** Replaces the manifest of inputs, whole (after {@link OutputDir.replace} succeeded). */
+  public writeInputs(manifest: InputsManifest): void {
+    writeInputsManifest(this.state, manifest);
+  }
+
+  /**
+   * Releases the lock; a state folder this run made and left empty (a failed first run, or a
+   * `check`) goes too, so a run that fails leaves nothing behind.
+   */
   public close(): void {
     this.lock.release();
+    if (this.opened.createdState) removeIfEmpty(this.state);
   }
+}
+
+/** Removes a folder if nothing is in it (another run may have just put its lock there: then it stays). */
+function removeIfEmpty(dir: string): void {
+  try {
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch { /* a run that started meanwhile keeps it */ }
 }

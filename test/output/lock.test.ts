@@ -18,11 +18,12 @@ describe('the output lock', () => {
       first.close();
     }
     OutputDir.open(root, 'check').close();
-    // The state folder goes with the last run when nothing else is in it: no stray .karpenter-gitops/.
+    // Nothing of either run is left: the state folder the first made went with the last lock.
     expect(existsSync(join(root, '.karpenter-gitops'))).toBe(false);
   });
 
   it('takes over the lock of a run that was killed (its process is gone)', () => {
+    // A run leaves no state folder it made and left empty (a check, a failed synth): the killed run had made it.
     mkdirSync(join(root, '.karpenter-gitops'));
     // pid 2^22 + 1 is above Linux's pid_max default, so no process has it.
     const stale = { pid: 4194305, host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'synth' };
