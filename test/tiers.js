@@ -23,6 +23,7 @@ module.exports.SLOW = {
   'test/rollout-simulation-gate.test.ts': 'simulates the drift gate through a rollout',
   'test/rollout-simulation-promotion.test.ts': 'simulates promotion through stages',
   'test/rollout-simulation-manual-sync.test.ts': 'simulates a cluster synced by hand beside a promotion through stages',
+  'test/gate/run.test.ts': 'runs the gate program through simulated hours of Karpenter and the API server, look by look',
   'test/gate/memory.test.ts': 'runs the gate on 3,000 NodeClaims under its memory limit',
   'test/config/schema-parity.test.ts': 'runs every schema field through the editor schema and the loader',
   'test/config/one-run.test.ts': 'five mistakes in the 120-cluster fleet, through every command',
