@@ -21,6 +21,14 @@ export const STATUS_OPTIONS = [
 export const PROMOTE_FORMATS = ['terminal', 'json', 'markdown'] as const;
 
 /** RFC 3339 with its offset, the form Argo CD writes its times in: a time without one would be read in the runner's zone. */
+/**
+ * `--now`: RFC 3339 with its offset, the form Argo CD writes its times in (a time without one
+ * would be read in the runner's zone); every form of `promote` that takes it checks it here.
+ */
+export function nowProblems(now: unknown): string[] {
+  return typeof now === 'string' && (!RFC3339.test(now) || Number.isNaN(Date.parse(now))) ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : [];
+}
+
 const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
 /**
@@ -40,7 +48,7 @@ export function statusProblems(given: Given, target: string | undefined): string
   const stageOnly = ['revision', 'main'].filter((o) => given.has(o));
   return [
     ...(stageOnly.length ? [`promote status reads every stage's ref: ${stageOnly.map((o) => `--${o}`).join(' and ')} ${stageOnly.length === 1 ? 'goes' : 'go'} with a STAGE`] : []),
-    ...(typeof now === 'string' && (!RFC3339.test(now) || Number.isNaN(Date.parse(now))) ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : []),
+    ...nowProblems(now),
     ...(typeof nodeclaims === 'string' ? nodeclaims.split(',').filter((p) => !/^[^=]+=.+$/.test(p)).map((p) => `--nodeclaims takes CLUSTER=FILE pairs, comma-separated (given "${p}")`) : []),
   ];
 }

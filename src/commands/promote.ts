@@ -10,7 +10,7 @@ import { commitOf, sameFiles } from '../review/git';
 import type { Options } from './build';
 import { Context, locations } from './context';
 import { appendGithub, applicationFiles, promoteDecide, readApplications } from './promote-decide';
-import { PROMOTE_FORMATS, promoteStatus, STATUS_OPTIONS, statusProblems } from './promote-status';
+import { nowProblems, PROMOTE_FORMATS, promoteStatus, STATUS_OPTIONS, statusProblems } from './promote-status';
 import { EXIT, Reporter } from './reporter';
 
 /** `npm run promote`: a revision to the next stage, when the one before has it healthy and soaked. */
@@ -62,10 +62,7 @@ export const spec = {
 /** What `promote` needs of its options beyond each one alone: a stage needs the revision and the Applications; `plan` reads only the config. */
 function stageProblems(given: Given, target: string | undefined): string[] {
   if (target === undefined) return [];
-  const now = given.get('now');
-  // RFC 3339 with its offset, the form Argo CD writes its times in: a time without one would be read in the runner's zone.
-  const problems = typeof now === 'string' && (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$/.test(now) || Number.isNaN(Date.parse(now)))
-    ? [`--now takes a time with its offset, e.g. 2027-01-12T09:00:00Z (given "${now}")`] : [];
+  const problems = nowProblems(given.get('now'));
   if (target === 'plan') {
     const stageOnly = ['revision', 'applications', 'main', 'now', 'expect-state', 'summary'].filter((o) => given.has(o));
     return stageOnly.length ? [`promote plan reads only the config: ${stageOnly.map((o) => `--${o}`).join(', ')} go with a STAGE`] : [];
