@@ -210,7 +210,7 @@ describe('command line usage', () => {
     [['--config'], 'synth', /^error: --config needs a value: --config FILE$/m],
     [['diff', '--base', 'HEAD', '--form', 'json'], 'diff', /^error: unknown option --form for diff \(did you mean --format\?\)$/m],
     [['synth', '--confg', 'x.yaml'], 'synth', /^error: unknown option --confg for synth \(did you mean --config\?\)$/m],
-    [['check', '--base', 'HEAD'], 'check', /^error: --base does not go with check \(check takes --config and --outdir\)$/m],
+    [['check', '--base', 'HEAD'], 'check', /^error: --base does not go with check \(check takes --config, --outdir and --shard\)$/m],
     [['explain', 'demo/web', '--outdir', 'out'], 'explain', /^error: --outdir does not go with explain \(explain takes --config, --cluster, --stage, --group and --format\)$/m],
     [['explain', 'demo/web', '--format', 'yaml'], 'explain', /^error: unknown format "yaml" for --format \(allowed: terminal, json\)$/m],
     [['diff', '--base', 'HEAD', '--full=yes'], 'diff', /^error: --full takes no value \(given "yes"\)$/m],
@@ -232,7 +232,7 @@ describe('command line usage', () => {
     expect(r.err.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
       'error: unknown option --confg for diff (did you mean --config?)',
       'error: unknown class "drains" for --fail-on (allowed: destructive, replaces-nodes, cost)',
-      'error: diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER',
+      'error: diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER, or --parts FILE,…',
     ]);
   });
 
@@ -248,9 +248,9 @@ describe('command line usage', () => {
   const optionsOf = (help: string) => [...help.split('\noptions:\n')[1].split('\n\n')[0].matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
 
   it.each([
-    ['synth', ['config', 'outdir', 'verbose'], 'npm run synth'],
-    ['check', ['config', 'outdir'], 'npm run check'],
-    ['diff', ['base', 'head', 'live', 'cluster', 'helm-values', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url', 'markdown-out'], 'npm run diff -- --base origin/main'],
+    ['synth', ['config', 'outdir', 'verbose', 'shard'], 'npm run synth'],
+    ['check', ['config', 'outdir', 'shard'], 'npm run check'],
+    ['diff', ['base', 'head', 'live', 'cluster', 'helm-values', 'config', 'outdir', 'format', 'full', 'fail-on', 'report-url', 'markdown-out', 'shard', 'part-out', 'parts'], 'npm run diff -- --base origin/main'],
     ['explain', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run explain -- demo/web'],
     ['fit', ['config', 'cluster', 'stage', 'group', 'format'], 'npm run fit -- shop.yaml'],
     ['upgrade', ['from'], 'npm run upgrade -- 1.15.0'],

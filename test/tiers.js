@@ -29,6 +29,7 @@ module.exports.SLOW = {
   'test/config/one-run.test.ts': 'five mistakes in the 120-cluster fleet, through every command',
   'test/model/tenancy-hostile.test.ts': 'property-based: hostile objects through the admission, scheduling, DaemonSet and Karpenter models',
   'test/model/tenancy-limits.test.ts': 'the tenancy policy of a 2,000-pool cluster against the API server\'s CEL limits',
+  'test/review/shards.test.ts': 'synth, check and diff in shards through the command line, on fleets in git repositories',
   'test/review/commands.test.ts': 'check and diff through the command line on fleets in git repositories',
   'test/review/when.test.ts': 'the review of the staged fleet through the command line, in git repositories',
   'test/review/tenancy.test.ts': 'tenancy changes reviewed through the command line, in git repositories',

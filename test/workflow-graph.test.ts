@@ -196,13 +196,29 @@ describe('the pr workflow we ship', () => {
   const pr = read('.github/workflows/pr.yaml');
   const scenario = (jobs: Scenario['jobs']): Scenario => ({ vars: {}, github: { event: { pull_request: { number: 7, labels: [] } } }, jobs });
 
+  const fanOut = (n: number) => ({ shards: JSON.stringify(Array.from({ length: n }, (_, i) => i + 1)), count: String(n) });
+
   it.each(['true', 'false'])('tool changed: %s; the review runs and posts whether or not the pull request\'s tests fail', (tool) => {
     for (const check of ['success', 'failure'] as const) {
-      expect(results(pr, scenario({ changes: { outputs: { tool } }, check: { result: check } }))).toEqual({ changes: 'success', check, review: 'success' });
+      expect(results(pr, scenario({ changes: { outputs: { tool, ...fanOut(1) } }, check: { result: check } }))).toEqual({ changes: 'success', check, 'review-shard': 'success', review: 'success' });
     }
   });
 
-  it('a failed changes job skips both check and review', () => {
-    expect(results(pr, scenario({ changes: { result: 'failure' } }))).toEqual({ changes: 'failure', check: 'skipped', review: 'skipped' });
+  it('fans the check and the review out to as many legs as the shards, and assembles the report once', () => {
+    const run = runWorkflow(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(8) } } }));
+    expect(run.jobs.check.legs.map((l) => l.matrix)).toEqual(Array.from({ length: 8 }, (_, i) => ({ shard: i + 1 })));
+    expect(run.jobs['review-shard'].legs).toHaveLength(8);
+    expect(run.jobs.review.legs).toHaveLength(1);
+    expect(run.jobs.review.result).toBe('success');
+  });
+
+  it('posts no report when a review shard fails (its clusters would be missing from it), and a failed check leg fails the check', () => {
+    const failedLeg = { legs: [{ when: (m: Record<string, unknown>) => m.shard === 3, result: 'failure' as const }] };
+    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, 'review-shard': failedLeg }))).toEqual({ changes: 'success', check: 'success', 'review-shard': 'failure', review: 'skipped' });
+    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, check: failedLeg }))).toEqual({ changes: 'success', check: 'failure', 'review-shard': 'success', review: 'success' });
+  });
+
+  it('a failed changes job skips the check and the review', () => {
+    expect(results(pr, scenario({ changes: { result: 'failure' } }))).toEqual({ changes: 'failure', check: 'skipped', 'review-shard': 'skipped', review: 'skipped' });
   });
 });

@@ -31,7 +31,7 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it('runs every job on the pull-request runner (KARPENTER_GITOPS_PR_RUNNER, ubuntu-latest without it), never the runner that reaches Argo CD', () => {
-    expect(Object.keys(jobs)).toEqual(['changes', 'check', 'review']);
+    expect(Object.keys(jobs)).toEqual(['changes', 'check', 'review-shard', 'review']);
     for (const job of Object.values(jobs)) expect(job['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_PR_RUNNER || \'"ubuntu-latest"\') }}');
     expect(repoFile('.github/workflows/pr.yaml')).not.toMatch(/vars\.KARPENTER_GITOPS_RUNNER\b/);
   });
@@ -40,27 +40,57 @@ describe('.github/workflows/pr.yaml', () => {
     expect(workflow.permissions).toEqual({});
     expect(jobs.changes.permissions).toEqual({ contents: 'read' });
     expect(jobs.check.permissions).toEqual({ contents: 'read' });
+    expect(jobs['review-shard'].permissions).toEqual({ contents: 'read' });
     expect(jobs.review.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     for (const s of steps.filter((x) => x.uses?.startsWith('actions/checkout@'))) expect(s.with?.['persist-credentials']).toBe(false);
-    // The review installs and runs the base branch's tool; the pull request is checked out beside it as data.
-    const [tool, fleet] = jobs.review.steps.filter((x) => x.uses?.startsWith('actions/checkout@'));
+    // Each review shard installs and runs the base branch's tool; the pull request is checked out beside it as data.
+    const [tool, fleet] = jobs['review-shard'].steps.filter((x) => x.uses?.startsWith('actions/checkout@'));
     expect(tool.with).toMatchObject({ ref: '${{ github.event.pull_request.base.sha }}', path: 'tool' });
     expect(fleet.with).toMatchObject({ path: 'fleet', 'fetch-depth': 0 });
+    expect(jobs['review-shard'].steps.filter((x) => x.run !== undefined && /npm/.test(x.run)).map((x) => x['working-directory'])).toEqual(['tool', 'tool']);
+    // The job that may comment checks out the base branch's tool alone, and reads the parts.
+    const checkouts = jobs.review.steps.filter((x) => x.uses?.startsWith('actions/checkout@'));
+    expect(checkouts.map((c) => c.with)).toEqual([expect.objectContaining({ ref: '${{ github.event.pull_request.base.sha }}', path: 'tool' })]);
     expect(jobs.review.steps.filter((x) => x.run !== undefined && /npm/.test(x.run)).map((x) => x['working-directory'])).toEqual(['tool', 'tool']);
   });
 
   it('runs the pull request\'s own code only in check: its tests when the tool changed (npm run test:all, a script package.json defines), and its drift check always', () => {
-    expect(runs('check')).toEqual(expect.arrayContaining(['npm ci', 'npm run test:all', 'npm run check']));
-    expect(jobs.check.steps.find((x) => TESTS.test(x.run ?? ''))?.if).toBe("${{ needs.changes.outputs.tool == 'true' }}");
+    expect(runs('check')).toEqual(expect.arrayContaining(['npm ci', 'npm run test:all', 'npm run check -- --shard "$SHARD"']));
+    expect(jobs.check.steps.find((x) => TESTS.test(x.run ?? ''))?.if).toBe("${{ needs.changes.outputs.tool == 'true' && matrix.shard == 1 }}");
+    expect(jobs.check.steps.find((x) => x.name === 'Drift check')?.env).toEqual({ SHARD: '${{ matrix.shard }}/${{ needs.changes.outputs.count }}' });
     expect(Object.keys((JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts)).toContain('test:all');
   });
 
   it('reviews the committed output with the base branch\'s tool (diff --head), keeps the full report and posts one sticky comment', () => {
+    const shard = jobs['review-shard'].steps.find((x) => x.name === 'Review of this shard');
+    expect(shard?.run).toMatch(/npm run --silent diff -- --outdir "\$GITHUB_WORKSPACE\/fleet" --base "origin\/\$BASE_REF" --head HEAD --shard "\$SHARD" --part-out "\$PART"/);
+    expect(shard?.env).toEqual({ BASE_REF: '${{ github.base_ref }}', SHARD: '${{ matrix.shard }}/${{ needs.changes.outputs.count }}', PART: '${{ github.workspace }}/part-${{ matrix.shard }}.json' });
+    expect(jobs['review-shard'].steps.find((x) => x.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'karpenter-review-part-${{ matrix.shard }}', path: 'part-${{ matrix.shard }}.json' });
+    expect(jobs.review.steps.find((x) => x.uses?.startsWith('actions/download-artifact@'))?.with).toEqual({ pattern: 'karpenter-review-part-*', path: 'parts', 'merge-multiple': true });
     const report = jobs.review.steps.find((x) => x.id === 'diff');
-    expect(report?.run).toMatch(/npm run --silent diff -- --outdir "\$GITHUB_WORKSPACE\/fleet" --base "origin\/\$BASE_REF" --head HEAD --full --fail-on destructive \\\n\s+--markdown-out "\$GITHUB_WORKSPACE\/karpenter-diff\.md" --report-url "\$RUN_URL" > "\$GITHUB_WORKSPACE\/karpenter-diff\.txt"/);
-    expect(report?.env?.BASE_REF).toBe('${{ github.base_ref }}');
+    expect(report?.run).toMatch(/npm run --silent diff -- --parts "\$parts" --full --fail-on destructive \\\n\s+--markdown-out "\$GITHUB_WORKSPACE\/karpenter-diff\.md" --report-url "\$RUN_URL" > "\$GITHUB_WORKSPACE\/karpenter-diff\.txt"/);
     expect(jobs.review.steps.find((x) => x.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ name: 'karpenter-diff', path: 'karpenter-diff.txt' });
     expect(jobs.review.steps.find((x) => x.uses?.startsWith('marocchino/sticky-pull-request-comment@'))?.with).toMatchObject({ path: 'karpenter-diff.md' });
+  });
+
+  it('reads KARPENTER_GITOPS_REVIEW_SHARDS into the matrix of shards (1 without it), and refuses what a matrix cannot run', () => {
+    const step = jobs.changes.steps.find((x) => x.id === 'shards');
+    expect(step?.env).toEqual({ SHARDS: "${{ vars.KARPENTER_GITOPS_REVIEW_SHARDS || '1' }}" });
+    const dir = mkdtempSync(join(tmpdir(), 'kg-shards-'));
+    try {
+      const run = (shards: string) => {
+        const output = join(dir, 'output');
+        writeFileSync(output, '');
+        const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step?.run ?? 'false'], { encoding: 'utf8', env: { PATH: process.env.PATH, SHARDS: shards, GITHUB_OUTPUT: output } });
+        return { code: r.status, output: readFileSync(output, 'utf8'), out: r.stdout };
+      };
+      expect(run('1')).toMatchObject({ code: 0, output: 'count=1\nshards=[1]\n' });
+      expect(run('4')).toMatchObject({ code: 0, output: 'count=4\nshards=[1,2,3,4]\n' });
+      expect(JSON.parse(run('256').output.split('shards=')[1])).toHaveLength(256);
+      for (const bad of ['0', '257', '08', 'x', '2/3', '']) expect(run(bad)).toMatchObject({ code: 1, output: '', out: expect.stringMatching(/::error title=KARPENTER_GITOPS_REVIEW_SHARDS::/) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('pins every action by the full commit SHA of a release', () => {

@@ -6,6 +6,8 @@ import type { ClusterPlan, FleetPlan } from '../model/plan';
 import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
 import { GeneratedFile, sortedByPath } from '../output/render';
+import { ownerOfPath } from '../output/layout';
+import { holdsCluster, holdsPath, Shard, WHOLE } from '../output/shard';
 import { renderCluster, renderFleet } from '../synth';
 import type { Reporter } from './reporter';
 
@@ -57,6 +59,13 @@ export interface BuildKeep {
    * (synth-cache.ts `reusableFiles`): that cluster is then not rendered. @default - render every cluster
    */
   readonly reuse?: (cluster: string, inputs: string) => ReadonlyMap<string, string> | undefined;
+  /**
+   * Only the files of this shard (output/shard.ts): its clusters' and, in shard 1, the fleet's.
+   * The whole config is still read and checked: a shard reports every problem of the fleet. @default - the whole fleet
+   */
+  readonly shard?: Shard;
+  /** With `shard`: the fleet's own files too, whatever the shard (a shard's review reads the fleet's summary data). @default false */
+  readonly fleetFiles?: boolean;
 }
 
 /**
@@ -70,7 +79,8 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
   const clusters: BuiltCluster[] = [];
   const reused = new Map<string, string>();
   const toRender: { readonly cluster: ClusterPlan; readonly paths: string[] }[] = [];
-  for (const cluster of plan.clusters) {
+  const shard = keep.shard ?? WHOLE;
+  for (const cluster of plan.clusters.filter((c) => holdsCluster(shard, c.id))) {
     // Only a synth that may reuse files pays for the digest (about 0.2 s at 240 clusters).
     const inputs = keep.reuse ? clusterInputs(cluster) : '';
     const files = keep.reuse?.(cluster.id, inputs);
@@ -92,7 +102,9 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
         add(file);
       });
     }
-    renderFleet(plan, add);
+    renderFleet(plan, (file) => {
+      if (holdsPath(shard, file.path) || (keep.fleetFiles && ownerOfPath(file.path) === undefined)) add(file);
+    });
     const rendered = await renderer.finish();
     return { plan, platform, warnings, files: reused.size ? sortedByPath(new Map([...rendered, ...reused])) : rendered, documents, clusters };
   } finally {

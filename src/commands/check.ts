@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, outdirOption } from '../command-line/options';
 import { OutputDir } from '../output/output-dir';
+import { givenShard, holdsPath, SHARD_OPTION, shardName, shardProblems } from '../output/shard';
 import { checkTree, Drift } from '../review/check';
 import { build } from './build';
 import { Context, locations } from './context';
@@ -13,9 +14,10 @@ export const spec = {
   summary: 'exit 1 when dist/ or argocd/ differ from a fresh synth (the CI drift check)',
   description: 'Synthesizes in memory and compares with dist/ and argocd/ on disk, naming every stale, missing or\n'
     + 'extra file with a short diff. Writes nothing.',
-  options: [CONFIG_OPTION, outdirOption('compare DIR/dist and DIR/argocd on disk (nothing is written)')],
-  examples: ['npm run check'],
+  options: [CONFIG_OPTION, outdirOption('compare DIR/dist and DIR/argocd on disk (nothing is written)'), SHARD_OPTION],
+  examples: ['npm run check', 'npm run check -- --shard 3/8'],
   notes: 'exit codes: 0 up to date, 1 differs (or input problems), 2 bad command line',
+  constraints: shardProblems,
 } as const satisfies CommandSpec;
 
 /** The CI drift check: the committed output must be exactly what synth makes of the committed config. */
@@ -23,16 +25,18 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   const { say } = context;
   const options = locations(context, given);
   const output = OutputDir.open(options.root, 'check');
+  // A shard checks its own files; the N shards together check every file (output/shard.ts).
+  const shard = givenShard(given.shard);
   let drifts;
   let files;
   try {
-    files = (await build(say, options)).files;
-    drifts = checkTree(output.read().files, files);
+    files = (await build(say, options, { shard })).files;
+    drifts = checkTree(output.read(shard.count === 1 ? undefined : (path) => holdsPath(shard, path)).files, files);
   } finally {
     output.close();
   }
   if (drifts.length === 0) {
-    say.out(`dist/ and argocd/ are up to date (${files.size} files)`);
+    say.out(`dist/ and argocd/ are up to date (${files.size} files${shard.count > 1 ? ` of ${shardName(shard)}` : ''})`);
     return EXIT.ok;
   }
   const shown = (d: Drift) => say.paths.show(join(options.root, d.path));

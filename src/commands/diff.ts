@@ -6,16 +6,20 @@ import type { CommandLine, CommandSpec, Given } from '../command-line/args';
 import type { Colour } from '../command-line/colour';
 import { CONFIG_OPTION, formatOption, outdirOption } from '../command-line/options';
 import { suggest } from '../input/issues';
-import { InputError } from '../input/problems';
+import { InputError, Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { clusterLayout } from '../output/layout';
-import { review } from '../review/changes';
-import { commitOf, commitTime, treeAt } from '../review/git';
+import { count } from '../model/cluster-sets';
+import { givenShard, MAX_SHARDS, Shard, SHARD_OPTION, shardName, shardProblems } from '../output/shard';
+import { review, reviewWithEdges } from '../review/changes';
+import { changedPaths, commitOf, commitTime, treeAt } from '../review/git';
+import { assemble, readPart, reviewPart, ReviewPart, ShardReview, writePart } from '../review/parts';
+import { changeScope, shardScope } from '../review/scope';
 import { generatedObjects, objectTree } from '../review/live';
 import { markdownReport, terminalReport } from '../review/report';
 import { atLeast, Risk } from '../review/risk';
 import { summaryDataOf } from '../review/summary-data';
-import { GeneratedTree } from '../review/tree';
+import { FLEET, GeneratedTree } from '../review/tree';
 import { stageAdoptionLine, stageAdoptions } from '../review/windows';
 import { build, Options } from './build';
 import { Context, locations } from './context';
@@ -43,17 +47,28 @@ export const spec = {
       help: 'destructive or replaces-nodes: exit 3 when the report holds a change of that class or a louder one; cost: exit 3 when a team\'s cost ceiling rises',
     },
     { name: 'report-url', value: 'URL', help: 'with --format markdown or --markdown-out: where the full report is, linked when the comment is shortened' },
-    { name: 'markdown-out', value: 'FILE', help: 'with --base: also write the PR comment (--format markdown, without --full) to FILE, from the same review' },
+    { name: 'markdown-out', value: 'FILE', help: 'with --base or --parts: also write the PR comment (--format markdown, without --full) to FILE, from the same review' },
+    { ...SHARD_OPTION, help: `with --base and --part-out: review only the clusters of shard I of N (by a hash of the cluster id; the fleet's own files in shard 1), N at most ${MAX_SHARDS}` },
+    { name: 'part-out', value: 'FILE', help: 'with --base: write this review (of --shard I/N, or the whole) to FILE as a part for --parts, and print no report' },
+    { name: 'parts', value: 'FILE[,FILE…]', help: 'instead of --base: the report of the parts every shard wrote with --part-out, assembled (the same report as one run of the whole)' },
   ],
-  examples: ['npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive', 'npm run diff -- --live prod.live.yaml --cluster prod --fail-on replaces-nodes'],
+  examples: [
+    'npm run diff -- --base origin/main', 'npm run diff -- --base origin/main --format markdown --fail-on destructive', 'npm run diff -- --live prod.live.yaml --cluster prod --fail-on replaces-nodes',
+    'npm run diff -- --base origin/main --head HEAD --shard 2/8 --part-out part-2.json', 'npm run diff -- --parts part-1.json,part-2.json --format markdown',
+  ],
   notes: 'exit codes: 0 done, 1 failed, 2 bad command line, 3 --fail-on found a change of that class or louder',
   constraints: baseProblems,
 } as const satisfies CommandSpec;
 
 /** What `diff` needs of its options beyond each one alone: a base to compare with, git's or what runs. */
 function baseProblems(given: Given): string[] {
-  const [base, live, cluster] = [given.has('base'), given.has('live'), given.has('cluster')];
-  if (!base && !live) return ['diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER'];
+  const [base, live, cluster, parts] = [given.has('base'), given.has('live'), given.has('cluster'), given.has('parts')];
+  if (parts) return base || live || given.has('head') || given.has('shard') || given.has('part-out') ? ['diff --parts assembles what the shards reviewed: give it without --base, --head, --live, --shard or --part-out'] : [];
+  if (!base && !live) return ['diff needs --base REF (e.g. --base origin/main), or --live FILE --cluster CLUSTER, or --parts FILE,…'];
+  if (given.has('shard') && !given.has('part-out')) return ['diff --shard needs --part-out FILE: a shard\'s review is a part of the report, assembled with --parts (alone it would hide the other shards\' clusters)', ...shardProblems(given)];
+  if (given.has('part-out') && (!base || given.has('markdown-out') || given.has('fail-on'))) return ['diff --part-out writes a part for --parts: give it with --base, and --markdown-out or --fail-on to the run with --parts'];
+  const shard = shardProblems(given);
+  if (shard.length) return shard;
   if (base && live) return ['diff takes --base REF or --live FILE, not both'];
   if (live && !cluster) return ['diff --live needs --cluster CLUSTER: the cluster the export is of'];
   if (cluster && !live) return ['diff takes --cluster only with --live FILE'];
@@ -81,6 +96,12 @@ interface DiffOptions {
   readonly reportUrl?: string;
   /** Also write the markdown report (without `full`) to this file, absolute: a PR's comment from the same review. @default - none */
   readonly markdownOut?: string;
+  /** Review only this shard's clusters. @default - the whole fleet */
+  readonly shard: Shard;
+  /** Write the review as a part to this file, absolute, and print no report. @default - print the report */
+  readonly partOut?: string;
+  /** Instead of `base`: assemble the report from these parts, absolute paths. @default - review `base` */
+  readonly parts?: readonly string[];
   /**
    * Compare with what runs instead of `base`: an export of a cluster's NodePools, EC2NodeClasses
    * and NodeOverlays (docs/adopting.md). @default - compare with `base`
@@ -99,6 +120,9 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   return diff(context.say, options, {
     base: given.base ?? '', ...(given.head !== undefined ? { head: given.head } : {}), format: given.format ?? 'terminal', full: given.full, failOn: given['fail-on'], reportUrl: given['report-url'],
     ...(given['markdown-out'] !== undefined ? { markdownOut: context.say.paths.resolve(given['markdown-out']) } : {}),
+    shard: givenShard(given.shard),
+    ...(given['part-out'] !== undefined ? { partOut: context.say.paths.resolve(given['part-out']) } : {}),
+    ...(given.parts !== undefined ? { parts: given.parts.split(',').filter(Boolean).map((f) => context.say.paths.resolve(f)) } : {}),
     ...(given.live !== undefined ? { live: {
       file: context.say.paths.resolve(given.live), cluster: given.cluster ?? '',
       ...(given['helm-values'] !== undefined ? { helmValues: context.say.paths.resolve(given['helm-values']) } : {}),
@@ -107,35 +131,73 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
 }
 
 /**
- * What a PR changes: the output committed at `base` against a fresh synth of the
- * working tree. Only the files whose text differs are read from git and parsed.
+ * What a PR changes: the output committed at `base` against a fresh synth of the working tree,
+ * or against the output committed at `head`. Only the files of the clusters the change touches
+ * are read (review/scope.ts); with `head`, git names them and nothing else is read. The report is
+ * always made from parts (review/parts.ts): the whole review is the one part of shard 1/1.
  */
 async function diff(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<number> {
   if (diffOptions.live) return diffLive(say, options, diffOptions, diffOptions.live);
-  const head = diffOptions.head;
-  // --head: the files as committed (what Argo CD applies), read by this tool; nothing of the config is run.
-  const { files, documents } = head !== undefined ? { files: treeAt(head, options.root), documents: undefined } : await build(say, options, { documents: true });
-  const before = treeAt(diffOptions.base, options.root, files);
-  const baseTree = new GeneratedTree(before, diffOptions.base);
+  if (diffOptions.parts) {
+    return reportParts(say, diffOptions.parts.map((f) => {
+      const part = readPart(f);
+      return 'problem' in part ? { file: say.paths.show(f), line: 0, col: 0, path: '', message: part.problem } : part;
+    }), diffOptions);
+  }
+  const part = reviewPart(await shardReview(say, options, diffOptions));
+  if (diffOptions.partOut === undefined) return reportParts(say, [part], diffOptions);
+  writePart(diffOptions.partOut, part);
+  const clusters = new Set(part.review.changes.map((c) => c.resource.cluster).filter((c) => c !== FLEET)).size + part.review.edges.length;
+  say.out(`${shardName(diffOptions.shard) || 'the whole review'}: ${count(part.review.changes.length, 'change')} on ${count(clusters, 'cluster')} written to ${say.paths.show(diffOptions.partOut)}`);
+  return EXIT.ok;
+}
+
+/** One shard's review (the whole fleet's as shard 1/1): the scoped trees of both sides compared. */
+async function shardReview(say: Reporter, options: Options, diffOptions: DiffOptions): Promise<ShardReview> {
+  const { head, shard } = diffOptions;
+  let scope = shardScope(shard);
+  let files: Map<string, string>;
+  let documents: ReadonlyMap<string, readonly unknown[]> | undefined;
+  if (head !== undefined) {
+    // --head: the files as committed (what Argo CD applies), read by this tool; nothing of the config is run.
+    scope = changeScope(changedPaths(diffOptions.base, head, options.root), shard);
+    files = treeAt(head, options.root, new Map(), scope);
+  } else {
+    ({ files, documents } = await build(say, options, { documents: true, shard, fleetFiles: true }));
+  }
+  const baseTree = new GeneratedTree(treeAt(diffOptions.base, options.root, files, scope), diffOptions.base);
   const headTree = new GeneratedTree(files, head ?? 'the working tree', documents);
-  const reviewed = review(baseTree, headTree);
   // A cluster moving onto a stage ref (docs/windows.md), said with the report, at its head.
   const baseCommit = commitOf(diffOptions.base, options.root) ?? diffOptions.base;
-  const adoptions = stageAdoptions(baseTree, headTree).map((a) => stageAdoptionLine(a, commitOf(a.ref, options.root), baseCommit));
-  const result = adoptions.length ? { ...reviewed, notes: [...adoptions, ...(reviewed.notes ?? [])] } : reviewed;
+  const adoptions = stageAdoptions(baseTree, headTree).map((a) => ({ cluster: a.cluster, line: stageAdoptionLine(a, commitOf(a.ref, options.root), baseCommit) }));
   // The rollout is counted from the head commit's time, not this machine's clock (docs/review.md).
   const data = summaryDataOf(headTree);
-  const fleet = 'data' in data ? { data: data.data, at: commitTime(head ?? 'HEAD', options.root) ?? new Date() } : undefined;
+  return {
+    shard, base: diffOptions.base, head: head ?? 'the working tree', review: reviewWithEdges(baseTree, headTree), adoptions,
+    ...('data' in data ? { fleet: { data: data.data, at: commitTime(head ?? 'HEAD', options.root) ?? new Date() } } : {}),
+  };
+}
+
+/** The report of the parts of a review (one, or every shard's), printed, written as the PR comment, and gated. */
+function reportParts(say: Reporter, parts: readonly (ReviewPart | Problem)[], diffOptions: DiffOptions): number {
+  const unread = parts.filter((p): p is Problem => !('format' in p));
+  if (unread.length) throw new InputError(unread);
+  const assembled = assemble(parts.filter((p): p is ReviewPart => 'format' in p));
+  if ('problems' in assembled) {
+    for (const problem of assembled.problems) say.error(problem);
+    return EXIT.failed;
+  }
+  const { review: result, base, fleet } = assembled;
   const style = (risk: Risk, text: string) => {
     const colour = RISK_COLOURS[risk];
     return colour ? say.paintOut(colour, text) : text;
   };
   say.out(diffOptions.format === 'markdown'
-    ? markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full, fleet })
-    : terminalReport(result, diffOptions.base, { full: diffOptions.full, style, fleet }));
+    ? markdownReport(result, base, { fullReportUrl: diffOptions.reportUrl, full: diffOptions.full, fleet })
+    : terminalReport(result, base, { full: diffOptions.full, style, fleet }));
   // The pull-request workflow's comment and its full report from one synth and one review (docs/review.md).
   if (diffOptions.markdownOut !== undefined) {
-    const comment = markdownReport(result, diffOptions.base, { fullReportUrl: diffOptions.reportUrl, full: false, fleet });
+    const comment = markdownReport(result, base, { fullReportUrl: diffOptions.reportUrl, full: false, fleet });
     writeFileSync(diffOptions.markdownOut, comment.endsWith('\n') ? comment : `${comment}\n`);
   }
   return gated(say, result, diffOptions);

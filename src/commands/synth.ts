@@ -7,6 +7,7 @@ import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
 import { contentDigest, InputsManifest, reusableFiles, toolDigest } from '../output/synth-cache';
+import { givenShard, holdsCluster, holdsPath, Shard, SHARD_OPTION, shardName, shardProblems } from '../output/shard';
 import { legacyPoolsAppProblems } from '../review/guard';
 import { build, BuiltCluster } from './build';
 import { Context, locations } from './context';
@@ -24,9 +25,11 @@ export const spec = {
   options: [
     CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
     { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, how many clusters were rendered, and a warning shared by many clusters once per cluster' },
+    SHARD_OPTION,
   ],
-  examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose'],
+  examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose', 'npm run synth -- --shard 1/4'],
   notes: EXIT_CODES_NOTE,
+  constraints: shardProblems,
 } as const satisfies CommandSpec;
 
 /** Most files removed that the short summary names one by one; `--verbose` names every one. */
@@ -43,14 +46,16 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   const options = locations(context, given);
   const output = OutputDir.open(options.root, 'synth');
   try {
-    const old = output.read();
+    // A shard reads, writes and removes only its own files; the other shards' stay as they are.
+    const shard = givenShard(given.shard);
+    const old = output.read(shard.count === 1 ? undefined : (path) => holdsPath(shard, path));
     const tool = runningTool();
     const manifest = output.readInputs();
-    const { plan, warnings, files, clusters } = await build(say, options, { reuse: (id, inputs) => reusableFiles(manifest, tool, id, inputs, old.files) });
+    const { plan, warnings, files, clusters } = await build(say, options, { shard, reuse: (id, inputs) => reusableFiles(manifest, tool, id, inputs, old.files) });
     const cascade = legacyPoolsAppProblems(old.files, files);
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old);
-    output.writeInputs(inputsManifest(tool, clusters, files, manifest));
+    output.writeInputs(inputsManifest(tool, clusters, files, manifest, shard));
     // A warning shared by many clusters is one line; --verbose lists each.
     for (const w of warnings) for (const each of given.verbose && w.grouped ? w.grouped : [w]) say.warning(each);
     if (given.verbose) {
@@ -61,6 +66,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     const shown = say.paths.show(options.root);
     const at = shown === '.' ? '' : `${shown}/`;
     say.out(`${fleetLine(plan)}${warnings.length ? `; ${count(warnings.length, 'warning')}` : ''}`);
+    if (shard.count > 1) say.out(`${shardName(shard)}: ${count(clusters.length, 'cluster')}${shard.index === 1 ? ' and the fleet\'s own files' : ''}; the other shards' files are as they were`);
     say.out(changedLine(plan, [...result.written, ...result.removed]));
     if (output.finishedInterrupted) say.out('finished the change of an earlier run that was interrupted');
     const removed = given.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
@@ -139,10 +145,12 @@ function runningTool(): string {
 }
 
 /** The manifest of what this synth wrote: a reused cluster's record carried over, a rendered one's files hashed. */
-function inputsManifest(tool: string, clusters: readonly BuiltCluster[], files: ReadonlyMap<string, string>, last: InputsManifest | undefined): InputsManifest {
-  const records: InputsManifest['clusters'] = Object.fromEntries(clusters.map((c) => {
+function inputsManifest(tool: string, clusters: readonly BuiltCluster[], files: ReadonlyMap<string, string>, last: InputsManifest | undefined, shard: Shard): InputsManifest {
+  // A shard keeps the other shards' records, when the same tool made them (another tool's are never trusted).
+  const others = shard.count > 1 && last?.tool === tool ? Object.entries(last.clusters).filter(([id]) => !holdsCluster(shard, id)) : [];
+  const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.map((c) => {
     const kept = c.reused && last && Object.hasOwn(last.clusters, c.id) ? last.clusters[c.id] : undefined;
-    return [c.id, kept ?? { inputs: c.inputs, files: Object.fromEntries(c.paths.map((p) => [p, contentDigest(files.get(p) ?? '')])) }];
-  }));
+    return [c.id, kept ?? { inputs: c.inputs, files: Object.fromEntries(c.paths.map((p) => [p, contentDigest(files.get(p) ?? '')])) }] as const;
+  })]);
   return { version: 1, tool, clusters: records };
 }

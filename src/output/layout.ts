@@ -239,3 +239,26 @@ export const UPGRADE_TXN_DIR = 'upgrade-txn';
 
 /** The staging area of an `npm run init` in progress (its change of `config/`), inside {@link STATE_DIR}. */
 export const INIT_TXN_DIR = 'init-txn';
+
+const ARGOCD_FLEET_NAMES = new Set<string>(Object.values(ARGOCD_FILES));
+const ROOT_FILE = new RegExp(`^${OUTPUT_FOLDERS.argocd}/([^/.]+)\\.yaml$`);
+
+/**
+ * The cluster whose file this is: its folder's files ({@link clusterOfPath}) and its root
+ * Application `argocd/<cluster>.yaml`; undefined for the fleet's files (`dist/SUMMARY.md`,
+ * `dist/summary.json`, `argocd/bootstrap.yaml` and the other files of {@link ARGOCD_FILES}, an
+ * instance's own files). What a shard (model/shard.ts) or a review's scope splits the output by.
+ */
+export function ownerOfPath(path: string): string | undefined {
+  const folder = clusterOfPath(path);
+  if (folder !== undefined) return folder;
+  const root = ROOT_FILE.exec(path)?.[1];
+  return root !== undefined && !ARGOCD_FLEET_NAMES.has(root) ? root : undefined;
+}
+
+const BOOTSTRAP_FILE = new RegExp(`^${OUTPUT_FOLDERS.argocd}/${ARGOCD_FILES.bootstrap}(?:\\.[^/.]+)?\\.yaml$`);
+
+/** Whether a file is a bootstrap Application (`argocd/bootstrap.yaml`, an instance's `argocd/bootstrap.<instance>.yaml`): it syncs every cluster's root. */
+export function isBootstrapPath(path: string): boolean {
+  return BOOTSTRAP_FILE.test(path);
+}

@@ -78,9 +78,9 @@ export class OutputDir {
     return this.opened.finishedInterrupted;
   }
 
-  /** `dist/` and `argocd/` as they are now (no link is ever followed). */
-  public read(): OutputTree {
-    return readOutputTree(this.root);
+  /** `dist/` and `argocd/` as they are now (no link is ever followed); only the files `holds` takes (a shard's), when given. */
+  public read(holds?: (path: string) => boolean): OutputTree {
+    return readOutputTree(this.root, holds);
   }
 
   /**

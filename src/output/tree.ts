@@ -17,10 +17,16 @@ export interface OutputTree {
  * {@link OutputError} naming it, so a commit that plants `dist -> /etc` or
  * `dist/demo/x.yaml -> ~/.ssh/id_rsa` can make synth neither write nor print outside
  * the repository.
+ * @param holds which files to read (a shard's, output/shard.ts) and, by a file inside it, which folders: the
+ *   others are left as they are by a change planned from this tree. @default - every file
  */
-export function readOutputTree(root: string): OutputTree {
+export function readOutputTree(root: string, holds: (path: string) => boolean = () => true): OutputTree {
   const { files, dirs } = listOutputTree(root);
-  return { files: new Map(files.map((path) => [path, readRegular(root, path)])), dirs };
+  return {
+    files: new Map(files.filter(holds).map((path) => [path, readRegular(root, path)])),
+    // A folder is held when a file in it would be: the roots always are (they stay, even empty).
+    dirs: dirs.filter((d) => !d.includes('/') || holds(`${d}/-`)),
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { addition } from './addition';
 import type { Change, Review } from './change';
-import { clusterChanges } from './cluster-changes';
+import { ClusterEdge, clusterEdges, withRenames } from './cluster-changes';
 import { ReviewContext } from './context';
 import { costChanges } from './cost';
 import { withHashVersionBumps } from './hash-version';
@@ -32,6 +32,17 @@ export type { Change, ClusterChange, Review } from './change';
  * is the same on both sides is the same resource.
  */
 export function review(base: GeneratedTree, head: GeneratedTree): Review {
+  const { edges, ...rest } = reviewWithEdges(base, head);
+  return { ...rest, clusters: withRenames(edges) };
+}
+
+/** A {@link Review} whose whole clusters added and removed are not yet paired into likely renames: what a shard of a review holds (review/parts.ts). */
+export interface UnpairedReview extends Omit<Review, 'clusters'> {
+  readonly edges: readonly ClusterEdge[];
+}
+
+/** {@link review}, the clusters added and removed left unpaired. */
+export function reviewWithEdges(base: GeneratedTree, head: GeneratedTree): UnpairedReview {
   const changedFiles = [...new Set([...base.files.keys(), ...head.files.keys()])].filter((f) => base.files.get(f) !== head.files.get(f));
   const context = new ReviewContext(base, head, resources(base, changedFiles), resources(head, changedFiles));
   const costs = costChanges(base, head);
@@ -42,7 +53,7 @@ export function review(base: GeneratedTree, head: GeneratedTree): Review {
   const classified = resourceChanges(context).map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c));
   return {
     changes: sortByCluster(withHashVersionBumps(withKubernetesUpgrades(classified, context), context)),
-    clusters: clusterChanges(context),
+    edges: clusterEdges(context),
     ...(costs.length ? { costs } : {}),
     ...(notes.length ? { notes } : {}),
     ...(windows.length ? { windows } : {}),
@@ -74,7 +85,7 @@ function resources(tree: GeneratedTree, files: readonly string[]): Map<string, R
 }
 
 /** Changes grouped by cluster: clusters with the loudest change first (the fleet after clusters of equal loudness), loudest class first within each. */
-function sortByCluster(changes: Change[]): Change[] {
+export function sortByCluster(changes: Change[]): Change[] {
   const loudest = new Map<string, number>();
   for (const c of changes) loudest.set(c.resource.cluster, Math.min(loudest.get(c.resource.cluster) ?? RISKS.length, RISKS.indexOf(c.risk)));
   const rank = (cluster: string) => [loudest.get(cluster) ?? RISKS.length, cluster === FLEET ? 1 : 0, cluster] as const;

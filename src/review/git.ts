@@ -14,9 +14,10 @@ export class GitError extends Error {}
  * taken from `known`, so the two trees share it and the review skips it. The other
  * blobs are read through one `git cat-file --batch`.
  * @param known files expected to be mostly unchanged. @default - every blob is read
+ * @param holds which files to take (a review's scope, a shard): the others are never read. @default - every file
  * @see https://git-scm.com/book/en/v2/Git-Internals-Git-Objects (a blob's id is the hash of "blob <size>\0<content>")
  */
-export function treeAt(ref: string, root: string, known: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function treeAt(ref: string, root: string, known: ReadonlyMap<string, string> = new Map(), holds: (path: string) => boolean = () => true): Map<string, string> {
   const prefix = git(root, ['rev-parse', '--show-prefix']).trim();
   const commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
   // "<mode> <type> <id>\t<path>", paths from the top of the repository (--full-tree), so a root
@@ -35,6 +36,7 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
   const unread: { path: string; id: string }[] = [];
   for (const e of entries) {
     const path = e.path.slice(prefix.length);
+    if (!holds(path)) continue;
     const text = known.get(path);
     if (text !== undefined && blobId(text, e.id.length) === e.id) files.set(path, text);
     else unread.push({ path, id: e.id });
@@ -54,6 +56,17 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
     at = eol + 1 + size + 1;
   }
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * The generated files (relative to `root`) whose content differs between two commits: added,
+ * removed or changed, a rename as both (`--no-renames`). Git compares the trees by object id, so
+ * this costs in proportion to the change, not to the fleet.
+ * @see https://git-scm.com/docs/git-diff#Documentation/git-diff.txt---relativeltpathgt (paths relative to the folder git runs in, and only below it)
+ */
+export function changedPaths(base: string, head: string, root: string): string[] {
+  return git(root, ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--relative', `${base}^{commit}`, `${head}^{commit}`, '--', ...OUTPUT_ROOTS])
+    .split('\0').filter(Boolean);
 }
 
 /**
