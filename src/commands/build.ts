@@ -5,7 +5,8 @@ import { clusterInputs } from '../model/cluster-inputs';
 import type { ClusterPlan, FleetPlan } from '../model/plan';
 import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
-import { GeneratedFile, sortedByPath } from '../output/render';
+import { GeneratedFile } from '../output/render';
+import type { FileRecord } from '../output/synth-cache';
 import { ownerOfPath } from '../output/layout';
 import { holdsCluster, holdsPath, Shard, WHOLE } from '../output/shard';
 import { renderCluster, renderFleet } from '../synth';
@@ -35,6 +36,8 @@ export interface Built {
   readonly documents: ReadonlyMap<string, readonly unknown[]>;
   /** Each cluster's own files and the digest of their inputs (model/cluster-inputs.ts), in plan order. */
   readonly clusters: readonly BuiltCluster[];
+  /** The files of the clusters kept as they are on disk (`reuse`): in no other field, their text never read. */
+  readonly kept: ReadonlySet<string>;
 }
 
 /** One cluster of a {@link Built}: what an incremental synth records of it. */
@@ -44,8 +47,8 @@ export interface BuiltCluster {
   readonly inputs: string;
   /** The paths of its own files (its folder's, but its page, and its root Application). */
   readonly paths: readonly string[];
-  /** Its files were taken as they were (`reuse`), not rendered. */
-  readonly reused: boolean;
+  /** Its files as they are on disk, kept (`reuse`) rather than rendered. @default - rendered */
+  readonly kept?: ReadonlyMap<string, FileRecord>;
 }
 
 /**
@@ -55,10 +58,10 @@ export interface BuildKeep {
   /** The rendered documents, for a review. @default false */
   readonly documents?: boolean;
   /**
-   * A cluster's files as a render of this plan would make them, when they are known
-   * (synth-cache.ts `reusableFiles`): that cluster is then not rendered. @default - render every cluster
+   * A cluster's files on disk, when they are known to be what a render of this plan would make
+   * (synth-cache.ts `keptFiles`): that cluster is then neither rendered nor read. @default - render every cluster
    */
-  readonly reuse?: (cluster: string, inputs: string) => ReadonlyMap<string, string> | undefined;
+  readonly reuse?: (cluster: string, inputs: string) => ReadonlyMap<string, FileRecord> | undefined;
   /**
    * Only the files of this shard (output/shard.ts): its clusters' and, in shard 1, the fleet's.
    * The whole config is still read and checked: a shard reports every problem of the fleet. @default - the whole fleet
@@ -77,7 +80,7 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
   const { plan, platform, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
   const clusters: BuiltCluster[] = [];
-  const reused = new Map<string, string>();
+  const kept = new Set<string>();
   const toRender: { readonly cluster: ClusterPlan; readonly paths: string[] }[] = [];
   const shard = keep.shard ?? WHOLE;
   for (const cluster of plan.clusters.filter((c) => holdsCluster(shard, c.id))) {
@@ -85,8 +88,8 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
     const inputs = keep.reuse ? clusterInputs(cluster) : '';
     const files = keep.reuse?.(cluster.id, inputs);
     const paths = files ? [...files.keys()] : [];
-    clusters.push({ id: cluster.id, inputs, paths, reused: files !== undefined });
-    if (files) for (const [path, text] of files) reused.set(path, text);
+    clusters.push({ id: cluster.id, inputs, paths, ...(files ? { kept: files } : {}) });
+    if (files) for (const path of paths) kept.add(path);
     else toRender.push({ cluster, paths });
   }
   const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(toRender.map((r) => r.cluster)));
@@ -106,7 +109,7 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
       if (holdsPath(shard, file.path) || (keep.fleetFiles && ownerOfPath(file.path) === undefined)) add(file);
     });
     const rendered = await renderer.finish();
-    return { plan, platform, warnings, files: reused.size ? sortedByPath(new Map([...rendered, ...reused])) : rendered, documents, clusters };
+    return { plan, platform, warnings, files: rendered, documents, clusters, kept };
   } finally {
     await renderer.cancel();
   }

@@ -6,7 +6,7 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
-import { contentDigest, InputsManifest, reusableFiles, toolDigest } from '../output/synth-cache';
+import { FileRecord, InputsManifest, keptFiles, recordOf, toolDigest } from '../output/synth-cache';
 import { givenShard, holdsCluster, holdsPath, Shard, SHARD_OPTION, shardName, shardProblems } from '../output/shard';
 import { legacyPoolsAppProblems } from '../review/guard';
 import { build, BuiltCluster } from './build';
@@ -48,14 +48,15 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   try {
     // A shard reads, writes and removes only its own files; the other shards' stay as they are.
     const shard = givenShard(given.shard);
-    const old = output.read(shard.count === 1 ? undefined : (path) => holdsPath(shard, path));
     const tool = runningTool();
     const manifest = output.readInputs();
-    const { plan, warnings, files, clusters } = await build(say, options, { shard, reuse: (id, inputs) => reusableFiles(manifest, tool, id, inputs, old.files) });
-    const cascade = legacyPoolsAppProblems(old.files, files);
+    // An unchanged cluster's files are kept as they are, never read (output/synth-cache.ts).
+    const { plan, warnings, files, clusters, kept } = await build(say, options, { shard, reuse: (id, inputs) => keptFiles(manifest, tool, id, inputs, options.root) });
+    const old = output.read((path) => !kept.has(path) && (shard.count === 1 || holdsPath(shard, path)));
+    const cascade = legacyPoolsAppProblems(old.files, new Set([...files.keys(), ...kept]));
     if (cascade.length) throw new OutputError(cascade.join('\n'));
-    const result = await output.replace(files, old);
-    output.writeInputs(inputsManifest(tool, clusters, files, manifest, shard));
+    const result = await output.replace(files, old, kept);
+    output.writeInputs(inputsManifest({ tool, clusters, files, root: options.root }, manifest?.manifest, shard));
     // A warning shared by many clusters is one line; --verbose lists each.
     for (const w of warnings) for (const each of given.verbose && w.grouped ? w.grouped : [w]) say.warning(each);
     if (given.verbose) {
@@ -72,7 +73,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     const removed = given.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
     for (const path of removed) say.out(`removed ${at}${path}`);
     if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
-    say.out(`${at}dist and ${at}argocd: ${files.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    say.out(`${at}dist and ${at}argocd: ${files.size + kept.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
     if (given.verbose) say.out(renderedLine(clusters));
     return EXIT.ok;
   } finally {
@@ -82,7 +83,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
 
 /** `rendered 3 of 120 clusters; the files of the others were as the last synth left them` (docs/performance.md#incremental-synth). */
 function renderedLine(clusters: readonly BuiltCluster[]): string {
-  const rendered = clusters.filter((c) => !c.reused).length;
+  const rendered = clusters.filter((c) => !c.kept).length;
   return `rendered ${rendered.toLocaleString('en-US')} of ${count(clusters.length, 'cluster')}`
     + `${rendered < clusters.length ? '; the files of the others were as the last synth left them' : ''}`;
 }
@@ -144,13 +145,31 @@ function runningTool(): string {
   );
 }
 
-/** The manifest of what this synth wrote: a reused cluster's record carried over, a rendered one's files hashed. */
-function inputsManifest(tool: string, clusters: readonly BuiltCluster[], files: ReadonlyMap<string, string>, last: InputsManifest | undefined, shard: Shard): InputsManifest {
-  // A shard keeps the other shards' records, when the same tool made them (another tool's are never trusted).
+/** What this synth made, for its manifest: the tool, each cluster's files, the rendered files' text, where they are. */
+interface Made {
+  readonly tool: string;
+  readonly clusters: readonly BuiltCluster[];
+  readonly files: ReadonlyMap<string, string>;
+  readonly root: string;
+}
+
+/**
+ * The manifest of what this synth wrote: a kept cluster's records as just verified, a rendered
+ * one's files recorded as they now are on disk; in a shard, the other shards' records carried over
+ * when the same tool made them (another tool's are never trusted).
+ */
+function inputsManifest({ tool, clusters, files, root }: Made, last: InputsManifest | undefined, shard: Shard): InputsManifest {
   const others = shard.count > 1 && last?.tool === tool ? Object.entries(last.clusters).filter(([id]) => !holdsCluster(shard, id)) : [];
-  const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.map((c) => {
-    const kept = c.reused && last && Object.hasOwn(last.clusters, c.id) ? last.clusters[c.id] : undefined;
-    return [c.id, kept ?? { inputs: c.inputs, files: Object.fromEntries(c.paths.map((p) => [p, contentDigest(files.get(p) ?? '')])) }] as const;
+  const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.flatMap((c) => {
+    if (c.kept) return [[c.id, { inputs: c.inputs, files: Object.fromEntries(c.kept) }] as const];
+    const made = new Map<string, FileRecord>();
+    for (const p of c.paths) {
+      const r = recordOf(root, p, files.get(p));
+      // A file that is not on disk as written (it cannot be, but never record a guess): the cluster renders next time.
+      if (!r) return [];
+      made.set(p, r);
+    }
+    return [[c.id, { inputs: c.inputs, files: Object.fromEntries(made) }] as const];
   })]);
-  return { version: 1, tool, clusters: records };
+  return { version: 2, tool, clusters: records };
 }

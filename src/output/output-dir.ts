@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { FsOps, REAL_FS } from './fs-ops';
 import { INIT_TXN_DIR, STATE_DIR, UPGRADE_TXN_DIR } from './layout';
 import { acquireLock, OutputLock } from './lock';
-import { InputsManifest, readInputsManifest, writeInputsManifest } from './synth-cache';
+import { InputsManifest, ReadManifest, readInputsManifest, writeInputsManifest } from './synth-cache';
 import { OutputError } from './output-error';
-import { applyChange, ChangeResult, planChange, recover, TXN_DIR } from './transaction';
+import { applyChange, ChangeResult, OUTPUT_SCOPE, planChange, recover, TXN_DIR } from './transaction';
 import { kindOf, listOutputTree, OutputTree, readOutputTree } from './tree';
 
 /**
@@ -89,13 +89,15 @@ export class OutputDir {
    * change). Files whose content is already right are not touched.
    * @param files paths relative to the root, each under `dist/` or `argocd/`
    * @param old the tree as {@link OutputDir.read} just returned it @default - read now
+   * @param kept files that stay as they are on disk, read into neither `old` nor `files` (synth's unchanged clusters) @default - none
    */
-  public async replace(files: ReadonlyMap<string, string>, old: OutputTree = this.read()): Promise<ChangeResult> {
-    return applyChange({ root: this.root, txn: join(this.state, TXN_DIR), journal: planChange(old, files), files }, this.ops);
+  public async replace(files: ReadonlyMap<string, string>, old: OutputTree = this.read(), kept: ReadonlySet<string> = new Set()): Promise<ChangeResult> {
+    const result = await applyChange({ root: this.root, txn: join(this.state, TXN_DIR), journal: planChange(old, files, OUTPUT_SCOPE, kept), files }, this.ops);
+    return { ...result, unchanged: result.unchanged + kept.size };
   }
 
   /** The manifest of the last synth's inputs (synth-cache.ts), when there is a valid one. */
-  public readInputs(): InputsManifest | undefined {
+  public readInputs(): ReadManifest | undefined {
     return readInputsManifest(this.state);
   }
 

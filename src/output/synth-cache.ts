@@ -1,31 +1,58 @@
 /**
  * What an incremental synth remembers between runs (docs/performance.md#incremental-synth):
- * per cluster, the digest of the inputs its files were rendered from and the digest of each of
- * those files as written. Kept in the state folder (`.karpenter-gitops/synth-inputs.json`,
- * git-ignored: it describes this checkout's `dist/`, not the commit). It is only ever a hint:
- * a cluster's files are reused only when its inputs and the tool are unchanged AND every file
- * on disk still has the digest recorded, so a stale, edited or missing manifest costs a
- * render, never a wrong file.
+ * per cluster, the digest of the inputs its files were rendered from and, for each of those
+ * files as written, the digest of its text, its size and its modification time. Kept in the
+ * state folder (`.karpenter-gitops/synth-inputs.json`, git-ignored: it describes this checkout's
+ * `dist/`, not the commit). It is only ever a hint: a cluster's files are kept only when its
+ * inputs and the tool are unchanged AND every file is on disk as recorded, so a stale, edited or
+ * missing manifest costs a render, never a wrong file.
+ *
+ * A file is as recorded when its size and modification time are the recorded ones and it was not
+ * modified in the {@link RACY_MS} before the manifest was written; otherwise its text is read and
+ * its digest compared. This is git's rule for its index: a file is re-read when its stat data
+ * changed or it is "racily clean", modified too close to when the index was written for its time
+ * to tell an edit apart. So a warm synth reads no file of an unchanged cluster.
+ * @see https://git-scm.com/docs/racy-git
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isOutputPath } from './layout';
 
 /** The manifest's name inside the state folder. */
 export const INPUTS_FILE = 'synth-inputs.json';
 
-/** One cluster's entry: the digest of its inputs, and of each of its files by path. */
+/**
+ * How close to the manifest's writing a file's modification time may be and still be trusted
+ * without reading it: wider than the coarsest timestamp of a common file system (FAT's 2 s),
+ * so an edit in the same tick as the synth's own write is never mistaken for it.
+ */
+export const RACY_MS = 2_000;
+
+/** A file as a synth wrote it: the digest of its text, its size in bytes and its modification time (ms). */
+export interface FileRecord {
+  readonly digest: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** One cluster's entry: the digest of its inputs, and each of its files by path. */
 export interface ClusterRecord {
   readonly inputs: string;
-  readonly files: Readonly<Record<string, string>>;
+  readonly files: Readonly<Record<string, FileRecord>>;
 }
 
 /** The manifest: the tool that wrote the files, and each cluster's record. */
 export interface InputsManifest {
-  readonly version: 1;
+  readonly version: 2;
   readonly tool: string;
   readonly clusters: Readonly<Record<string, ClusterRecord>>;
+}
+
+/** A manifest as read, with when it was written (its own modification time, on the clock of the files it describes). */
+export interface ReadManifest {
+  readonly manifest: InputsManifest;
+  readonly writtenMs: number;
 }
 
 /** The digest of a file's text. */
@@ -56,10 +83,11 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The manifest in `state`, or undefined when there is none or it is not one this tool wrote. */
-export function readInputsManifest(state: string): InputsManifest | undefined {
+export function readInputsManifest(state: string): ReadManifest | undefined {
   try {
-    const value: unknown = JSON.parse(readFileSync(join(state, INPUTS_FILE), 'utf8'));
-    return isManifest(value) ? value : undefined;
+    const file = join(state, INPUTS_FILE);
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return isManifest(value) ? { manifest: value, writtenMs: statSync(file).mtimeMs } : undefined;
   } catch {
     return undefined;
   }
@@ -68,19 +96,25 @@ export function readInputsManifest(state: string): InputsManifest | undefined {
 function isManifest(value: unknown): value is InputsManifest {
   if (typeof value !== 'object' || value === null) return false;
   const m: Partial<Record<keyof InputsManifest, unknown>> = value;
-  if (m.version !== 1 || typeof m.tool !== 'string' || typeof m.clusters !== 'object' || m.clusters === null) return false;
+  if (m.version !== 2 || typeof m.tool !== 'string' || typeof m.clusters !== 'object' || m.clusters === null) return false;
   return Object.values(m.clusters).every((c: unknown) => {
     if (typeof c !== 'object' || c === null) return false;
     const r: Partial<Record<keyof ClusterRecord, unknown>> = c;
     return typeof r.inputs === 'string' && typeof r.files === 'object' && r.files !== null
-      && Object.entries(r.files).every(([path, digest]) => isOutputPath(path) && typeof digest === 'string');
+      && Object.entries(r.files).every(([path, f]) => isOutputPath(path) && isFileRecord(f));
   });
+}
+
+function isFileRecord(value: unknown): value is FileRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const f: Partial<Record<keyof FileRecord, unknown>> = value;
+  return typeof f.digest === 'string' && typeof f.size === 'number' && typeof f.mtimeMs === 'number';
 }
 
 /**
  * Writes the manifest whole or not at all: into a temporary file, then renamed over the old
- * one. A run killed in between leaves the old manifest, which the files' digests then refute
- * wherever it no longer holds.
+ * one. A run killed in between leaves the old manifest, which the files then refute wherever
+ * it no longer holds.
  */
 export function writeInputsManifest(state: string, manifest: InputsManifest): void {
   const tmp = join(state, `${INPUTS_FILE}.tmp`);
@@ -88,23 +122,50 @@ export function writeInputsManifest(state: string, manifest: InputsManifest): vo
   renameSync(tmp, join(state, INPUTS_FILE));
 }
 
+/** A file of the output as it is now: its record (digest, size, time), or undefined when it is not a regular file there. */
+export function recordOf(root: string, path: string, text?: string): FileRecord | undefined {
+  try {
+    const st = lstatSync(join(root, path));
+    if (!st.isFile()) return undefined;
+    return { digest: contentDigest(text ?? readFileSync(join(root, path), 'utf8')), size: st.size, mtimeMs: st.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * A cluster's files as they are on disk, when they may stand for a fresh render: the manifest
- * was written by this tool, records these inputs for the cluster, and every file it records
- * is on disk with its recorded digest. Undefined otherwise (render the cluster).
- * @param onDisk the output tree's files, as just read
+ * A cluster's files, when those on disk may stand for a fresh render: the manifest was written
+ * by this tool, records these inputs for the cluster, and every file it records is on disk as
+ * recorded (by its size and time, or else by its text's digest). Their records as they are now;
+ * undefined otherwise (render the cluster).
+ * @param root the output root the manifest's paths are relative to
  */
-export function reusableFiles(
-  manifest: InputsManifest | undefined, tool: string, cluster: string, inputs: string, onDisk: ReadonlyMap<string, string>,
-): Map<string, string> | undefined {
-  if (!manifest || manifest.tool !== tool || !Object.hasOwn(manifest.clusters, cluster)) return undefined;
-  const record = manifest.clusters[cluster];
+export function keptFiles(
+  read: ReadManifest | undefined, tool: string, cluster: string, inputs: string, root: string,
+): Map<string, FileRecord> | undefined {
+  if (!read || read.manifest.tool !== tool || !Object.hasOwn(read.manifest.clusters, cluster)) return undefined;
+  const record = read.manifest.clusters[cluster];
   if (record.inputs !== inputs) return undefined;
-  const files = new Map<string, string>();
-  for (const [path, digest] of Object.entries(record.files)) {
-    const text = onDisk.get(path);
-    if (text === undefined || contentDigest(text) !== digest) return undefined;
-    files.set(path, text);
+  const files = new Map<string, FileRecord>();
+  for (const [path, was] of Object.entries(record.files)) {
+    const now = unchanged(root, path, was, read.writtenMs);
+    if (!now) return undefined;
+    files.set(path, now);
   }
   return files.size ? files : undefined;
+}
+
+/** A recorded file's record now, when it still holds what was recorded; undefined when it does not. */
+function unchanged(root: string, path: string, was: FileRecord, writtenMs: number): FileRecord | undefined {
+  let st;
+  try {
+    st = lstatSync(join(root, path));
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile() || st.size !== was.size) return undefined;
+  if (st.mtimeMs === was.mtimeMs && st.mtimeMs < writtenMs - RACY_MS) return was;
+  // Touched, or racily clean: its text decides.
+  const now = recordOf(root, path);
+  return now && now.digest === was.digest ? now : undefined;
 }

@@ -60,12 +60,16 @@ export const OUTPUT_SCOPE: ChangeScope = {
 };
 const JOURNAL = 'journal.json';
 
-/** The change that turns `old` into exactly `files`; files already right are left out. */
-export function planChange(old: OutputTree, files: ReadonlyMap<string, string>, scope: ChangeScope = OUTPUT_SCOPE): Journal {
+/**
+ * The change that turns `old` into exactly `files`; files already right are left out.
+ * @param kept files on disk that stay as they are, neither in `old` nor in `files` (an
+ *   incremental synth's unchanged clusters, whose text it never read): their folders stay. @default - none
+ */
+export function planChange(old: OutputTree, files: ReadonlyMap<string, string>, scope: ChangeScope = OUTPUT_SCOPE, kept: ReadonlySet<string> = new Set()): Journal {
   const writes = [...files].filter(([path, content]) => old.files.get(path) !== content)
     .map(([path]) => ({ path, replaces: old.files.has(path) }));
-  const deletes = [...old.files.keys()].filter((path) => !files.has(path));
-  const needed = new Set([...files.keys()].flatMap(parents));
+  const deletes = [...old.files.keys()].filter((path) => !files.has(path) && !kept.has(path));
+  const needed = new Set([...files.keys(), ...kept].flatMap(parents));
   const existing = new Set(old.dirs);
   const roots = scope.roots;
   // The roots themselves stay, even when empty.

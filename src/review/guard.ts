@@ -10,7 +10,7 @@ const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
  * release orphaned (`legacyNodepoolsApp: orphan`) while the teams' Applications take the pools
  * over. Returns one message per such cluster; none when the cluster itself is gone.
  */
-export function legacyPoolsAppProblems(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
+export function legacyPoolsAppProblems(before: ReadonlyMap<string, string>, after: ReadonlySet<string> | ReadonlyMap<string, string>): string[] {
   const problems: string[] = [];
   for (const [path, text] of before) {
     const cluster = legacyPoolsAppCluster(path);
