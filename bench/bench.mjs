@@ -57,7 +57,7 @@ const sizesRun = [...new Set([...sizes, ...diffSizes])];
 const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
 const fleetSize = fleetClusters > 0 && fleetTeams > 0 ? fleetClusters * fleetTeams : 0;
 // The fleet: the synth of the base, then FLEET_PER_RUN processes per run.
-const FLEET_PER_RUN = 11;
+const FLEET_PER_RUN = 15;
 const fleetSteps = fleetSize ? 1 + FLEET_PER_RUN * runs : 0;
 const perSize = 1 + 4 * runs + (values.compare === undefined ? 0 : 1 + 2 * runs);
 const progress = {
@@ -223,6 +223,7 @@ function benchFleet(dir, clusters, teams) {
     r.markdown.push(timed([tool.run, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], `fleet: diff --format markdown ${run}`, n));
   }
   const comment = spawnSync(process.execPath, [tool.run, 'diff', '--base', 'HEAD', '--format', 'markdown', '--config', config, '--outdir', repo], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const reviews = benchReviews(dir, tool, base, { n, clusters, teams, groupChanged });
   const ms = (xs) => median(xs.map((x) => x.ms));
   const mb = (xs) => Math.max(...xs.map((x) => x.mb));
   return {
@@ -233,8 +234,56 @@ function benchFleet(dir, clusters, teams) {
       { what: 'check', cold: ms(r.check.cold), warm: ms(r.check.warm), floorCold: ms(r.floorCheck), floorWarm: ms(r.floorCheck), rss: mb([...r.check.cold, ...r.check.warm]) },
       { what: 'diff', cold: ms(r.diff.cold), warm: ms(r.diff.warm), rss: mb([...r.diff.cold, ...r.diff.warm]) },
     ],
-    markdown: ms(r.markdown), commentChars: comment.length,
+    markdown: ms(r.markdown), commentChars: comment.length, reviews,
   };
+}
+
+/**
+ * Pull requests as the workflow reviews them (issue 47): in a repository of the base, three
+ * branches — one cluster's Terraform outputs changed, the one-group change, a fleet-wide AMI bump —
+ * each synthesized incrementally over the base's output (the synth of the change, timed) and
+ * committed; then `diff --base main --head <branch>` (the review, timed; its peak memory is what
+ * must not grow with the unchanged clusters), and the AMI bump in 4 shards (`--shard I/4
+ * --part-out`, the slowest shard) assembled by `--parts`.
+ */
+function benchReviews(dir, tool, base, { n, clusters, teams, groupChanged }) {
+  const repo = join(dir, 'prs');
+  cpSync(base, repo, { recursive: true });
+  writeFileSync(join(repo, '.gitignore'), '.karpenter-gitops/\n');
+  const config = join(repo, 'platform.yaml');
+  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  const one = readdirSync(join(repo, 'terraform')).sort()[0];
+  const edits = {
+    'one cluster (its Terraform outputs)': () => {
+      const file = join(repo, 'terraform', one);
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/"karpenter_interruption_queue_name":"([^"]+)"/, '"karpenter_interruption_queue_name":"$1-v2"'));
+    },
+    [`one group (${(groupChanged.match(/labels: \{ env: staging,/g) ?? []).length} clusters)`]: () => writeFileSync(config, groupChanged),
+    'the whole fleet (an AMI bump)': () => writeFleet(repo, clusters, teams, 'al2023@v20260507'),
+  };
+  const rows = [];
+  for (const [i, [what, edit]] of Object.entries(edits).entries()) {
+    const branch = `pr-${i}`;
+    git('checkout', '-q', '-b', branch, 'main');
+    edit();
+    const synth = timed([tool.run, 'synth', '--config', config, '--outdir', repo], `fleet: synth of a PR changing ${what}`, n);
+    git('add', '-A');
+    git('commit', '-q', '-m', what);
+    const diffs = [];
+    for (let r = 0; r < runs; r++) diffs.push(timed([tool.run, 'diff', '--base', 'main', '--head', branch, '--outdir', repo], `fleet: diff --head of a PR changing ${what} ${r + 1}/${runs}`, n));
+    rows.push({ what, synth, diff: { ms: median(diffs.map((d) => d.ms)), mb: Math.max(...diffs.map((d) => d.mb)) } });
+    git('checkout', '-q', 'main');
+  }
+  const shards = [];
+  for (let i = 1; i <= 4; i++) {
+    shards.push(timed([tool.run, 'diff', '--base', 'main', '--head', 'pr-2', '--outdir', repo, '--shard', `${i}/4`, '--part-out', join(dir, `part-${i}.json`)], `fleet: diff --head, AMI bump, shard ${i}/4`, n));
+  }
+  const parts = Array.from({ length: 4 }, (_, i) => join(dir, `part-${i + 1}.json`)).join(',');
+  const assembly = timed([tool.run, 'diff', '--parts', parts, '--format', 'markdown'], 'fleet: diff --parts of 4 shards', n);
+  return { rows, shards: { slowest: Math.max(...shards.map((x) => x.ms)), mb: Math.max(...shards.map((x) => x.mb)), assembly } };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -351,4 +400,16 @@ if (fleet) {
   }
   console.log('');
   console.log(`diff --format markdown (warm): ${fleet.markdown.toFixed(0)} ms; the PR comment: ${fleet.commentChars} characters (GitHub's limit: 65536)`);
+  console.log('');
+  console.log(`pull requests reviewed as the workflow does (issue 47): the change synthesized over the base's output, committed, then diff --base main --head BRANCH (median of ${runs})`);
+  console.log('');
+  console.log('| the pull request changes | synth (ms) | synth peak RSS (MB) | diff --head (ms) | diff peak RSS (MB) | synth + diff / cold synth |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const coldSynth = fleet.rows[0].cold;
+  for (const r of fleet.reviews.rows) {
+    console.log(`| ${r.what} | ${r.synth.ms.toFixed(0)} | ${r.synth.mb.toFixed(0)} | ${r.diff.ms.toFixed(0)} | ${r.diff.mb.toFixed(0)} | ${((r.synth.ms + r.diff.ms) / coldSynth).toFixed(2)} |`);
+  }
+  const sh = fleet.reviews.shards;
+  console.log(`the AMI bump in 4 shards: slowest shard ${sh.slowest.toFixed(0)} ms (peak RSS ${sh.mb.toFixed(0)} MB), assembly (diff --parts) ${sh.assembly.ms.toFixed(0)} ms (${sh.assembly.mb.toFixed(0)} MB)`);
+  console.log(`warm synth / cold synth: ${(fleet.rows[0].warm / coldSynth).toFixed(3)} (goal < 0.1)`);
 }
