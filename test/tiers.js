@@ -16,6 +16,7 @@ module.exports.SLOW = {
   'test/upgrade/upgrade.test.ts': 'runs npm run upgrade on a copy of the project',
   'test/upgrade/settings-generator.test.ts': 'regenerates the settings rules from the controller source',
   'test/fuzz/synth.test.ts': 'property-based: synthesizes a hundred random configs',
+  'test/fuzz/commands.test.ts': 'property-based: synth, check and diff through the command line on 50 hostile configs, in git repositories',
   'test/adopt/input-limits.test.ts': 'adopts Helm values of 100,000 keys under a bound that only a linear duplicate-key check meets',
   'test/adopt/crd-property.test.ts': 'property-based: adopts and synthesizes 48 fleets of NodePools and EC2NodeClasses generated from the CRDs',
   'test/init/init.test.ts': 'runs init on copies of the project',
