@@ -529,8 +529,21 @@ export interface PriceRange {
   readonly unpriced: number;
 }
 
-/** The price range of the types that have a price, or undefined when none has. */
+/**
+ * The price range of the types that have a price, or undefined when none has. A frozen list (the
+ * plan's admitted types, shared by the pools of a shape: catalog/overlays.ts overlaidAdmitted)
+ * is ranged once; a list that can still change is ranged every time.
+ */
 export function priceRange(types: readonly InstanceType[]): PriceRange | undefined {
+  if (!Object.isFrozen(types)) return rangeOf(types);
+  if (!priceRanges.has(types)) priceRanges.set(types, rangeOf(types));
+  return priceRanges.get(types);
+}
+
+/** {@link priceRange}s of frozen lists, held weakly by the list. */
+const priceRanges = new WeakMap<readonly InstanceType[], PriceRange | undefined>();
+
+function rangeOf(types: readonly InstanceType[]): PriceRange | undefined {
   const priced = types.filter((t): t is InstanceType & { price: number } => t.price !== undefined);
   if (priced.length === 0) return undefined;
   let lo = priced[0];
@@ -539,7 +552,7 @@ export function priceRange(types: readonly InstanceType[]): PriceRange | undefin
     if (t.price < lo.price) lo = t;
     if (t.price > hi.price) hi = t;
   }
-  return { min: lo.price, minType: lo.name, max: hi.price, maxType: hi.name, unpriced: types.length - priced.length };
+  return Object.freeze({ min: lo.price, minType: lo.name, max: hi.price, maxType: hi.name, unpriced: types.length - priced.length });
 }
 
 let shared: Matcher | undefined;

@@ -12,7 +12,7 @@
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/controllers/nodeoverlay/controller.go
  */
 import type { InstanceType } from './catalog';
-import type { Matcher } from './match';
+import type { Matcher, MatchResult } from './match';
 import type { NodeSelectorRequirement } from './requirements';
 import { Quantity } from '../quantity/quantity';
 import { inCatalogUnits } from '../quantity/resource-units';
@@ -80,6 +80,26 @@ export function applyOverlays(types: readonly InstanceType[], overlays: readonly
     const price = t.price !== undefined && pricing ? overlaidPrice(t.price, pricing) : pricing?.price !== undefined ? Number(pricing.price) : t.price;
     return { ...t, allocatable, ...(price !== undefined ? { price } : {}) };
   });
+}
+
+/** {@link overlaidAdmitted}'s answers by matcher, match result and overlays. */
+const overlaid = new WeakMap<Matcher, WeakMap<MatchResult, Map<string, readonly InstanceType[]>>>();
+
+/**
+ * {@link applyOverlays} over what a match result admits, computed once per matcher, result and
+ * overlays (every field of them): a fleet's pools of one shape under the same overlays share the
+ * answer, frozen, so no caller can change it under another. Held weakly by the matcher and the
+ * result, it lives as long as they do.
+ */
+export function overlaidAdmitted(result: MatchResult, overlays: readonly NodeOverlaySpec[], matcher: Matcher): readonly InstanceType[] {
+  let byResult = overlaid.get(matcher);
+  if (!byResult) overlaid.set(matcher, byResult = new WeakMap());
+  let byOverlays = byResult.get(result);
+  if (!byOverlays) byResult.set(result, byOverlays = new Map());
+  const key = JSON.stringify(overlays);
+  let types = byOverlays.get(key);
+  if (!types) byOverlays.set(key, types = Object.freeze(applyOverlays(result.admitted, overlays, matcher)));
+  return types;
 }
 
 /** Two overlays of one weight that would both set the same thing of the same instance type. */

@@ -1,4 +1,4 @@
-import { catalogMatcher, largestAllocatable, Matcher, MatchResult, typesThatFit } from '../catalog/match';
+import { catalogMatcher, fits, largestAllocatable, Matcher, MatchResult, ResourceAmounts } from '../catalog/match';
 import type { PoolSettings } from './platform';
 import { FieldPath, renderPath } from '../input/problems';
 import { Quantity } from '../quantity/quantity';
@@ -105,7 +105,8 @@ function smokeTestProblems(name: string, s: PoolSettings, result: MatchResult): 
     cpu: inCatalogUnits('cpu', Quantity.of(t.cpu), 'up'), memory: inCatalogUnits('memory', Quantity.of(t.memory), 'up'), pods: 1, ...t.resources,
   };
   const problems: DryRunProblem[] = [];
-  if (typesThatFit(result.admitted, requests).length === 0) {
+  const fit = smokeTestFit(result, requests);
+  if (!fit.fits) {
     const largest = largestAllocatable(result.admitted);
     const over = Object.keys(requests).find((r) => (largest.get(r)?.amount ?? 0) < (requests[r] ?? 0)) ?? 'cpu';
     const most = largest.get(over);
@@ -116,15 +117,49 @@ function smokeTestProblems(name: string, s: PoolSettings, result: MatchResult): 
         + `(${most ? `at most ${amount(over, most.amount)} on ${most.type}` : 'none has any'}): it would stay Pending`,
     });
   }
-  const gpuPool = result.admitted.every((type) => ACCELERATORS.some((r) => (type.allocatable.get(r) ?? 0) > 0));
-  if (gpuPool && !ACCELERATORS.some((r) => (requests[r] ?? 0) > 0)) {
-    const resource = ACCELERATORS.find((r) => result.admitted.every((type) => (type.allocatable.get(r) ?? 0) > 0)) ?? 'nvidia.com/gpu';
+  if (fit.accelerator !== undefined && !ACCELERATORS.some((r) => (requests[r] ?? 0) > 0)) {
+    const resource = fit.accelerator;
     problems.push({
       field: ['smokeTest'], severity: 'error',
       message: `pool ${name} admits only accelerator instance types, but its smoke test requests none, so it would not show that pods can get one: set smokeTest.resources: { ${resource}: 1 }`,
     });
   }
   return problems;
+}
+
+/** What a smoke test's requests come to against the types a pool admits. */
+interface SmokeTestFit {
+  /** Some admitted type's allocatable holds the requests. */
+  readonly fits: boolean;
+  /**
+   * When every admitted type has an accelerator: the first of {@link ACCELERATORS} every one of
+   * them has (`nvidia.com/gpu` when none is common to all). @default - some type has none: not a GPU pool
+   */
+  readonly accelerator?: string;
+}
+
+/**
+ * {@link SmokeTestFit}s by match result, then by requests. Every pool of one shape (the same
+ * requirements against the same matcher) shares a match result (the matcher caches it), so a
+ * fleet pays for each shape once, not once per cluster. Keyed weakly on the result, it lives
+ * as long as the matcher that made it; the answer reads nothing but the admitted types and the
+ * requests, so pool names stay out of it (they are only in the messages, built per pool).
+ */
+const smokeTestFits = new WeakMap<MatchResult, Map<string, SmokeTestFit>>();
+
+function smokeTestFit(result: MatchResult, requests: ResourceAmounts): SmokeTestFit {
+  // Every amount, in a fixed order: String keeps NaN apart from null (JSON would not).
+  const key = Object.keys(requests).sort().map((r) => `${JSON.stringify(r)}=${String(requests[r])}`).join(',');
+  let byRequests = smokeTestFits.get(result);
+  if (!byRequests) smokeTestFits.set(result, byRequests = new Map());
+  let fit = byRequests.get(key);
+  if (!fit) {
+    const gpuPool = result.admitted.every((type) => ACCELERATORS.some((r) => (type.allocatable.get(r) ?? 0) > 0));
+    const accelerator = gpuPool ? ACCELERATORS.find((r) => result.admitted.every((type) => (type.allocatable.get(r) ?? 0) > 0)) ?? 'nvidia.com/gpu' : undefined;
+    fit = Object.freeze({ fits: result.admitted.some((type) => fits(type, requests)), ...(accelerator !== undefined ? { accelerator } : {}) });
+    byRequests.set(key, fit);
+  }
+  return fit;
 }
 
 function capacityWarnings(name: string, s: PoolSettings, result: MatchResult): DryRunProblem[] {

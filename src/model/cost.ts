@@ -56,7 +56,7 @@ export function staticNodes(pool: Pool): number | undefined {
  */
 export function poolCeiling(cluster: Cluster, pool: Pool, admitted: readonly InstanceType[], nodes?: number): PoolCeiling {
   const replicas = pool.settings.replicas;
-  let bound: { cost: number; by: string; bound: CeilingBound } | undefined;
+  let bound: CostBound | undefined;
   if (replicas !== undefined && nodes !== undefined) {
     const prices = priceRange(admitted);
     if (prices) {
@@ -291,11 +291,34 @@ function capacity(type: InstanceType, resource: string): number | undefined {
  * are both in the catalog's unit of the resource (a limit of `100Gi` ephemeral-storage is
  * 102400 MiB, against a node's MiB).
  */
-function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: number; by: string; bound: CeilingBound } | undefined {
+function costBound(pool: Pool, admitted: readonly InstanceType[]): CostBound | undefined {
+  // Reads the limits and the admitted types, nothing else of the pool (its name is in no field).
+  const key = JSON.stringify(pool.settings.limits ?? {});
+  let byLimits = costBounds.get(admitted);
+  if (!byLimits) costBounds.set(admitted, byLimits = new Map());
+  if (!byLimits.has(key)) byLimits.set(key, limitsBound(pool.settings.limits ?? {}, admitted));
+  return byLimits.get(key);
+}
+
+/** A pool's cost bound and what gives it. */
+interface CostBound {
+  readonly cost: number;
+  readonly by: string;
+  readonly bound: CeilingBound;
+}
+
+/**
+ * {@link costBound}s by admitted types (the plan shares one frozen list among the pools of a
+ * shape under the same overlays: catalog/overlays.ts overlaidAdmitted), then by limits, in their
+ * order (on a tie the first limit gives the bound). Held weakly by the list.
+ */
+const costBounds = new WeakMap<readonly InstanceType[], Map<string, CostBound | undefined>>();
+
+function limitsBound(limits: Readonly<Record<string, string>>, admitted: readonly InstanceType[]): CostBound | undefined {
   const priced = admitted.filter((t) => t.price !== undefined);
   if (priced.length === 0) return undefined;
-  let best: { cost: number; by: string; bound: CeilingBound } | undefined;
-  for (const [resource, limit] of Object.entries(pool.settings.limits ?? {})) {
+  let best: CostBound | undefined;
+  for (const [resource, limit] of Object.entries(limits)) {
     const amount = inCatalogUnits(resource, Quantity.of(limit), 'exact');
     const perUnit = priced.map((t) => {
       const cap = capacity(t, resource);
@@ -303,9 +326,9 @@ function costBound(pool: Pool, admitted: readonly InstanceType[]): { cost: numbe
     });
     if (perUnit.some((p) => !Number.isFinite(p))) continue;
     const cost = amount * Math.max(...perUnit);
-    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}`, bound: { kind: 'limit', resource, limit } };
+    if (!best || cost < best.cost) best = { cost, by: `${resource}: ${limit}`, bound: Object.freeze({ kind: 'limit', resource, limit }) };
   }
-  return best;
+  return best && Object.freeze(best);
 }
 
 function round(n: number): number {

@@ -5,7 +5,7 @@
  */
 import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
-import { applyOverlays } from '../catalog/overlays';
+import { overlaidAdmitted } from '../catalog/overlays';
 import type { Cluster, NodeOverlaySpec, Platform, Pool } from '../config/platform';
 import { ApplicationModel, argocdScopes, bootstrapApplication, ProjectModel, projectModel, SMOKE_TEST_NAMESPACE } from './applications';
 import { ARGOCD_FILES, argocdFile, clusterLayout, FLEET_FILES, instanceFile } from '../output/layout';
@@ -278,7 +278,7 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
   const nodeClass = nodeClassModel(pool, cluster);
   const matcher = options.matcher ?? catalogMatcher();
   // As Karpenter sees the pool: its NodePool's requirements against the catalog, then the cluster's overlays.
-  const admitted = applyOverlays(matcher.match(nodePool.requirements).admitted, cluster.overlays, matcher);
+  const admitted = overlaidAdmitted(matcher.match(nodePool.requirements), cluster.overlays, matcher);
   const prices = priceRange(admitted);
   const nodes = staticNodes(pool);
   const facts: PoolFacts = {

@@ -7,10 +7,24 @@
  */
 import { coerce, compare, parse, type SemVer } from 'semver';
 
-/** `version` as a SemVer: `v1.14.1`, `1.14`, `1.15.0-rc.1`, `0.37`. */
+/**
+ * How many parsed versions {@link semver} keeps. A fleet names a handful of versions (its
+ * Karpenter releases and Kubernetes minors) once per cluster; past this the memo starts over,
+ * so a long-lived process (a test run) does not grow it without bound.
+ */
+const MEMO_SIZE = 1000;
+
+/** Parsed versions by string: a SemVer never leaves this module, so sharing one cannot be mutated by a caller. */
+const parsed = new Map<string, SemVer>();
+
+/** `version` as a SemVer: `v1.14.1`, `1.14`, `1.15.0-rc.1`, `0.37`. Parsed once per distinct string. */
 function semver(version: string): SemVer {
+  const known = parsed.get(version);
+  if (known) return known;
   const v = parse(version.replace(/^v/, '')) ?? coerce(version, { includePrerelease: true });
   if (!v) throw new Error(`not a version: ${JSON.stringify(version)}`);
+  if (parsed.size >= MEMO_SIZE) parsed.clear();
+  parsed.set(version, v);
   return v;
 }
 
