@@ -135,3 +135,33 @@ resource "aws_iam_role_policy" "reboot_for_repair" {
   role   = module.karpenter.iam_role_name
   policy = data.aws_iam_policy_document.reboot_for_repair[0].json
 }
+
+# EKS Auto Mode (compute: autoMode or both, docs/auto-mode.md): the generator's NodeClasses name the
+# Karpenter node role (output auto_mode_node_role_name), and "If you manually specify a Node IAM role
+# in a NodeClass, you need to create an Access Entry" of type EC2 with the AmazonEKSAutoNodePolicy
+# access policy, cluster-wide (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html,
+# "Create node class access entry"; type EC2 "for EKS Auto Mode":
+# https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateAccessEntry.html). Auto Mode itself
+# (compute_config, storage and load balancing on aws_eks_cluster) is the cluster's own Terraform.
+resource "aws_eks_access_entry" "auto_mode_node" {
+  count = var.enable_auto_mode_node_access ? 1 : 0
+
+  cluster_name  = var.cluster_name
+  principal_arn = module.karpenter.node_iam_role_arn
+  type          = "EC2"
+  tags          = var.tags
+}
+
+resource "aws_eks_access_policy_association" "auto_mode_node" {
+  count = var.enable_auto_mode_node_access ? 1 : 0
+
+  cluster_name  = var.cluster_name
+  principal_arn = module.karpenter.node_iam_role_arn
+  policy_arn    = "arn:${data.aws_partition.current.partition}:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+
+  access_scope {
+    type = "cluster"
+  }
+
+  depends_on = [aws_eks_access_entry.auto_mode_node]
+}

@@ -57,3 +57,8 @@ output "karpenter_can_reboot_instances" {
   description = "Whether the controller role may call ec2:RebootInstances (enable_reboot_for_repair); the generator refuses Karpenter 1.15's awsFeatureGates.rebootForRepair unless it is true (optional)."
   value       = var.enable_reboot_for_repair
 }
+
+output "auto_mode_node_role_name" {
+  description = "The node role the generator's EKS Auto Mode NodeClasses name (spec.role), once it has its EC2 access entry (enable_auto_mode_node_access); absent otherwise, and the NodeClasses name karpenter_node_role_name (optional)."
+  value       = var.enable_auto_mode_node_access ? module.karpenter.node_iam_role_name : null
+}

@@ -71,3 +71,9 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+
+variable "enable_auto_mode_node_access" {
+  description = "The cluster runs (or moves to) EKS Auto Mode with the generator's own NodeClasses (compute: autoMode or both): give the Karpenter node role an EKS access entry of type EC2 with AmazonEKSAutoNodePolicy, which a custom NodeClass's role needs. Emitted as auto_mode_node_role_name. Leave false when Auto Mode's built-in pools already use this role (EKS made the entry itself: a second one fails)."
+  type        = bool
+  default     = false
+}

@@ -9,7 +9,7 @@ export interface NodePoolChartProps {
   readonly pool: PoolPlan;
 }
 
-/** `dist/<cluster>/nodepools/<team>/<pool>.yaml`: one pool's EC2NodeClass (unless an earlier pool's file holds the class it shares) and NodePool. */
+/** `dist/<cluster>/nodepools/<team>/<pool>.yaml`: one pool's EC2NodeClass, or EKS Auto Mode NodeClass (unless an earlier pool's file holds the class it shares), and NodePool. */
 export class NodePoolChart extends Chart {
   public constructor(scope: Construct, id: string, props: NodePoolChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -19,6 +19,7 @@ export class NodePoolChart extends Chart {
       rendersNodeClass: props.pool.rendersNodeClass ?? true,
       team: props.pool.team,
       digests: props.pool.digests,
+      ...(props.pool.autoModeClass ? { autoModeClass: props.pool.autoModeClass } : {}),
     });
   }
 }

@@ -130,7 +130,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);
     const facts = releaseProblem(k.karpenter.version) === undefined ? release(k.karpenter.version) : undefined;
-    const pools = resolvePools({ source, file, clusterId: id, cluster, groups, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates, settings: k.karpenter.controller.settings } }, problems, warnings);
+    const pools = resolvePools({ source, file, clusterId: id, cluster, groups, compute: settings.compute.value, tf: tf.outputs, kubernetesVersion: kubernetes.version, withProvenance: options.provenance ?? false, karpenter: { version: k.karpenter.version, facts, featureGates: k.karpenter.controller.featureGates, settings: k.karpenter.controller.settings } }, problems, warnings);
     const input = { source, file, clusterId: id, karpenter: k.karpenter, facts, problems };
     const overlays = resolveOverlays(input, cluster);
     const buffers = resolveBuffers(input, pools);
@@ -150,6 +150,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
         kubernetesVersion: kubernetes.version,
         legacyNodepoolsApp: cluster.legacyNodepoolsApp === 'orphan',
         ...(cluster.manualSync === true ? { manualSync: true } : {}),
+        ...(settings.compute.value !== 'karpenter' ? { compute: settings.compute.value } : {}),
         tenancyAction: settings.tenancyAction.value,
         tenancyExemptNamespaces: settings.tenancyExemptNamespaces.value,
         labels: cluster.labels ?? {},

@@ -97,6 +97,12 @@ export interface Pool {
   readonly kubeletExpressionsAt?: Readonly<Record<string, ProblemLocation>>;
   /** Every resolved field with the level and line that set it. @default - only when loaded for `explain` */
   readonly provenance?: readonly FieldProvenance[];
+  /**
+   * The pool runs on EKS Auto Mode (config/auto-mode.ts): its NodePool names an
+   * `eks.amazonaws.com` NodeClass, and its nodes live `expireAfter` (Auto Mode's 336h unless set).
+   * @default - self-managed Karpenter's pool, with an EC2NodeClass
+   */
+  readonly autoMode?: { readonly expireAfter: string };
 }
 
 /** Where in the config a problem is reported: a Problem without its message. */
@@ -148,6 +154,12 @@ export interface Cluster {
    * @default [] - none
    */
   readonly tenancyExemptNamespaces?: readonly string[];
+  /**
+   * Who runs Karpenter (docs/auto-mode.md): EKS Auto Mode (`autoMode`: no controller or CRDs of
+   * ours, every pool on an Auto Mode NodeClass), or both while the cluster moves to it.
+   * @default "karpenter" - its own controller
+   */
+  readonly compute?: 'autoMode' | 'both';
   /** The pools, in the order of `teams` then `pools`. */
   readonly pools: readonly Pool[];
   /** The maintenance window its pools are replaced and synced in (docs/windows.md). @default - none: any time */

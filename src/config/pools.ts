@@ -1,9 +1,10 @@
+import { autoModeFindings, autoModeTwin, onAutoMode } from './auto-mode';
 import { suggest } from '../input/issues';
 import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings, ProblemLocation } from './platform';
 import { FieldPath, Problem } from '../input/problems';
 import { COST_CENTER_LABEL, DEDICATED_TAINT_KEY, GENERATED_TAG_KEYS, TEAM_LABEL } from './reserved';
 import { Layer, MergedFields, mergeLayers } from './resolve';
-import { aliasFamily, ClusterFile, ClusterTeamFile, PlatformFile, PoolFields, TeamFile } from './schema';
+import { aliasFamily, ClusterFile, ClusterTeamFile, ComputeMode, PlatformFile, PoolFields, TeamFile } from './schema';
 import { dryRun } from './dry-run';
 import type { ClusterGroup } from './groups';
 import { amiAliasFinding } from './kubernetes';
@@ -37,6 +38,8 @@ export interface ClusterPoolsInput {
   readonly kubernetesVersion?: string;
   /** Record where each field's value comes from (for explain). @default false */
   readonly withProvenance?: boolean;
+  /** Who runs Karpenter on the cluster (config/auto-mode.ts). @default "karpenter" */
+  readonly compute?: ComputeMode;
   /** The cluster's Karpenter release and its facts. @default - not checked against a release */
   readonly karpenter?: {
     readonly version: string;
@@ -127,6 +130,9 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       const ctx = new PoolContext(source, merged, c.name, c.at, clusterId);
       const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
+      // EKS Auto Mode cannot honour some fields (config/auto-mode.ts): an error there, a warning on a cluster that moves to it.
+      const compute = input.compute ?? 'karpenter';
+      (compute === 'autoMode' ? problems : warnings).push(...autoModeFindings(settings, { cluster: clusterId, team: teamId, compute, originOf: (p) => merged.origin(p), problem: (p, m) => ctx.problem(p, m) }));
       if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
         const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
         if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));
@@ -159,14 +165,28 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       const echoes = problems.slice(before).some((p) => DRY_RUN_INPUTS.has(ctx.fieldOf(p) ?? ''));
       const found = echoes ? [] : dryRun(c.name, settings, requirements, { smokeTests: cluster.smokeTests ?? true });
       for (const p of found) (p.severity === 'error' ? problems : warnings).push(ctx.problem(p.field, p.message));
+      const expireAfterSet = merged.origin(['expireAfter']) !== undefined;
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
+        ...(input.compute === 'autoMode' ? { autoMode: onAutoMode(settings, expireAfterSet) } : {}),
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
         nodeClassAt: location(ctx.problem(settings.nodeClass !== undefined ? ['nodeClass'] : [], '')),
         ...expressionsAt(ctx, settings),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
+      // A cluster moving to Auto Mode runs each pool twice: as it is, and its Auto Mode twin beside it.
+      const last = pools[pools.length - 1];
+      if (input.compute === 'both') {
+        const twin = autoModeTwin(last, expireAfterSet);
+        const clash = names.get(twin.name);
+        if (clash) problems.push(ctx.problem([], `cluster ${clusterId} moves to EKS Auto Mode (compute: both): pool ${c.name}'s Auto Mode twin would be named ${twin.name}, the name of the pool at ${clash.join('.')}: rename one of them`));
+        else if (twin.name.length > 63) problems.push(ctx.problem([], `cluster ${clusterId} moves to EKS Auto Mode (compute: both): pool ${c.name}'s Auto Mode twin, ${twin.name}, is longer than the 63 characters of a NodePool's name: shorten the pool's name`));
+        else {
+          names.set(twin.name, c.at);
+          pools.push(twin);
+        }
+      }
     }
   }
   return pools;

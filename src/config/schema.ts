@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compute } from './schema/compute';
 import { cluster, clusterId, clusterTeam } from './schema/cluster';
 import { dnsLabel, fileId, map } from './schema/fields';
 import { gitops } from './schema/gitops';
@@ -16,12 +17,14 @@ import { window } from './schema/window';
 
 export { aliasFamily, type AmiFamily } from './schema/node-class';
 export { type TenancyAction } from './schema/tenancy';
+export { type ComputeMode } from './schema/compute';
 
 /** The whole of `config/platform.yaml`. */
 export const platformSchema = z.strictObject({
   $schema: z.string().optional(),
   gitops,
   karpenter: z.strictObject({ version, ...karpenterFields }),
+  compute: compute.optional(),
   windows: map(dnsLabel, window).optional().describe('named maintenance windows; clusters.<id>.window picks one (docs/windows.md)'),
   groups: map(dnsLabel, group).optional().describe('groups of clusters by labels, stage or id, each carrying what a cluster may (window, tenancy, karpenter, overrides, teams); applied in file order (docs/config.md, Groups)'),
   clusters: map(clusterId, cluster).refine((c) => Object.keys(c).length > 0, { error: 'define at least one cluster' }).meta({ minProperties: 1 }),

@@ -9,7 +9,7 @@ import type { FieldPath } from '../input/problems';
 import { ClusterGroup, groupsOf } from './groups';
 import { valueAt } from './provenance';
 import { Layer, mergeLayers } from './resolve';
-import type { ClusterFile, GroupFile, KarpenterFile, PlatformFile, TenancyAction } from './schema';
+import type { ClusterFile, ComputeMode, GroupFile, KarpenterFile, PlatformFile, TenancyAction } from './schema';
 
 /** Which level of the file set a cluster setting; `default` when none did. */
 export type SettingLevel = 'fleet' | 'group' | 'cluster' | 'default';
@@ -33,7 +33,7 @@ export interface Setting<T> extends SettingSource {
 }
 
 /** What every level (fleet, group, cluster) may say of a cluster's settings; a cluster's `window: null` says none. */
-type SettingsFields = Pick<GroupFile, 'karpenter' | 'tenancy'> & { readonly window?: string | null };
+type SettingsFields = Pick<GroupFile, 'karpenter' | 'tenancy' | 'compute'> & { readonly window?: string | null };
 
 /** The settings of one cluster, see {@link clusterSettings}. */
 export interface ClusterSettings {
@@ -55,6 +55,8 @@ export interface ClusterSettings {
   readonly tenancyExemptNamespaces: Setting<readonly string[]>;
   /** `window`, the name of a window (unknown ones included: they are reported). @default - none (also when the cluster says `window: null`) */
   readonly window: Setting<string | undefined>;
+  /** `compute`: who runs Karpenter (docs/auto-mode.md). @default "karpenter" */
+  readonly compute: Setting<ComputeMode>;
   /**
    * Where the value at any path of the settings was set (`['karpenter', 'controller',
    * 'featureGates', 'nodeOverlay']`): the level and path that wrote it (inside a map a level
@@ -72,9 +74,9 @@ export interface ClusterSettings {
 export function clusterSettings(file: PlatformFile, clusterId: string, groups: readonly ClusterGroup[] = groupsOf(file, clusterId)): ClusterSettings {
   const cluster: ClusterFile | undefined = file.clusters[clusterId];
   const layers: Layer<SettingsFields>[] = [
-    { fields: { karpenter: file.karpenter, tenancy: file.tenancy }, at: [] },
-    ...groups.map((g) => ({ fields: { karpenter: g.group.karpenter, tenancy: g.group.tenancy, window: g.group.window }, at: g.at })),
-    { fields: { karpenter: cluster?.karpenter, tenancy: cluster?.tenancy, window: cluster?.window }, at: ['clusters', clusterId] },
+    { fields: { karpenter: file.karpenter, tenancy: file.tenancy, compute: file.compute }, at: [] },
+    ...groups.map((g) => ({ fields: { karpenter: g.group.karpenter, tenancy: g.group.tenancy, window: g.group.window, compute: g.group.compute }, at: g.at })),
+    { fields: { karpenter: cluster?.karpenter, tenancy: cluster?.tenancy, window: cluster?.window, compute: cluster?.compute }, at: ['clusters', clusterId] },
   ];
   const merged = mergeLayers(layers);
   const sourceOf = (path: FieldPath): SettingSource => {
@@ -86,7 +88,7 @@ export function clusterSettings(file: PlatformFile, clusterId: string, groups: r
   };
   const setting = <T>(path: FieldPath, value: T | undefined, fallback: T): Setting<T> =>
     (value === undefined ? { value: fallback, level: 'default', path: ['clusters', clusterId] } : { value, ...sourceOf(path) });
-  const { karpenter = {}, tenancy = {}, window } = merged.fields;
+  const { karpenter = {}, tenancy = {}, window, compute } = merged.fields;
   const karpenterVersion = setting(['karpenter', 'version'], karpenter.version, file.karpenter.version);
   return {
     clusterId,
@@ -97,6 +99,7 @@ export function clusterSettings(file: PlatformFile, clusterId: string, groups: r
     tenancyAction: setting<TenancyAction>(['tenancy', 'action'], tenancy.action, 'Deny'),
     tenancyExemptNamespaces: setting<readonly string[]>(['tenancy', 'exemptNamespaces'], tenancy.exemptNamespaces, []),
     window: setting<string | undefined>(['window'], window ?? undefined, undefined),
+    compute: setting<ComputeMode>(['compute'], compute, 'karpenter'),
     sourceOf,
   };
 }

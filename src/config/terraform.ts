@@ -10,7 +10,7 @@ export const TERRAFORM_OUTPUTS = {
   optional: [
     'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
     'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version', 'region',
-    'karpenter_can_reboot_instances',
+    'karpenter_can_reboot_instances', 'auto_mode_node_role_name',
   ],
 } as const;
 
@@ -39,6 +39,12 @@ export interface TerraformOutputs {
    * needs it): the output `karpenter_can_reboot_instances`. @default false - not granted
    */
   readonly canRebootInstances?: boolean;
+  /**
+   * The IAM role of the nodes of an EKS Auto Mode NodeClass (`NodeClass.spec.role`, docs/auto-mode.md):
+   * the output `auto_mode_node_role_name`; the role needs an EKS access entry of type EC2.
+   * @default - `nodeRoleName`
+   */
+  readonly autoModeNodeRoleName?: string;
 }
 
 /** What reading one Terraform outputs file found. */
@@ -168,6 +174,7 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     podIdentityServiceAccount: read('karpenter_pod_identity_service_account', false),
     kubernetesVersion: read('cluster_version', false),
     region: read('region', false),
+    autoModeNodeRoleName: read('auto_mode_node_role_name', false),
     canRebootInstances: readBool(values.get('karpenter_can_reboot_instances'), (at, m) => problems.push(source.problem(at, m))),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
@@ -191,6 +198,7 @@ function checkOutput(name: string, value: string): string | undefined {
       if (arn) return `expected the cluster name, got an ARN: use "${value.split('/').pop()}"`;
       return /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(value) ? undefined : `"${value}" is not an EKS cluster name`;
     case 'karpenter_node_role_name':
+    case 'auto_mode_node_role_name':
       if (arn) return `expected the IAM role name, got an ARN: use "${value.split('/').pop()}" (output node_iam_role_name, not node_iam_role_arn)`;
       return ROLE_NAME.test(value) ? undefined : `"${value}" is not an IAM role name`;
     case 'karpenter_interruption_queue_name':

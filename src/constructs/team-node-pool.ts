@@ -4,6 +4,8 @@ import * as aws from '../../imports/karpenter.k8s.aws';
 import * as karpenter from '../../imports/karpenter.sh';
 import { MANAGED_BY, NodePoolModel, POOL_SYNC_OPTIONS, TEAM_LABEL } from '../model/node-pool';
 import { NodeClassModel } from '../model/node-class';
+import { AutoModeNodeClassModel, autoModeRequirements } from '../model/auto-mode';
+import { AutoModeNodeClass } from './auto-mode-node-class';
 import { crdEnumValue, crdValue } from './crd-value';
 import { escapeKeys } from './safe-keys';
 import { DIGEST_ANNOTATION } from '../model/stages';
@@ -28,6 +30,12 @@ export interface TeamNodePoolProps {
    * @default - none: no later stage waits for the cluster
    */
   readonly digests?: { readonly nodePool: string; readonly nodeClass: string };
+  /**
+   * The pool runs on EKS Auto Mode: this NodeClass (`eks.amazonaws.com/v1`) is written instead of
+   * the EC2NodeClass, the NodePool names it, and its requirements use Auto Mode's label keys
+   * (model/auto-mode.ts). @default - a self-managed pool
+   */
+  readonly autoModeClass?: AutoModeNodeClassModel;
 }
 
 /**
@@ -66,7 +74,12 @@ export class TeamNodePool extends Construct {
     super(scope, id);
     const nc = props.nodeClass;
     const np = props.nodePool;
-    this.nodeClass = (props.rendersNodeClass ?? true) ? new NodeClassObject(this, 'EC2NodeClass', nc.kubelet, escapeKeys({
+    const auto = props.autoModeClass;
+    if (auto && (props.rendersNodeClass ?? true)) {
+      const { name, ...spec } = auto;
+      new AutoModeNodeClass(this, 'NodeClass', { metadata: metadata(name, props.team, props.digests?.nodeClass), spec });
+    }
+    this.nodeClass = !auto && (props.rendersNodeClass ?? true) ? new NodeClassObject(this, 'EC2NodeClass', nc.kubelet, escapeKeys({
       metadata: metadata(nc.name, props.team, props.digests?.nodeClass),
       spec: {
         role: nc.role,
@@ -120,12 +133,12 @@ export class TeamNodePool extends Construct {
           metadata: Object.keys(np.labels).length > 0 || np.annotations !== undefined
             ? { labels: Object.keys(np.labels).length > 0 ? np.labels : undefined, annotations: np.annotations && { ...np.annotations } } : undefined,
           spec: {
-            nodeClassRef: {
+            nodeClassRef: auto ? { group: AutoModeNodeClass.GVK.apiVersion.split('/')[0], kind: AutoModeNodeClass.GVK.kind, name: auto.name } : {
               group: aws.Ec2NodeClass.GVK.apiVersion.split('/')[0],
               kind: aws.Ec2NodeClass.GVK.kind,
               name: this.nodeClass?.name ?? np.nodeClass,
             },
-            requirements: np.requirements.map((r) => ({
+            requirements: (auto ? autoModeRequirements(np.requirements) : np.requirements).map((r) => ({
               key: r.key,
               operator: crdValue(karpenter.NodePoolSpecTemplateSpecRequirementsOperator, r.operator),
               values: r.values && [...r.values],

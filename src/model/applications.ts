@@ -77,6 +77,8 @@ export interface ApplicationModel {
 
 /** Whether a later stage waits for this cluster (some cluster is at its stage + 1): it then has a drift gate (model/stages.ts). */
 export function isGated(platform: Platform, cluster: Cluster): boolean {
+  // On EKS Auto Mode, EKS runs the controller the gate watches: the next stage waits on the cluster's Applications alone (docs/auto-mode.md).
+  if (cluster.compute === 'autoMode') return false;
   return cluster.stage !== undefined && platform.clusters.some((c) => c.stage === cluster.stage! + 1);
 }
 
@@ -100,15 +102,20 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
   const git = { repoURL: gitops.repoURL, targetRevision: gitops.targetRevision };
   const at = (namespace: string) => ({ ...cluster.destination, namespace });
   const layout = clusterLayout(cluster);
-  const apps: ApplicationModel[] = [
+  // EKS Auto Mode runs Karpenter and owns the karpenter.sh CRDs: no controller or CRDs of ours there;
+  // while a cluster moves (both), the CRDs' Application holds them without syncing or deleting
+  // them (AWS: do not modify the shared CRDs during the move), and goes when the move ends (docs/auto-mode.md).
+  const compute = cluster.compute ?? 'karpenter';
+  const selfManaged: ApplicationModel[] = compute === 'autoMode' ? [] : [
     {
       ...base,
+      ...(compute === 'both' ? { finalizer: false } : {}),
       file: 'karpenter-crd',
       name: APP_NAMES.crds(cluster.id),
       wave: WAVES.crds,
       sources: [{ repoURL: KARPENTER_CHART_REPO, chart: 'karpenter-crd', targetRevision: karpenter.version, helm: { releaseName: 'karpenter-crd' } }],
       destination: at(karpenter.namespace),
-      automated: true,
+      automated: compute !== 'both',
       // Never prune CRDs: deleting one deletes every NodePool and EC2NodeClass with it.
       prune: false,
       // The CRDs exceed the 256 KiB last-applied annotation of client-side apply.
@@ -131,6 +138,9 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
       prune: true,
       syncOptions: createNamespace(karpenter.namespace),
     },
+  ];
+  const apps: ApplicationModel[] = [
+    ...selfManaged,
     // The clusters tenancyPolicy (model/tenancy.ts) gives a policy: a team of theirs lists namespaces.
     // No window holds it (model/stages.ts): each guarded team's pools wait for it with a hook instead.
     ...(hasPolicies(cluster) ? [{

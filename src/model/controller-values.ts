@@ -32,7 +32,7 @@ export interface KarpenterChartValues {
   readonly affinity: {
     readonly nodeAffinity: {
       readonly requiredDuringSchedulingIgnoredDuringExecution: {
-        readonly nodeSelectorTerms: readonly { readonly matchExpressions: readonly { readonly key: string; readonly operator: string }[] }[];
+        readonly nodeSelectorTerms: readonly { readonly matchExpressions: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[] }[];
       };
     };
   };
@@ -43,6 +43,22 @@ export const OFF_KARPENTER_NODES: KarpenterChartValues['affinity'] = {
   nodeAffinity: {
     requiredDuringSchedulingIgnoredDuringExecution: {
       nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] }],
+    },
+  },
+};
+
+/**
+ * While a cluster moves to EKS Auto Mode (`compute: both`), every node is an Auto Mode node
+ * (labelled karpenter.sh/nodepool) or one of the pools the controller itself runs: it is pinned to
+ * Auto Mode's built-in `system` pool, whose CriticalAddonsOnly taint the chart's default
+ * tolerations take (the cluster needs that pool turned on).
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html (system: CriticalAddonsOnly taint)
+ * @see https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml (affinity karpenter.sh/nodepool DoesNotExist; tolerations CriticalAddonsOnly Exists)
+ */
+export const ON_AUTO_MODE_SYSTEM_POOL: KarpenterChartValues['affinity'] = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: ['system'] }] }],
     },
   },
 };
@@ -63,7 +79,7 @@ export function controllerValues(cluster: Cluster): KarpenterChartValues {
       interruptionQueue: tf.interruptionQueueName,
       ...settingsMaps(cluster),
     },
-    affinity: OFF_KARPENTER_NODES,
+    affinity: cluster.compute === 'both' ? ON_AUTO_MODE_SYSTEM_POOL : OFF_KARPENTER_NODES,
   });
 }
 

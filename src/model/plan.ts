@@ -3,6 +3,7 @@
  * `Platform` before anything is rendered. Charts render it and decide nothing; `explain`,
  * `fit` and the summaries read it where they need a derived model.
  */
+import { AutoModeNodeClassModel, autoModeNodeClassModel } from './auto-mode';
 import type { InstanceType } from '../catalog/catalog';
 import { catalogMatcher, Matcher, priceRange, PriceRange } from '../catalog/match';
 import { overlaidAdmitted } from '../catalog/overlays';
@@ -86,6 +87,12 @@ export interface PoolPlan {
   readonly path: string;
   readonly nodePool: NodePoolModel;
   readonly nodeClass: NodeClassModel;
+  /**
+   * The pool runs on EKS Auto Mode (docs/auto-mode.md): this NodeClass is written instead of
+   * `nodeClass` (which stays the catalog's view of the pool), and its NodePool names it.
+   * @default - a self-managed pool: its EC2NodeClass is written
+   */
+  readonly autoModeClass?: AutoModeNodeClassModel;
   /** What every page says about it. */
   readonly facts: PoolFacts;
   /** `dist/<cluster>/smoke-tests/<pool>.yaml`. @default - none: the cluster has no smoke tests */
@@ -113,8 +120,8 @@ export interface ClusterPlan {
   readonly applications: readonly Planned<ApplicationModel>[];
   /** `argocd/<cluster>.yaml`: the cluster's app of apps. */
   readonly root: Planned<ApplicationModel>;
-  /** `dist/<cluster>/karpenter/values.yaml`: the controller chart's values. */
-  readonly controllerValues: Planned<Record<string, unknown>>;
+  /** `dist/<cluster>/karpenter/values.yaml`: the controller chart's values. @default - none: EKS Auto Mode runs the controller (docs/auto-mode.md) */
+  readonly controllerValues?: Planned<Record<string, unknown>>;
   /** `dist/<cluster>/policies/team-pools.yaml`. @default - none: no team of the cluster lists namespaces */
   readonly tenancyPolicy?: Planned<TenancyPolicyModel>;
   /**
@@ -203,8 +210,10 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
   const classOwners = new Map<string, string>();
   const planned = cluster.pools.map((pool) => {
     const plan = poolPlan(cluster, pool, { gated, matcher });
-    const owner = classOwners.get(plan.nodeClass.name);
-    if (owner === undefined) classOwners.set(plan.nodeClass.name, pool.name);
+    // An Auto Mode NodeClass and an EC2NodeClass of one name are two objects (two API groups).
+    const classKey = plan.autoModeClass ? `eks.amazonaws.com/${plan.autoModeClass.name}` : plan.nodeClass.name;
+    const owner = classOwners.get(classKey);
+    if (owner === undefined) classOwners.set(classKey, pool.name);
     return owner === undefined ? plan : { ...plan, rendersNodeClass: false };
   });
   // The policy reads the pools' own models; each pool's facts then say who may use it.
@@ -232,7 +241,8 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
       valuesDigest: digestOf(values),
     },
     nodePools: pools.map((p) => ({ name: p.nodePool.name, digest: p.digests!.nodePool })),
-    nodeClasses: pools.filter((p) => p.rendersNodeClass !== false).map((p) => ({ name: p.nodeClass.name, digest: p.digests!.nodeClass })),
+    // The gate reads EC2NodeClasses: an Auto Mode twin's NodeClass is EKS's to reconcile.
+    nodeClasses: pools.filter((p) => p.rendersNodeClass !== false && !p.autoModeClass).map((p) => ({ name: p.nodeClass.name, digest: p.digests!.nodeClass })),
     nodeOverlays: overlays.map((o) => ({ name: o.name, digest: o.digest! })),
     settleSeconds: DRIFT_GATE_SETTLE_SECONDS,
     pollSeconds: DRIFT_GATE_POLL_SECONDS,
@@ -242,7 +252,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     karpenterVersion: cluster.karpenter.version,
     applications: children.map((app) => ({ path: layout.app(app.file), model: app })),
     root: { path: layout.root, model: root },
-    controllerValues: { path: layout.controllerValues, model: controllerValues },
+    ...(cluster.compute === 'autoMode' ? {} : { controllerValues: { path: layout.controllerValues, model: controllerValues } }),
     ...(policy ? {
       tenancyPolicy: { path: layout.tenancyPolicy, model: policy },
       policyGuards: guards,
@@ -274,8 +284,10 @@ export interface PoolPlanOptions {
 
 /** The plan of one pool of a cluster: its models, file and facts. */
 export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions = {}): PoolPlan {
-  const nodePool = withWindowBudgets(nodePoolModel(pool), cluster);
+  const own = nodePoolModel(pool);
+  const nodePool = withWindowBudgets(pool.autoMode ? { ...own, expireAfter: pool.autoMode.expireAfter } : own, cluster);
   const nodeClass = nodeClassModel(pool, cluster);
+  const autoModeClass = pool.autoMode ? autoModeNodeClassModel(pool, cluster) : undefined;
   const matcher = options.matcher ?? catalogMatcher();
   // As Karpenter sees the pool: its NodePool's requirements against the catalog, then the cluster's overlays.
   const admitted = overlaidAdmitted(matcher.match(nodePool.requirements), cluster.overlays, matcher);
@@ -296,7 +308,8 @@ export function poolPlan(cluster: Cluster, pool: Pool, options: PoolPlanOptions 
     nodePool,
     nodeClass,
     facts,
-    ...(gated ? { digests: { nodePool: digestOf(nodePool), nodeClass: digestOf(nodeClass) } } : {}),
+    ...(autoModeClass ? { autoModeClass } : {}),
+    ...(gated ? { digests: { nodePool: digestOf(nodePool), nodeClass: digestOf(autoModeClass ?? nodeClass) } } : {}),
     ...(cluster.window ? { header: windowHeader(cluster.window) } : {}),
     ...(cluster.smokeTests ? { smokeTest: { path: clusterLayout(cluster).smokeTest(pool.name), model: smokeTestModel(pool), namespace: SMOKE_TEST_NAMESPACE } } : {}),
   };

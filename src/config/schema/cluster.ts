@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dnsLabel, fileId, labelKey, labelValue, listOrMap, map, WINDOWS_RESERVED } from './fields';
+import { compute } from './compute';
 import { karpenterFields, version } from './karpenter';
 import { overlay } from './overlay';
 import { poolFields } from './pool';
@@ -38,6 +39,7 @@ export const cluster = z.strictObject({
   overrides: poolFields.nullish().describe('pool fields forced on every pool of this cluster'),
   karpenter: z.strictObject({ version: version.optional(), ...karpenterFields }).optional()
     .describe('deep-merged over the top-level karpenter for this cluster (staged upgrades)'),
+  compute: compute.optional(),
   kubernetesVersion: z.string().regex(/^1\.[0-9]{1,2}$/, { error: 'must be a Kubernetes minor version such as "1.33" (quote it)' })
     .optional().describe('otherwise the terraform output cluster_version'),
   tenancy: tenancy.optional().describe('the tenancy policy of this cluster, over the top-level tenancy'),

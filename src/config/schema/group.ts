@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { clusterTeam } from './cluster';
 import { usdPerHour } from './team';
 import { dnsLabel, fileId, labelKey, labelValue, map } from './fields';
+import { compute } from './compute';
 import { karpenterFields, version } from './karpenter';
 import { poolFields } from './pool';
 import { tenancy } from './tenancy';
@@ -33,6 +34,7 @@ export const group = z.strictObject({
   tenancy: tenancy.optional().describe('the tenancy policy of the group\'s clusters, over the top-level tenancy'),
   karpenter: z.strictObject({ version: version.optional(), ...karpenterFields }).optional()
     .describe('deep-merged over the top-level karpenter, under each cluster\'s own'),
+  compute: compute.optional(),
   overrides: poolFields.nullish().describe('pool fields forced on every pool of the group\'s clusters (a cluster\'s own overrides win)'),
   teams: map(fileId, groupTeam).optional().describe('team id -> pool fields on the group\'s clusters, with pools.<key> for its pools\' and a budget'),
 });

@@ -1,0 +1,100 @@
+/**
+ * A pool on EKS Auto Mode (contract 9.6, docs/auto-mode.md): AWS runs Karpenter there and the
+ * pool's nodes come from an `eks.amazonaws.com/v1` NodeClass, which has no AMI selection, no user
+ * data, no kubelet, no block devices, no instance metadata options and no instance store policy
+ * (AWS picks and patches the image: the node's configuration is EKS's), and whose nodes live at
+ * most 21 days. A pool field Auto Mode cannot honour is an error at the line that set it, naming
+ * the cluster; one the fleet's `defaults` set is the self-managed clusters' (an Auto Mode cluster
+ * simply has no use for it) and is not reported.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (the NodeClass spec: role, subnet and security group selectors, ephemeralStorage, networking, tags; nothing else)
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (custom AMIs and user data are not supported)
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-security.html ("EC2 managed instances operated by EKS Auto Mode have maximum lifetime of 21 days")
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html (default expireAfter 336h; kubernetes.io/os and node.kubernetes.io/windows-build are not supported)
+ */
+import type { FieldPath, Problem } from '../input/problems';
+import type { ComputeMode } from './schema';
+import type { Pool, PoolSettings } from './platform';
+
+/** The longest an Auto Mode node lives, in hours: 21 days. */
+export const AUTO_MODE_MAX_HOURS = 21 * 24;
+
+/** What Auto Mode sets when a NodePool says nothing: 14 days. */
+export const AUTO_MODE_DEFAULT_EXPIRE_AFTER = '336h';
+
+/** The pool fields an Auto Mode NodeClass has no place for, and what runs instead. */
+const NOT_ON_AUTO_MODE: readonly { readonly field: keyof PoolSettings; readonly why: string }[] = [
+  { field: 'ami', why: 'EKS Auto Mode picks and patches the node image itself (no AMI selection)' },
+  { field: 'userData', why: 'EKS Auto Mode runs no user data on its nodes' },
+  { field: 'kubelet', why: 'EKS Auto Mode configures the kubelet itself (its NodeClass has no kubelet)' },
+  { field: 'volume', why: 'an Auto Mode node\'s disk is its NodeClass\'s ephemeralStorage (80Gi by default), not a block device of the pool' },
+  { field: 'blockDeviceMappings', why: 'an Auto Mode NodeClass has no block device mappings (only ephemeralStorage)' },
+  { field: 'metadataOptions', why: 'EKS Auto Mode sets the instance metadata options itself (IMDSv2 only)' },
+  { field: 'instanceStorePolicy', why: 'an Auto Mode NodeClass has no instance store policy' },
+];
+
+/** Where each field of a pool was set: the path of the level that wrote it, or undefined for the tool's own default. */
+export type OriginOf = (path: FieldPath) => FieldPath | undefined;
+
+/**
+ * The problems of a pool on an Auto Mode cluster (`compute: autoMode`), or of its Auto Mode twin
+ * on a cluster that moves (`compute: both`: warnings, since the self-managed pool still uses the
+ * field until the move ends).
+ * @param problem locates a message at a field of the pool (its line)
+ */
+export function autoModeFindings(
+  settings: PoolSettings, { cluster, team, compute, originOf, problem }: {
+    readonly cluster: string; readonly team: string; readonly compute: ComputeMode; readonly originOf: OriginOf;
+    readonly problem: (path: FieldPath, message: string) => Problem;
+  },
+): Problem[] {
+  if (compute === 'karpenter') return [];
+  const out: Problem[] = [];
+  const set = (field: string) => {
+    const origin = originOf([field]);
+    return origin !== undefined && origin[0] !== 'defaults';
+  };
+  const then = compute === 'autoMode'
+    ? `set it only for the self-managed clusters (a group's teams.${team}), run cluster ${cluster} without team ${team} (clusters.${cluster}.teams), or keep the cluster on compute: karpenter`
+    : `its Auto Mode twin goes without it; when the move ends (compute: autoMode) it is an error`;
+  for (const { field, why } of NOT_ON_AUTO_MODE) {
+    if (settings[field] !== undefined && set(field)) out.push(problem([field], `cluster ${cluster} runs on EKS Auto Mode (compute: ${compute}): ${why}; ${then}`));
+  }
+  const hours = durationHours(settings.expireAfter);
+  if (settings.expireAfter !== undefined && originOf(['expireAfter']) !== undefined && (hours === undefined || hours > AUTO_MODE_MAX_HOURS)) {
+    out.push(problem(['expireAfter'], `cluster ${cluster} runs on EKS Auto Mode (compute: ${compute}), whose nodes live at most 21 days (${AUTO_MODE_MAX_HOURS}h): `
+      + `expireAfter ${settings.expireAfter} is longer; set ${AUTO_MODE_MAX_HOURS}h or less (Auto Mode's own default is ${AUTO_MODE_DEFAULT_EXPIRE_AFTER})`));
+  }
+  return out;
+}
+
+/** A Go duration (`720h`, `1h30m`, `Never`) in hours; undefined for Never or what does not parse. */
+function durationHours(text: string | undefined): number | undefined {
+  if (text === undefined || text === 'Never') return undefined;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return undefined;
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) / (unit === 'h' ? 1 : unit === 'm' ? 60 : 3600), 0);
+}
+
+/** The taint of an Auto Mode twin while its cluster moves: only workloads that tolerate it go there (AWS's migration, step 2). */
+export const AUTO_MODE_TAINT = { key: 'eks-auto-mode', effect: 'NoSchedule' } as const;
+
+/** A pool's Auto Mode facts: how long its nodes live (its own expireAfter when set and within 21 days, else Auto Mode's default). */
+export function onAutoMode(settings: PoolSettings, expireAfterSet: boolean): NonNullable<Pool['autoMode']> {
+  const hours = durationHours(settings.expireAfter);
+  return { expireAfter: expireAfterSet && hours !== undefined && hours <= AUTO_MODE_MAX_HOURS ? settings.expireAfter : AUTO_MODE_DEFAULT_EXPIRE_AFTER };
+}
+
+/**
+ * A pool's Auto Mode twin on a cluster that moves (`compute: both`): the same team, requirements,
+ * limits, budgets and window, named `<pool>-auto`, tainted {@link AUTO_MODE_TAINT} so that only
+ * the workloads moved on purpose (a toleration and `eks.amazonaws.com/compute-type: auto`) land there.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (steps 2 and 3: a tainted Auto Mode NodePool; workloads tolerate it and select compute-type auto)
+ */
+export function autoModeTwin(pool: Pool, expireAfterSet: boolean): Pool {
+  const { provenance: _provenance, ...rest } = pool;
+  return {
+    ...rest, name: `${pool.name}-auto`,
+    settings: { ...pool.settings, taints: [...pool.settings.taints.filter((t) => t.key !== AUTO_MODE_TAINT.key), AUTO_MODE_TAINT] },
+    autoMode: onAutoMode(pool.settings, expireAfterSet),
+  };
+}
