@@ -68,7 +68,9 @@ describe('a fleet of self-managed, Auto Mode and moving clusters', () => {
     expect(autoModeNodeClassProblems(nodeClass ?? {})).toEqual([]);
     // Every documented default written: the API server has nothing to add, Argo CD sees no drift.
     expect(autoModeNodeClassDefaulted(nodeClass ?? {})).toEqual(nodeClass);
-    expect(pool?.spec.template.spec.nodeClassRef).toEqual({ group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'web' });
+    expect(pool?.metadata.name).toBe('web-auto');
+    expect(pool?.spec.template.spec.nodeClassRef).toEqual({ group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'web-auto' });
+    expect(pool?.spec.template.spec.taints).not.toContainEqual({ key: 'eks-auto-mode', effect: 'NoSchedule' });
     expect(nodeClass?.spec.role).toBe('KarpenterNodeRole-auto');
     const keys = (pool?.spec.template.spec.requirements as { key: string }[]).map((r) => r.key);
     expect(keys).toContain('eks.amazonaws.com/instance-family');
@@ -79,8 +81,8 @@ describe('a fleet of self-managed, Auto Mode and moving clusters', () => {
   it('keeps the tenancy policy, budgets and smoke tests of Auto Mode pools as of any other', () => {
     expect(of('auto').some(({ doc }) => doc.kind === 'ValidatingAdmissionPolicy')).toBe(true);
     const policy = of('auto').find(({ doc }) => doc.kind === 'ValidatingAdmissionPolicy')?.doc;
-    expect(policy?.spec.variables.find((v: { name: string }) => v.name === 'pools')?.expression).toBe('["web"]');
-    expect(of('auto').some(({ path }) => path === 'dist/auto/smoke-tests/web.yaml')).toBe(true);
+    expect(policy?.spec.variables.find((v: { name: string }) => v.name === 'pools')?.expression).toBe('["web-auto"]');
+    expect(of('auto').some(({ path }) => path === 'dist/auto/smoke-tests/web-auto.yaml')).toBe(true);
   });
 
   it('runs each pool of a moving cluster beside its tainted Auto Mode twin, pins the controller to Auto Mode\'s system pool and holds the CRDs without syncing or deleting them', () => {
@@ -132,5 +134,25 @@ describe('what Auto Mode cannot honour', () => {
 
   it('says compute takes karpenter, autoMode or both', () => {
     expect(problemsOf({ rawConfig: rawConfig().replace('compute: karpenter', 'compute: auto'), terraform })).toContainEqual(expect.stringMatching(/platform\.yaml:3:\d+: compute: unknown value "auto" \(allowed: karpenter, autoMode, both\)/));
+  });
+});
+
+describe('the move, step by step', () => {
+  /** The pools of cluster `moving` under a compute, by name: their node class's kind. */
+  const poolsOf = (compute: string) => {
+    const { platform } = load({ rawConfig: rawConfig().replace('compute: both', `compute: ${compute}`), terraform });
+    const docs = documents(synthesize(platform)).filter(({ path, doc }) => path.startsWith('dist/moving/') && doc.kind === 'NodePool');
+    return Object.fromEntries(docs.map(({ doc }) => [doc.metadata.name, doc.spec.template.spec.nodeClassRef]));
+  };
+
+  it('never asks the API server to change a NodePool\'s nodeClassRef group or kind (immutable in the karpenter.sh CRD): the pool workloads moved to is the one that stays', () => {
+    const [before, moving, after] = [poolsOf('karpenter'), poolsOf('both'), poolsOf('autoMode')];
+    for (const [a, b] of [[before, moving], [moving, after]]) {
+      for (const name of Object.keys(b).filter((n) => n in a)) {
+        expect([name, b[name].group, b[name].kind]).toEqual([name, a[name].group, a[name].kind]);
+      }
+    }
+    expect(Object.keys(moving).sort()).toEqual(['web', 'web-auto']);
+    expect(Object.keys(after)).toEqual(['web-auto']);
   });
 });

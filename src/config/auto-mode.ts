@@ -85,16 +85,21 @@ export function onAutoMode(settings: PoolSettings, expireAfterSet: boolean): Non
 }
 
 /**
- * A pool's Auto Mode twin on a cluster that moves (`compute: both`): the same team, requirements,
- * limits, budgets and window, named `<pool>-auto`, tainted {@link AUTO_MODE_TAINT} so that only
- * the workloads moved on purpose (a toleration and `eks.amazonaws.com/compute-type: auto`) land there.
- * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (steps 2 and 3: a tainted Auto Mode NodePool; workloads tolerate it and select compute-type auto)
+ * A pool as it runs on EKS Auto Mode: the same team, requirements, limits, budgets and window,
+ * named `<pool>-auto` on every Auto Mode cluster, so that a cluster that moves keeps, when the move
+ * ends, the pool its workloads moved to (a NodePool's nodeClassRef group and kind cannot change in
+ * place, and a rename is a delete: its nodes would drain). While the cluster moves (`moving`), it is
+ * tainted {@link AUTO_MODE_TAINT}, so that only the workloads moved on purpose (a toleration and
+ * `eks.amazonaws.com/compute-type: auto`) land there.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (steps 2 and 3: a tainted Auto Mode NodePool; workloads tolerate it and select compute-type auto; step 6: the taint removed)
+ * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml (nodeClassRef: "nodeClassRef.group is immutable", "nodeClassRef.kind is immutable")
  */
-export function autoModeTwin(pool: Pool, expireAfterSet: boolean): Pool {
+export function autoModeTwin(pool: Pool, { expireAfterSet, moving }: { readonly expireAfterSet: boolean; readonly moving: boolean }): Pool {
   const { provenance: _provenance, ...rest } = pool;
+  const taints = pool.settings.taints.filter((t) => t.key !== AUTO_MODE_TAINT.key);
   return {
     ...rest, name: `${pool.name}-auto`,
-    settings: { ...pool.settings, taints: [...pool.settings.taints.filter((t) => t.key !== AUTO_MODE_TAINT.key), AUTO_MODE_TAINT] },
+    settings: { ...pool.settings, taints: moving ? [...taints, AUTO_MODE_TAINT] : taints },
     autoMode: onAutoMode(pool.settings, expireAfterSet),
   };
 }

@@ -1,4 +1,4 @@
-import { autoModeFindings, autoModeTwin, onAutoMode } from './auto-mode';
+import { autoModeFindings, autoModeTwin } from './auto-mode';
 import { suggest } from '../input/issues';
 import { BUILT_IN_POOL_DEFAULTS, Pool, PoolSettings, ProblemLocation } from './platform';
 import { FieldPath, Problem } from '../input/problems';
@@ -131,8 +131,8 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
       // EKS Auto Mode cannot honour some fields (config/auto-mode.ts): an error there, a warning on a cluster that moves to it.
-      const compute = input.compute ?? 'karpenter';
-      (compute === 'autoMode' ? problems : warnings).push(...autoModeFindings(settings, { cluster: clusterId, team: teamId, compute, originOf: (p) => merged.origin(p), problem: (p, m) => ctx.problem(p, m) }));
+      const computeMode = input.compute ?? 'karpenter';
+      (computeMode === 'autoMode' ? problems : warnings).push(...autoModeFindings(settings, { cluster: clusterId, team: teamId, compute: computeMode, originOf: (p) => merged.origin(p), problem: (p, m) => ctx.problem(p, m) }));
       if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
         const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
         if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));
@@ -168,20 +168,21 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       const expireAfterSet = merged.origin(['expireAfter']) !== undefined;
       pools.push({
         name: c.name, team: teamId, owner: team.owner, costCenter: team.costCenter, settings, requirements,
-        ...(input.compute === 'autoMode' ? { autoMode: onAutoMode(settings, expireAfterSet) } : {}),
         ...(team.namespaces ? { namespaces: team.namespaces } : {}),
         limitsAt: location(ctx.problem(settings.limits ? ['limits'] : [], '')),
         nodeClassAt: location(ctx.problem(settings.nodeClass !== undefined ? ['nodeClass'] : [], '')),
         ...expressionsAt(ctx, settings),
         ...(withProvenance ? { provenance: provenance(source, merged, settings) } : {}),
       });
-      // A cluster moving to Auto Mode runs each pool twice: as it is, and its Auto Mode twin beside it.
-      const last = pools[pools.length - 1];
-      if (input.compute === 'both') {
-        const twin = autoModeTwin(last, expireAfterSet);
+      // On Auto Mode a pool is its Auto Mode twin, <pool>-auto; a cluster that moves runs both (config/auto-mode.ts).
+      const compute = input.compute ?? 'karpenter';
+      if (compute !== 'karpenter') {
+        const own = pools[pools.length - 1];
+        if (compute === 'autoMode') pools.length -= 1;
+        const twin = autoModeTwin(own, { expireAfterSet, moving: compute === 'both' });
         const clash = names.get(twin.name);
-        if (clash) problems.push(ctx.problem([], `cluster ${clusterId} moves to EKS Auto Mode (compute: both): pool ${c.name}'s Auto Mode twin would be named ${twin.name}, the name of the pool at ${clash.join('.')}: rename one of them`));
-        else if (twin.name.length > 63) problems.push(ctx.problem([], `cluster ${clusterId} moves to EKS Auto Mode (compute: both): pool ${c.name}'s Auto Mode twin, ${twin.name}, is longer than the 63 characters of a NodePool's name: shorten the pool's name`));
+        if (clash) problems.push(ctx.problem([], `cluster ${clusterId} runs on EKS Auto Mode (compute: ${compute}): pool ${c.name} is ${twin.name} there, the name of the pool at ${clash.join('.')}: rename one of them`));
+        else if (twin.name.length > 63) problems.push(ctx.problem([], `cluster ${clusterId} runs on EKS Auto Mode (compute: ${compute}): pool ${c.name} is ${twin.name} there, longer than the 63 characters of a NodePool's name: shorten the pool's name`));
         else {
           names.set(twin.name, c.at);
           pools.push(twin);

@@ -55,6 +55,12 @@ export interface SummaryDataCluster {
   readonly groups?: readonly string[];
   /** The git revision everything of the cluster tracks (a stage ref from stage 2 on). */
   readonly revision: string;
+  /**
+   * Who runs Karpenter when not the cluster's own controller (docs/auto-mode.md): EKS Auto Mode, or
+   * both while it moves. Added within version 1; written only then.
+   * @default "karpenter"
+   */
+  readonly compute?: 'autoMode' | 'both';
   /** A later stage waits for its drift gate. */
   readonly gated: boolean;
   /** Its maintenance window; null: none (drifted nodes are replaced at any time). */
@@ -150,6 +156,7 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
       stage: c.stage ?? null,
       ...(c.groups.length ? { groups: [...c.groups] } : {}),
       revision: clusterRevision(platform, c),
+      ...(c.compute ? { compute: c.compute } : {}),
       gated: isGated(platform, c),
       window: c.window ? {
         name: c.window.name, timeZone: c.window.timeZone, days: [...c.window.days], start: c.window.start, duration: c.window.duration,

@@ -106,3 +106,27 @@ export function windowChangeText(c: WindowChange): string {
     : `: ${windowText(before)} (${before.timeZone}) -> ${windowText(after)} (${after.timeZone})`;
   return `window ${names}${times}; kept UTC ${before.keptUtc.join(', ')} -> ${after.keptUtc.join(', ')}`;
 }
+
+/**
+ * What a change of `compute` means for a cluster (docs/auto-mode.md), said as a note of the
+ * review: the move to EKS Auto Mode is done in steps, and each says what it needs and does.
+ */
+export function computeNotes(base: SummaryData, head: SummaryData): string[] {
+  const was = new Map(base.clusters.map((c) => [c.id, c.compute ?? 'karpenter']));
+  return head.clusters.flatMap((c) => {
+    const before = was.get(c.id);
+    const after = c.compute ?? 'karpenter';
+    if (before === undefined || before === after) return [];
+    const said = `cluster ${c.id}: compute ${before} -> ${after}`;
+    if (before === 'karpenter' && after === 'both') {
+      return [`${said}: it starts moving to EKS Auto Mode. Turn Auto Mode on for it first, with its built-in system pool (the controller is pinned there) and without general-purpose; each pool gets an Auto Mode twin <pool>-auto, tainted eks-auto-mode:NoSchedule, so nothing moves until workloads tolerate it (docs/auto-mode.md)`];
+    }
+    if (before === 'both' && after === 'autoMode') {
+      return [`${said}: the move to EKS Auto Mode ends. Its self-managed pools go (their remaining nodes drain: see the destructive lines), with its controller and the CRDs' Application (without finalizer: the shared CRDs stay, EKS's)`];
+    }
+    if (before === 'karpenter' && after === 'autoMode') {
+      return [`${said} in one step: its pools are deleted (every node drains) and its controller removed in the same sync, with no Auto Mode pool ready beside them; move through compute: both (docs/auto-mode.md)`];
+    }
+    return [`${said}: Karpenter on this cluster changes hands (docs/auto-mode.md)`];
+  });
+}
