@@ -18,10 +18,19 @@ export interface ClusterGroup {
   readonly at: FieldPath;
 }
 
+/** The ids a group's `match.clusters` lists, as a set built once per list: a group of a large fleet may list hundreds. */
+const listedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function listed(clusters: readonly string[]): ReadonlySet<string> {
+  let set = listedSets.get(clusters);
+  if (!set) listedSets.set(clusters, set = new Set(clusters));
+  return set;
+}
+
 /** Whether a cluster meets a group's `match`: every condition given holds. */
 function matches(group: GroupFile, id: string, cluster: ClusterFile): boolean {
   const { labels, stage, clusters } = group.match;
-  if (clusters !== undefined && !clusters.includes(id)) return false;
+  if (clusters !== undefined && !listed(clusters).has(id)) return false;
   if (stage !== undefined && cluster.stage !== stage) return false;
   if (labels !== undefined && !Object.entries(labels).every(([k, v]) => cluster.labels?.[k] === v)) return false;
   return true;
@@ -42,12 +51,13 @@ export function groupsOf(file: PlatformFile, clusterId: string): ClusterGroup[] 
 export function groupProblems(source: SourceFile, file: PlatformFile): Problem[] {
   const problems: Problem[] = [];
   const clusterIds = Object.keys(file.clusters);
+  const known = new Set(clusterIds);
   const windows = Object.keys(file.windows ?? {});
   const teams = Object.keys(file.teams);
   for (const [name, g] of Object.entries(file.groups ?? {})) {
     const at: FieldPath = ['groups', name];
     for (const [i, id] of (g.match.clusters ?? []).entries()) {
-      if (clusterIds.includes(id)) continue;
+      if (known.has(id)) continue;
       const best = suggest(id, clusterIds);
       problems.push(source.problem([...at, 'match', 'clusters', i], `no cluster "${id}"${best ? ` (did you mean "${best}"?)` : ''}`));
     }

@@ -8,9 +8,13 @@ export interface VersionFinding {
   readonly message: string;
 }
 
+/** {@link matrixVersions}, sorted on first use: the matrix is a constant of the build, asked once per cluster. */
+let matrix: readonly string[] | undefined;
+
 /** The Kubernetes minor versions Karpenter's compatibility matrix lists, oldest first. */
-export function matrixVersions(): string[] {
-  return Object.keys(KUBERNETES_COMPATIBILITY.minimumKarpenter).sort(compareMinor);
+export function matrixVersions(): readonly string[] {
+  matrix ??= Object.freeze(Object.keys(KUBERNETES_COMPATIBILITY.minimumKarpenter).sort(compareMinor));
+  return matrix;
 }
 
 /**

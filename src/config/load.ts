@@ -104,7 +104,8 @@ export function readPlatform(configPath: string, options: LoadOptions = {}): Rea
     const more = resolved.problems.filter((p) => p.file !== source.displayPath || (!overlapsAny(p.path, dropped) && !echoes(p)));
     return { platform: deepFreeze(resolved.platform), problems: dedupe([...schemaProblems, ...more]), warnings: dedupe(resolved.warnings) };
   }
-  const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, { configPath, id, path, show, files: options.files }).problems);
+  const input = inputOptions(configPath, MAX_TERRAFORM_BYTES, show);
+  const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, { configPath, id, path, show, input, files: options.files }).problems);
   return { problems: dedupe([...schemaProblems, ...more]), warnings: [] };
 }
 
@@ -115,12 +116,15 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   const clusters: Cluster[] = [];
   const settingsOf = new Map<string, ClusterSettings>();
   problems.push(...groupProblems(source, file));
+  const show = options.showPath ?? fromWorkingDirectory;
+  // One repository for every outputs file: looked up once, not once per cluster.
+  const outputsInput = inputOptions(configPath, MAX_TERRAFORM_BYTES, show);
   for (const [id, cluster] of Object.entries(file.clusters)) {
     const [problemsBefore, warningsBefore] = [problems.length, warnings.length];
     const groups = groupsOf(file, id);
     const settings = clusterSettings(file, id, groups);
     settingsOf.set(id, settings);
-    const tf = readClusterTerraform(source, { configPath, id, path: cluster.terraformOutputs, show: options.showPath ?? fromWorkingDirectory, files: options.files });
+    const tf = readClusterTerraform(source, { configPath, id, path: cluster.terraformOutputs, show, input: outputsInput, files: options.files });
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
     const k = resolveKarpenter(source, settings, tf.outputs);
@@ -305,15 +309,27 @@ function budgetsOf(source: SourceFile, file: PlatformFile): { budgets?: TeamBudg
     const { file: at, line, col, path } = source.problem(['teams', team, 'budget', 'perHour'], '');
     return [{ team, perHour: t.budget.perHour, at: { file: at, line, col, path } }];
   });
+  // Each cluster's groups are looked up once, and only when a group sets a budget.
+  let members: Map<string, string[]> | undefined;
+  const clustersOf = (name: string): string[] => {
+    members ??= groupMembers(file);
+    return members.get(name) ?? [];
+  };
   for (const [name, g] of Object.entries(file.groups ?? {})) {
-    const clusters = Object.keys(file.clusters).filter((id) => groupsOf(file, id).some((x) => x.name === name));
     for (const [team, t] of Object.entries(g.teams ?? {})) {
       if (!t?.budget || !Object.hasOwn(file.teams, team)) continue;
       const { file: at, line, col, path } = source.problem(['groups', name, 'teams', team, 'budget', 'perHour'], '');
-      budgets.push({ team, perHour: t.budget.perHour, group: { name, clusters }, at: { file: at, line, col, path } });
+      budgets.push({ team, perHour: t.budget.perHour, group: { name, clusters: clustersOf(name) }, at: { file: at, line, col, path } });
     }
   }
   return budgets.length ? { budgets } : {};
+}
+
+/** The clusters of each group, in file order. */
+function groupMembers(file: PlatformFile): Map<string, string[]> {
+  const members = new Map<string, string[]>(Object.keys(file.groups ?? {}).map((name) => [name, []]));
+  for (const id of Object.keys(file.clusters)) for (const { name } of groupsOf(file, id)) members.get(name)?.push(id);
+  return members;
 }
 
 /**
@@ -442,17 +458,19 @@ function inputOptions(configPath: string, maxBytes: number, show: (path: string)
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */
-function readClusterTerraform(source: SourceFile, { configPath, id, path, show, files }: {
+function readClusterTerraform(source: SourceFile, { configPath, id, path, show, input, files }: {
   readonly configPath: string;
   readonly id: string;
   /** As the config names it: relative to the config's folder. */
   readonly path: string;
   readonly show: (path: string) => string;
+  /** {@link inputOptions} of the config for Terraform outputs files. */
+  readonly input: InputOptions;
   readonly files?: ReadonlyMap<string, string>;
 }): TerraformResult {
   const tfPath = resolve(dirname(configPath), path);
   const tfDisplay = show(tfPath);
-  const tf = readTerraformOutputs(tfPath, tfDisplay, inputOptions(configPath, MAX_TERRAFORM_BYTES, show), files?.get(tfPath));
+  const tf = readTerraformOutputs(tfPath, tfDisplay, input, files?.get(tfPath));
   if (tf.problems.length === 1 && tf.problems[0].message === 'file not found') {
     const repo = repositoryOf(resolve(configPath));
     const how = repo.isRepository

@@ -1,6 +1,7 @@
 import { suggest, unknownKeyMessage } from '../input/issues';
-import { Problem } from '../input/problems';
-import { parse as parseJson, ParseError, printParseErrorCode } from 'jsonc-parser';
+import { FieldPath, Problem } from '../input/problems';
+import { ParseError, printParseErrorCode } from 'jsonc-parser';
+import { scanJson } from '../input/json-text';
 import { InputOptions, linePositions, readInput } from '../input/input-file';
 import { SourceFile } from '../input/source';
 
@@ -104,13 +105,17 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
   });
   if (typeof text !== 'string') return { problems: [text], warnings: [] };
   // Strict JSON first: the user knows this file as JSON, so say what JSON says is wrong.
-  const strict = jsonSyntaxProblem(text, displayPath);
+  const scan = scanJson(text);
+  const strict = jsonSyntaxProblem(text, displayPath, scan.errors);
   if (strict) return { problems: [strict], warnings: [] };
-  const source = SourceFile.parse(text, displayPath);
-  if (source.problems.length) return { problems: [...source.problems], warnings: [] };
-  const data = source.value;
+  // The positions only when a problem needs them: a valid file of a large fleet is read with JSON.parse.
+  let located: SourceFile | undefined;
+  const source = () => (located ??= SourceFile.parse(text, displayPath));
+  if (!scan.plain && source().problems.length) return { problems: [...source().problems], warnings: [] };
+  const problem = (path: FieldPath, message: string, at?: 'key') => source().problem(path, message, at);
+  const data = scan.plain ? scan.plain.value : source().value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { problems: [source.problem([], 'expected a JSON object of outputs, as `terraform output -json` writes')], warnings: [] };
+    return { problems: [problem([], 'expected a JSON object of outputs, as `terraform output -json` writes')], warnings: [] };
   }
   const entries = Object.entries(data as Record<string, unknown>);
   // `terraform output -json` wraps every output in an object; a flat file has plain values.
@@ -122,18 +127,18 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
   for (const [name, raw] of entries) {
     if (wrapped && isObject(raw)) {
       const extra = Object.keys(raw).filter((k) => !['value', 'type', 'sensitive'].includes(k));
-      for (const k of extra) problems.push(source.problem([name, k], unknownKeyMessage('key', k, ['value', 'type', 'sensitive']), 'key'));
+      for (const k of extra) problems.push(problem([name, k], unknownKeyMessage('key', k, ['value', 'type', 'sensitive']), 'key'));
       if (!('value' in raw)) {
         // A misspelt "value" was just reported as such; otherwise say what is missing.
         if (!extra.some((k) => suggest(k, ['value']) === 'value')) {
-          problems.push(source.problem([name], `output "${name}" has no "value" (the shape \`terraform output -json\` writes: {"value": ...})`));
+          problems.push(problem([name], `output "${name}" has no "value" (the shape \`terraform output -json\` writes: {"value": ...})`));
         }
         values.set(name, { value: undefined, at: [name], broken: true });
       } else {
         values.set(name, { value: raw.value, at: [name, 'value'] });
       }
     } else if (wrapped || isObject(raw)) {
-      problems.push(source.problem([name], 'mixes the `terraform output -json` shape ({"value": ...}) with the flat shape: use one'));
+      problems.push(problem([name], 'mixes the `terraform output -json` shape ({"value": ...}) with the flat shape: use one'));
       values.set(name, { value: undefined, at: [name], broken: true });
     } else {
       values.set(name, { value: raw, at: [name] });
@@ -144,23 +149,23 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     if (known.includes(name)) continue;
     const best = suggest(name, known);
     // Extra outputs of a larger root module are fine; a near-miss of one of ours that is missing is a typo.
-    if (best && !values.has(best)) problems.push(source.problem([name], `unknown output "${name}" (did you mean "${best}"?)`, 'key'));
-    else warnings.push(source.problem([name], `output "${name}" is not used by karpenter-gitops`, 'key'));
+    if (best && !values.has(best)) problems.push(problem([name], `unknown output "${name}" (did you mean "${best}"?)`, 'key'));
+    else warnings.push(problem([name], `output "${name}" is not used by karpenter-gitops`, 'key'));
   }
 
   const read = (name: string, required: boolean): string | undefined => {
     const entry = values.get(name);
     if (entry?.broken) return undefined;
     if (!entry || entry.value === null || entry.value === undefined) {
-      if (required) problems.push(source.problem([], `required output "${name}" is missing (see terraform/outputs.tf)`));
+      if (required) problems.push(problem([], `required output "${name}" is missing (see terraform/outputs.tf)`));
       return undefined;
     }
     if (typeof entry.value !== 'string' || entry.value === '') {
-      problems.push(source.problem(entry.at, `output "${name}" must be a non-empty string, got ${JSON.stringify(entry.value)}`));
+      problems.push(problem(entry.at, `output "${name}" must be a non-empty string, got ${JSON.stringify(entry.value)}`));
       return undefined;
     }
     const why = checkOutput(name, entry.value);
-    if (why) problems.push(source.problem(entry.at, why));
+    if (why) problems.push(problem(entry.at, why));
     return why ? undefined : entry.value;
   };
 
@@ -175,10 +180,10 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     kubernetesVersion: read('cluster_version', false),
     region: read('region', false),
     autoModeNodeRoleName: read('auto_mode_node_role_name', false),
-    canRebootInstances: readBool(values.get('karpenter_can_reboot_instances'), (at, m) => problems.push(source.problem(at, m))),
+    canRebootInstances: readBool(values.get('karpenter_can_reboot_instances'), (at, m) => problems.push(problem(at, m))),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
-  const at = (name: string, message: string) => source.problem(values.get(name)?.at ?? [], message);
+  const at = (name: string, message: string) => problem(values.get(name)?.at ?? [], message);
   return { outputs: Object.freeze(dropUndefined(outputs)) as TerraformOutputs, problems, warnings, at };
 }
 
@@ -237,7 +242,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * with a hint for the usual mistakes: an empty file, `terraform output` without `-json`,
  * a trailing comma.
  */
-function jsonSyntaxProblem(text: string, displayPath: string): Problem | undefined {
+function jsonSyntaxProblem(text: string, displayPath: string, errors: readonly ParseError[]): Problem | undefined {
   const at = (offset: number, message: string): Problem => ({ file: displayPath, ...linePositions(text).linePos(offset), path: '', message });
   const write = 'write it with: terraform -chdir=terraform output -json > <file>';
   if (text.trim() === '') return { file: displayPath, line: 0, col: 0, path: '', message: `empty file: ${write}` };
@@ -245,8 +250,6 @@ function jsonSyntaxProblem(text: string, displayPath: string): Problem | undefin
   if (text[first] !== '{' && /^[A-Za-z_][\w-]*\s*=/.test(text.slice(first))) {
     return at(first, `this is what \`terraform output\` prints without -json: ${write}`);
   }
-  const errors: ParseError[] = [];
-  parseJson(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
   if (errors.length === 0) return undefined;
   const e = errors[0];
   const token = text.slice(e.offset, e.offset + Math.max(1, Math.min(e.length, 20))).split('\n')[0];

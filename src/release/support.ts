@@ -95,12 +95,22 @@ export interface SupportEnded extends MinorSupport {
  * while it is supported, or when the table does not know it.
  */
 export function supportEnded(version: string, today: string): SupportEnded | undefined {
+  // Asked once per cluster with the fleet's few versions: each answer is worked out once.
+  const key = `${version} ${today}`;
+  if (ENDED.has(key)) return ENDED.get(key);
   const s = minorSupport(version);
-  if (!s || s.ends === undefined || today < s.ends) return undefined;
-  const to = supportedMinors(today).filter((m) => compareRelease(m.minor, s.minor) > 0);
-  const advice = to.length ? `upgrade to ${to.map((m) => `${m.minor}${m.lts ? ` (LTS until ${m.ends})` : ''}`).join(' or ')}` : 'upgrade to a supported minor';
-  return { ...s, ends: s.ends, why: `Karpenter ${s.minor} has been unsupported since ${s.ends} (${s.basis}): ${advice}` };
+  let ended: SupportEnded | undefined;
+  if (s && s.ends !== undefined && today >= s.ends) {
+    const to = supportedMinors(today).filter((m) => compareRelease(m.minor, s.minor) > 0);
+    const advice = to.length ? `upgrade to ${to.map((m) => `${m.minor}${m.lts ? ` (LTS until ${m.ends})` : ''}`).join(' or ')}` : 'upgrade to a supported minor';
+    ended = Object.freeze({ ...s, ends: s.ends, why: `Karpenter ${s.minor} has been unsupported since ${s.ends} (${s.basis}): ${advice}` });
+  }
+  ENDED.set(key, ended);
+  return ended;
 }
+
+/** {@link supportEnded}'s answers by version and day: the table is a constant of the build. */
+const ENDED = new Map<string, SupportEnded | undefined>();
 
 /** The minors released and still supported on `today`, newest first. */
 export function supportedMinors(today: string): MinorSupport[] {
