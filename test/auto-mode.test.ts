@@ -156,3 +156,13 @@ describe('the move, step by step', () => {
     expect(Object.keys(after)).toEqual(['web-auto']);
   });
 });
+
+describe('tenancy on Auto Mode', () => {
+  it('keeps a guarded team\'s pools dedicated there (the policy knows Auto Mode nodes only by the taint), on a moving cluster too', () => {
+    const problems = problemsOf({ rawConfig: rawConfig(['  web: { namespaces: [web], dedicated: false }']), terraform });
+    expect(problems).toEqual([
+      expect.stringMatching(/teams\.web\.dedicated: on 2 clusters \(auto and grouped\), as on the first: cluster auto runs on EKS Auto Mode .*a guarded team's pools stay dedicated there/),
+      expect.stringMatching(/teams\.web\.dedicated: cluster moving runs on EKS Auto Mode \(compute: both\).*a guarded team's pools stay dedicated there/),
+    ]);
+  });
+});

@@ -38,17 +38,20 @@ export type OriginOf = (path: FieldPath) => FieldPath | undefined;
 /**
  * The problems of a pool on an Auto Mode cluster (`compute: autoMode`), or of its Auto Mode twin
  * on a cluster that moves (`compute: both`: warnings, since the self-managed pool still uses the
- * field until the move ends).
+ * field until the move ends; but a hole in tenancy is an error on both).
  * @param problem locates a message at a field of the pool (its line)
  */
 export function autoModeFindings(
-  settings: PoolSettings, { cluster, team, compute, originOf, problem }: {
+  settings: PoolSettings, { cluster, team, compute, originOf, problem, guarded }: {
     readonly cluster: string; readonly team: string; readonly compute: ComputeMode; readonly originOf: OriginOf;
+    /** The team lists namespaces: the tenancy policy guards its pools. */
+    readonly guarded: boolean;
     readonly problem: (path: FieldPath, message: string) => Problem;
   },
-): Problem[] {
-  if (compute === 'karpenter') return [];
+): { readonly errors: Problem[]; readonly warnings: Problem[] } {
+  if (compute === 'karpenter') return { errors: [], warnings: [] };
   const out: Problem[] = [];
+  const errors: Problem[] = [];
   const set = (field: string) => {
     const origin = originOf([field]);
     return origin !== undefined && origin[0] !== 'defaults';
@@ -59,12 +62,19 @@ export function autoModeFindings(
   for (const { field, why } of NOT_ON_AUTO_MODE) {
     if (settings[field] !== undefined && set(field)) out.push(problem([field], `cluster ${cluster} runs on EKS Auto Mode (compute: ${compute}): ${why}; ${then}`));
   }
+  // Auto Mode nodes carry eks.amazonaws.com/nodeclass, which the tenancy policy does not yet count as
+  // naming a pool: only the team's dedicated taint keeps other namespaces off them (docs/auto-mode.md).
+  if (guarded && settings.dedicated === false) {
+    errors.push(problem(['dedicated'], `cluster ${cluster} runs on EKS Auto Mode (compute: ${compute}), whose nodes the tenancy policy knows only by team ${team}'s dedicated taint: `
+      + 'a guarded team\'s pools stay dedicated there; remove dedicated: false, or run the cluster on compute: karpenter'));
+  }
   const hours = durationHours(settings.expireAfter);
   if (settings.expireAfter !== undefined && originOf(['expireAfter']) !== undefined && (hours === undefined || hours > AUTO_MODE_MAX_HOURS)) {
     out.push(problem(['expireAfter'], `cluster ${cluster} runs on EKS Auto Mode (compute: ${compute}), whose nodes live at most 21 days (${AUTO_MODE_MAX_HOURS}h): `
       + `expireAfter ${settings.expireAfter} is longer; set ${AUTO_MODE_MAX_HOURS}h or less (Auto Mode's own default is ${AUTO_MODE_DEFAULT_EXPIRE_AFTER})`));
   }
-  return out;
+  // On a cluster that moves, the self-managed pool still uses what its twin cannot: a warning there.
+  return compute === 'autoMode' ? { errors: [...errors, ...out], warnings: [] } : { errors, warnings: out };
 }
 
 /** A Go duration (`720h`, `1h30m`, `Never`) in hours; undefined for Never or what does not parse. */

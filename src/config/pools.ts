@@ -131,8 +131,9 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       const before = problems.length;
       checkPool(ctx, settings, problems, warnings);
       // EKS Auto Mode cannot honour some fields (config/auto-mode.ts): an error there, a warning on a cluster that moves to it.
-      const computeMode = input.compute ?? 'karpenter';
-      (computeMode === 'autoMode' ? problems : warnings).push(...autoModeFindings(settings, { cluster: clusterId, team: teamId, compute: computeMode, originOf: (p) => merged.origin(p), problem: (p, m) => ctx.problem(p, m) }));
+      const onAuto = autoModeFindings(settings, { cluster: clusterId, team: teamId, compute: input.compute ?? 'karpenter', guarded: team.namespaces !== undefined, originOf: (p) => merged.origin(p), problem: (p, m) => ctx.problem(p, m) });
+      problems.push(...onAuto.errors);
+      warnings.push(...onAuto.warnings);
       if (kubernetesVersion !== undefined && settings.ami?.alias !== undefined) {
         const finding = amiAliasFinding(clusterId, kubernetesVersion, settings.ami.alias);
         if (finding) (finding.severity === 'error' ? problems : warnings).push(ctx.problem(['ami', 'alias'], finding.message));

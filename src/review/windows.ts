@@ -122,7 +122,8 @@ export function computeNotes(base: SummaryData, head: SummaryData): string[] {
       return [`${said}: it starts moving to EKS Auto Mode. Turn Auto Mode on for it first, with its built-in system pool (the controller is pinned there) and without general-purpose; each pool gets an Auto Mode twin <pool>-auto, tainted eks-auto-mode:NoSchedule, so nothing moves until workloads tolerate it (docs/auto-mode.md)`];
     }
     if (before === 'both' && after === 'autoMode') {
-      return [`${said}: the move to EKS Auto Mode ends. Its self-managed pools go (their remaining nodes drain: see the destructive lines), with its controller and the CRDs' Application (without finalizer: the shared CRDs stay, EKS's)`];
+      return [`${said}: the move to EKS Auto Mode ends. Its self-managed pools go with its controller and the CRDs' Application (without finalizer: the shared CRDs stay, EKS's). `
+        + 'The controller goes at merge, the pools when their Application syncs: a node still on them then keeps its finalizer with no controller to drain it. Merge only once the old pools hold no node (the workloads moved, and their empty nodes consolidated away); their remaining nodes would drain (see the destructive lines)'];
     }
     if (before === 'karpenter' && after === 'autoMode') {
       return [`${said} in one step: its pools are deleted (every node drains) and its controller removed in the same sync, with no Auto Mode pool ready beside them; move through compute: both (docs/auto-mode.md)`];
