@@ -71,7 +71,7 @@ export function clusterSummaryMarkdown(platform: Platform, cluster: Cluster, pla
     '',
     `${sourceLine(page, configFile)} The whole fleet: [SUMMARY.md](${relativeLink(page, FLEET_FILES.summary)}).`,
     '',
-    `Karpenter ${cluster.karpenter.version} in namespace \`${cluster.karpenter.namespace}\`, controller on ${cluster.karpenter.controller.host === 'fargate' ? 'Fargate' : 'a node group'}`
+    `${controllerLine(cluster)}`
       + `${cluster.kubernetesVersion ? `; Kubernetes ${cluster.kubernetesVersion}` : ''}; ${where.join('; ')}.`,
     '',
     '| pool | team | arch | capacity | instances | instance types (on-demand $/hour, after overlays) | nodes | limits | weight | disruption | AMI |',
@@ -134,7 +134,7 @@ function row(pool: Pool, plan: SummaryPool): string {
     `\`${pool.name}\``, pool.team, s.arch.join(', '), s.capacityTypes.join(', '), instances(pool), admitted(plan),
     nodes(plan.facts.replicas, plan.facts.nodesWhileDrifting),
     Object.entries(plan.nodePool.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ') || '-',
-    s.weight === undefined ? '-' : String(s.weight), disruption(pool), ami(pool),
+    s.weight === undefined ? '-' : String(s.weight), disruption(pool), pool.autoMode ? 'EKS Auto Mode\'s' : ami(pool),
   ];
   return `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
 }
@@ -167,7 +167,7 @@ function disruption(pool: Pool): string {
   const d = pool.settings.disruption;
   const budgets = d.budgets.map((b) => (b.schedule ? `${b.nodes} during \`${b.schedule}\` (UTC) for ${b.duration}` : b.nodes)
     + (b.reasons ? ` (${b.reasons.join(', ')})` : ''));
-  return `${d.consolidationPolicy} after ${d.consolidateAfter}; budgets ${budgets.join(', ')}; expires ${pool.settings.expireAfter}`;
+  return `${d.consolidationPolicy} after ${d.consolidateAfter}; budgets ${budgets.join(', ')}; expires ${pool.autoMode?.expireAfter ?? pool.settings.expireAfter}`;
 }
 
 function ami(pool: Pool): string {
@@ -204,4 +204,12 @@ function waves(plan: SummaryCluster): string {
   }
   lines.push('```');
   return lines.join('\n');
+}
+
+/** Who runs Karpenter on the cluster: its own controller, EKS Auto Mode, or both while it moves (docs/auto-mode.md). */
+function controllerLine(cluster: Cluster): string {
+  const own = `Karpenter ${cluster.karpenter.version} in namespace \`${cluster.karpenter.namespace}\`, controller on ${cluster.karpenter.controller.host === 'fargate' ? 'Fargate' : 'a node group'}`;
+  if (cluster.compute === 'autoMode') return 'Karpenter run by EKS Auto Mode (its pools `<pool>-auto`, on Auto Mode NodeClasses)';
+  if (cluster.compute === 'both') return `Moving to EKS Auto Mode: ${own}, pinned to Auto Mode's system pool, beside each pool's Auto Mode pool \`<pool>-auto\` (tainted \`eks-auto-mode\`)`;
+  return own;
 }
