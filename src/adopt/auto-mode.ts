@@ -7,8 +7,8 @@
  * `nodeclaims.karpenter.sh`) are then shared: AWS says not to update or modify them while both run.
  * So adoption leaves such pools to EKS (one line each), adopts the self-managed pools beside them
  * as usual, and refuses to write a config under which the cluster's `karpenter-crd` Application
- * would install the `karpenter.sh` CRDs there. The config has no switch that skips that
- * Application yet (the contract's `compute: both`, section 9.6, is a later issue): until it does,
+ * would install the `karpenter.sh` CRDs there. The config's `compute: both` (docs/auto-mode.md) is
+ * a move, with an Auto Mode pool beside each of its own, not such a cluster as it runs: until one is,
  * an Auto Mode cluster is refused, and said so.
  * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (Karpenter and Auto Mode side by side; the shared CRDs not to be modified; an Auto Mode NodePool's `nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass}`)
  * @see https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html (Auto Mode NodePools)
@@ -53,8 +53,8 @@ export function autoModeVerdict(clusterId: string, pools: readonly AutoModePool[
   const crds = APP_NAMES.crds(clusterId);
   const problems = installsCrds
     ? [`cluster ${clusterId} runs EKS Auto Mode (NodePool ${pools.map((p) => p.name).join(', ')}), and the config would install the karpenter.sh CRDs there with Application ${crds}: `
-      + 'the config cannot skip that Application yet (a cluster running Auto Mode beside self-managed Karpenter is a later feature), so adopt does not write it; '
-      + 'adopt the cluster once that feature exists, or once Auto Mode is off']
+      + 'the config cannot skip that Application yet for a cluster that keeps both (compute: both, docs/auto-mode.md, is a move: it runs an Auto Mode pool <pool>-auto beside each of the config\'s own, which is not what this cluster runs), so adopt does not write it; '
+      + 'adopt the cluster once Auto Mode is off, or write it as compute: both or autoMode by hand']
     : [];
   return { notes, problems };
 }
