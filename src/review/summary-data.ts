@@ -26,9 +26,18 @@ export function summaryDataOf(tree: GeneratedTree): SummaryRead {
 
 const reads = new WeakMap<GeneratedTree, SummaryRead>();
 
+/**
+ * The last texts read, by text: a pull request that leaves the summary data as it was (one
+ * cluster's values, say) has the same text on both sides, parsed once; at a thousand clusters it
+ * is megabytes of JSON, the bulk of a small review's memory.
+ */
+const byText = new Map<string, SummaryData>();
+
 function readSummaryData(tree: GeneratedTree): SummaryRead {
   const text = tree.files.get(SUMMARY_DATA_PATH);
   if (text === undefined) return { missing: `${tree.where} has no ${SUMMARY_DATA_PATH} (generated before karpenter-gitops wrote it)` };
+  const known = byText.get(text);
+  if (known) return { data: known };
   let data: Partial<SummaryData>;
   try {
     data = JSON.parse(text) as Partial<SummaryData>;
@@ -38,5 +47,9 @@ function readSummaryData(tree: GeneratedTree): SummaryRead {
   if (data.summaryVersion !== SUMMARY_DATA_VERSION) {
     return { missing: `${SUMMARY_DATA_PATH} of ${tree.where} is version ${String(data.summaryVersion)}, not ${SUMMARY_DATA_VERSION}, which this review reads: regenerate it with this version (npm run synth)` };
   }
-  return { data: data as SummaryData };
+  // The two sides of one review, at most: older texts are let go.
+  const summary = data as SummaryData;
+  if (byText.size >= 2) byText.delete(byText.keys().next().value ?? '');
+  byText.set(text, summary);
+  return { data: summary };
 }
