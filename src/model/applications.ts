@@ -79,8 +79,20 @@ export interface ApplicationModel {
 export function isGated(platform: Platform, cluster: Cluster): boolean {
   // On EKS Auto Mode, EKS runs the controller the gate watches: the next stage waits on the cluster's Applications alone (docs/auto-mode.md).
   if (cluster.compute === 'autoMode') return false;
-  return cluster.stage !== undefined && platform.clusters.some((c) => c.stage === cluster.stage! + 1);
+  return cluster.stage !== undefined && stagesOf(platform).has(cluster.stage + 1);
 }
+
+/** The stages some cluster of the fleet is at, once per platform: every cluster and pool asks (a scan each would cost the fleet's size squared). */
+function stagesOf(platform: Platform): ReadonlySet<number> {
+  let stages = fleetStages.get(platform);
+  if (!stages) {
+    stages = new Set(platform.clusters.flatMap((c) => (c.stage === undefined ? [] : [c.stage])));
+    fleetStages.set(platform, stages);
+  }
+  return stages;
+}
+
+const fleetStages = new WeakMap<Platform, ReadonlySet<number>>();
 
 /** The teams of a cluster that have pools, in pool order. */
 export function clusterTeams(cluster: Cluster): string[] {
