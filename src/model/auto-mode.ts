@@ -7,8 +7,42 @@
  */
 import type { Cluster, Pool } from '../config/platform';
 import type { Requirement } from '../config/platform';
-import type { AutoModeNodeClassSpec } from '../constructs/auto-mode-node-class';
 import { nodeClassName } from './node-pool';
+
+// The spec of EKS Auto Mode's NodeClass, typed BY HAND (AWS publishes no CRD for it; not generated
+// by cdk8s import): https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html and
+// https://github.com/awslabs/cdk-eks-blueprints/blob/05d3dbd0a462409bf002c989750d0de13bf83af2/lib/cluster-providers/types.ts#L161-L281
+/** A subnet or security group chosen by tags or by id (subnets have no name term). */
+export interface AutoModeSelectorTerm {
+  readonly tags?: Readonly<Record<string, string>>;
+  readonly id?: string;
+}
+
+/** `spec.ephemeralStorage`: the node's disk. */
+export interface AutoModeEphemeralStorage {
+  /** A quantity: 1-59000Gi (or 64000G, 58Ti, 64T). @default "80Gi" */
+  readonly size: string;
+  /** 3000-16000. @default 3000 */
+  readonly iops: number;
+  /** MiB/s, 125-1000. @default 125 */
+  readonly throughput: number;
+  /** A KMS key (id, ARN, alias or alias ARN) the volume is encrypted with. @default - the account's default EBS key */
+  readonly kmsKeyID?: string;
+}
+
+/** `spec` of an `eks.amazonaws.com/v1` NodeClass, as far as this tool writes it. */
+export interface AutoModeNodeClassSpec {
+  /** The nodes' IAM role, by name (it needs an EKS access entry of type EC2). */
+  readonly role: string;
+  readonly subnetSelectorTerms: readonly AutoModeSelectorTerm[];
+  readonly securityGroupSelectorTerms: readonly AutoModeSelectorTerm[];
+  readonly ephemeralStorage: AutoModeEphemeralStorage;
+  readonly snatPolicy: 'Random' | 'Disabled';
+  readonly networkPolicy: 'DefaultAllow' | 'DefaultDeny';
+  readonly networkPolicyEventLogs: 'Disabled' | 'Enabled';
+  /** EC2 tags of the nodes (none of the reserved keys). @default - none */
+  readonly tags?: Readonly<Record<string, string>>;
+}
 
 /** The NodeClass of a pool on Auto Mode. */
 export interface AutoModeNodeClassModel extends AutoModeNodeClassSpec {
