@@ -105,11 +105,14 @@ export function onAutoMode(settings: PoolSettings, expireAfterSet: boolean): Non
  * @see https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml (nodeClassRef: "nodeClassRef.group is immutable", "nodeClassRef.kind is immutable")
  */
 export function autoModeTwin(pool: Pool, { expireAfterSet, moving }: { readonly expireAfterSet: boolean; readonly moving: boolean }): Pool {
-  const { provenance: _provenance, ...rest } = pool;
   const taints = pool.settings.taints.filter((t) => t.key !== AUTO_MODE_TAINT.key);
+  const autoMode = onAutoMode(pool.settings, expireAfterSet);
+  // explain says what runs: Auto Mode's lifetime where the pool sets none.
+  const provenance = pool.provenance?.map((f) => (f.path === 'expireAfter' && !expireAfterSet ? { ...f, value: autoMode.expireAfter } : f));
   return {
-    ...rest, name: `${pool.name}-auto`,
+    ...pool, name: `${pool.name}-auto`,
     settings: { ...pool.settings, taints: moving ? [...taints, AUTO_MODE_TAINT] : taints },
-    autoMode: onAutoMode(pool.settings, expireAfterSet),
+    autoMode,
+    ...(provenance ? { provenance } : {}),
   };
 }
