@@ -14,6 +14,7 @@
 import type { FieldPath, Problem } from '../input/problems';
 import type { ComputeMode } from './schema';
 import type { Pool, PoolSettings } from './platform';
+import { parseGoDuration } from '../release/go-values';
 
 /** The longest an Auto Mode node lives, in hours: 21 days. */
 export const AUTO_MODE_MAX_HOURS = 21 * 24;
@@ -77,12 +78,11 @@ export function autoModeFindings(
   return compute === 'autoMode' ? { errors: [...errors, ...out], warnings: [] } : { errors, warnings: out };
 }
 
-/** A Go duration (`720h`, `1h30m`, `Never`) in hours; undefined for Never or what does not parse. */
+/** A Go duration (`720h`, `1h30m`) in hours, read as Go reads it; undefined for `Never` or what Go refuses. */
 function durationHours(text: string | undefined): number | undefined {
   if (text === undefined || text === 'Never') return undefined;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return undefined;
-  return parts.reduce((sum, [, n, unit]) => sum + Number(n) / (unit === 'h' ? 1 : unit === 'm' ? 60 : 3600), 0);
+  const nanos = parseGoDuration(text);
+  return typeof nanos === 'string' ? undefined : Number(nanos) / 3.6e12;
 }
 
 /** The taint of an Auto Mode twin while its cluster moves: only workloads that tolerate it go there (AWS's migration, step 2). */
