@@ -62,3 +62,8 @@ output "auto_mode_node_role_name" {
   description = "The node role the generator's EKS Auto Mode NodeClasses name (spec.role), once it has its EC2 access entry (enable_auto_mode_node_access); absent otherwise, and the NodeClasses name karpenter_node_role_name (optional)."
   value       = var.enable_auto_mode_node_access ? module.karpenter.node_iam_role_name : null
 }
+
+output "auto_mode_node_pools" {
+  description = "EKS Auto Mode's built-in pools the cluster has on (compute_config.node_pools: system, general-purpose); the generator refuses compute: both without system (the controller is pinned there) and warns of general-purpose during the move (optional)."
+  value       = try(data.aws_eks_cluster.this.compute_config[0].node_pools, null)
+}

@@ -166,3 +166,19 @@ describe('tenancy on Auto Mode', () => {
     ]);
   });
 });
+
+describe('Auto Mode\'s built-in pools, as the cluster\'s Terraform turned them on', () => {
+  const withPools = (pools: readonly string[]) => ({
+    rawConfig: rawConfig(), terraform: { ...terraform, moving: aTerraform({ cluster_name: 'moving', karpenter_node_role_name: 'KarpenterNodeRole-moving', auto_mode_node_pools: [...pools] }) },
+  });
+
+  it('refuses a move without the system pool (the controller is pinned there), and warns of general-purpose', () => {
+    expect(problemsOf(withPools(['general-purpose']))).toEqual([expect.stringMatching(/moving\.json:\d+:\d+: auto_mode_node_pools\.value: cluster moving moves to EKS Auto Mode \(compute: both\): its controller is pinned to Auto Mode's built-in system pool/)]);
+    expect(warningsOf(withPools(['system', 'general-purpose']))).toContainEqual(expect.stringMatching(/auto_mode_node_pools\.value: cluster moving moves to EKS Auto Mode \(compute: both\) with the built-in general-purpose pool on/));
+    expect(warningsOf(withPools(['system'])).filter((w) => /auto_mode_node_pools/.test(w))).toEqual([]);
+  });
+
+  it('says what the output may hold', () => {
+    expect(problemsOf(withPools(['default']))).toContainEqual(expect.stringMatching(/auto_mode_node_pools\.value: output "auto_mode_node_pools" must be a list of EKS Auto Mode's built-in pools/));
+  });
+});

@@ -116,3 +116,22 @@ export function autoModeTwin(pool: Pool, { expireAfterSet, moving }: { readonly 
     ...(provenance ? { provenance } : {}),
   };
 }
+
+/**
+ * EKS Auto Mode's built-in pools as the cluster's Terraform turned them on (output
+ * `auto_mode_node_pools`): a move pins the controller to `system`, so it must be on; and
+ * `general-purpose` is not selective, so pods move before they are moved (AWS turns it off for the move).
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (step 1: enable Auto Mode without the general-purpose pool)
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html (system, general-purpose)
+ */
+export function builtInPoolFindings(
+  cluster: string, compute: ComputeMode, tf: { readonly outputs?: { readonly autoModeNodePools?: readonly string[] }; readonly at?: (output: string, message: string) => Problem },
+): { readonly errors: Problem[]; readonly warnings: Problem[] } {
+  const pools = tf.outputs?.autoModeNodePools;
+  if (!pools || compute !== 'both' || !tf.at) return { errors: [], warnings: [] };
+  const at = tf.at;
+  return {
+    errors: pools.includes('system') ? [] : [at('auto_mode_node_pools', `cluster ${cluster} moves to EKS Auto Mode (compute: both): its controller is pinned to Auto Mode's built-in system pool, which the cluster has not turned on (compute_config.node_pools): turn it on before the move`)],
+    warnings: pools.includes('general-purpose') ? [at('auto_mode_node_pools', `cluster ${cluster} moves to EKS Auto Mode (compute: both) with the built-in general-purpose pool on: it is not selective, so workloads may move before you move them; AWS turns it off during the move`)] : [],
+  };
+}

@@ -1,3 +1,4 @@
+import { builtInPoolFindings } from './auto-mode';
 import type { z } from 'zod';
 import { groupProblems, groupsOf } from './groups';
 import { argocdInstances, clusterArgocd, deliveryFindings, stagePolicies } from './delivery';
@@ -128,8 +129,9 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
     problems.push(...tf.problems);
     warnings.push(...tf.warnings);
     const k = resolveKarpenter(source, settings, tf.outputs);
-    problems.push(...k.problems);
-    warnings.push(...k.warnings);
+    const builtIn = builtInPoolFindings(id, settings.compute.value, tf);
+    problems.push(...builtIn.errors, ...k.problems);
+    warnings.push(...builtIn.warnings, ...k.warnings);
     const kubernetes = kubernetesVersionOf(source, id, cluster, tf, k.karpenter.version);
     problems.push(...kubernetes.problems);
     warnings.push(...kubernetes.warnings);

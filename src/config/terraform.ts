@@ -11,7 +11,7 @@ export const TERRAFORM_OUTPUTS = {
   optional: [
     'karpenter_interruption_queue_name', 'karpenter_controller_role_arn', 'cluster_endpoint',
     'karpenter_pod_identity_namespace', 'karpenter_pod_identity_service_account', 'cluster_version', 'region',
-    'karpenter_can_reboot_instances', 'auto_mode_node_role_name',
+    'karpenter_can_reboot_instances', 'auto_mode_node_role_name', 'auto_mode_node_pools',
   ],
 } as const;
 
@@ -46,6 +46,11 @@ export interface TerraformOutputs {
    * @default - `nodeRoleName`
    */
   readonly autoModeNodeRoleName?: string;
+  /**
+   * EKS Auto Mode's built-in pools the cluster has turned on (`compute_config.node_pools`: `system`,
+   * `general-purpose`), the output `auto_mode_node_pools`. @default - not said
+   */
+  readonly autoModeNodePools?: readonly string[];
 }
 
 /** What reading one Terraform outputs file found. */
@@ -180,6 +185,7 @@ export function readTerraformOutputs(path: string, displayPath: string, options:
     kubernetesVersion: read('cluster_version', false),
     region: read('region', false),
     autoModeNodeRoleName: read('auto_mode_node_role_name', false),
+    autoModeNodePools: readNodePools(values.get('auto_mode_node_pools'), (at, m) => problems.push(problem(at, m))),
     canRebootInstances: readBool(values.get('karpenter_can_reboot_instances'), (at, m) => problems.push(problem(at, m))),
   };
   if (problems.length || !outputs.clusterName || !outputs.nodeRoleName) return { problems, warnings };
@@ -192,6 +198,15 @@ function readBool(entry: { value: unknown; at: (string | number)[]; broken?: boo
   if (!entry || entry.broken || entry.value === null || entry.value === undefined) return undefined;
   if (typeof entry.value === 'boolean') return entry.value;
   report(entry.at, `output "${entry.at[0]}" must be true or false, got ${JSON.stringify(entry.value)}`);
+  return undefined;
+}
+
+/** The built-in Auto Mode pools a cluster turned on: a list of `system` and `general-purpose` (reported otherwise). */
+function readNodePools(entry: { value: unknown; at: (string | number)[]; broken?: boolean } | undefined, report: (at: (string | number)[], message: string) => void): readonly string[] | undefined {
+  if (!entry || entry.broken || entry.value === null || entry.value === undefined) return undefined;
+  const value: unknown = entry.value;
+  if (Array.isArray(value) && value.every((v) => v === 'system' || v === 'general-purpose')) return value.map(String);
+  report(entry.at, `output "${entry.at[0]}" must be a list of EKS Auto Mode's built-in pools (system, general-purpose), got ${JSON.stringify(value)}`);
   return undefined;
 }
 
