@@ -16,8 +16,9 @@ const LIVE = join(__dirname, '..', 'fixtures', 'adoption', 'live-1.14.1.yaml');
 const because = (what: string) => new RegExp(`is empty: Karpenter 1\\.9\\.4, 1\\.14\\.4 and 1\\.15\\.3 and later ignore a selector term with ${what} `
   + '\\(aws/karpenter-provider-aws#9964: with every term empty the EC2NodeClass is NotReady, with some the selection narrows and nodes drift\\)');
 
-it('refuses a live selector term with an empty value, at its line in the export, with the reason the config gives, and writes nothing', async () => {
-  const project = writeProject({
+/** The one-cluster project both adoptions run in. */
+function aProject() {
+  return writeProject({
     config: {
       gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
       karpenter: { version: '1.14.1' },
@@ -27,6 +28,10 @@ it('refuses a live selector term with an empty value, at its line in the export,
     },
     terraform: { 'prod-eu-01': aTerraform({ cluster_name: 'prod-eu-01', karpenter_node_role_name: 'KarpenterNodeRole-prod-eu-01', cluster_version: '1.34' }) },
   });
+}
+
+it('refuses a live selector term with an empty value, at its line in the export, with the reason the config gives, and writes nothing', async () => {
+  const project = aProject();
   const before = readFileSync(project.configPath, 'utf8');
   // EC2NodeClass gpu: its security group by an empty name, and a subnet term with no tag.
   const text = readFileSync(LIVE, 'utf8').replace('    - name: prod-eu-01-node\n    subnetSelectorTerms:\n', '    - name: ""\n    subnetSelectorTerms:\n    - tags: {}\n');
@@ -48,16 +53,7 @@ it('refuses a live selector term with an empty value, at its line in the export,
 });
 
 it('refuses a live AMI term with an empty name and an owner, suggesting name: "*" with that owner, as the release notes do', async () => {
-  const project = writeProject({
-    config: {
-      gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
-      karpenter: { version: '1.14.1' },
-      clusters: { 'prod-eu-01': { terraformOutputs: 'terraform/prod-eu-01.json' } },
-      defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '100', memory: '400Gi' } },
-      teams: { web: {} },
-    },
-    terraform: { 'prod-eu-01': aTerraform({ cluster_name: 'prod-eu-01', karpenter_node_role_name: 'KarpenterNodeRole-prod-eu-01', cluster_version: '1.34' }) },
-  });
+  const project = aProject();
   // EC2NodeClass default: every AMI of account 123456789012, as 1.14.1 reads an empty name with an owner.
   const text = readFileSync(LIVE, 'utf8').replace('    amiSelectorTerms:\n    - alias: al2023@v20260409\n', '    amiFamily: AL2023\n    amiSelectorTerms:\n    - name: ""\n      owner: "123456789012"\n');
   expect(text).toContain('    - name: ""\n      owner:');
