@@ -3,6 +3,7 @@ import type { Problem } from '../input/problems';
 import { loadPlan } from '../model/checks';
 import { clusterInputs } from '../model/cluster-inputs';
 import type { ClusterPlan, FleetPlan } from '../model/plan';
+import type { LoadOptions } from '../config/load';
 import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
 import { GeneratedFile } from '../output/render';
@@ -69,6 +70,8 @@ export interface BuildKeep {
   readonly shard?: Shard;
   /** With `shard`: the fleet's own files too, whatever the shard (a shard's review reads the fleet's summary data). @default false */
   readonly fleetFiles?: boolean;
+  /** Told of each input file read (config/load.ts `seen`): what synth records of its inputs. @default - no one */
+  readonly seen?: LoadOptions['seen'];
 }
 
 /**
@@ -78,7 +81,9 @@ export interface BuildKeep {
  */
 export async function build(say: Reporter, { configPath, root }: Options, keep: BuildKeep = {}): Promise<Built> {
   // Every problem of the config and of its plan (budgets, docs/cost.md) at once.
-  const { plan, platform, warnings } = loadPlan(configPath, { ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/') });
+  const { plan, platform, warnings } = loadPlan(configPath, {
+    ...say.loadOptions, configFile: relative(root, configPath).split(sep).join('/'), ...(keep.seen ? { seen: keep.seen } : {}),
+  });
   const clusters: BuiltCluster[] = [];
   const kept = new Set<string>();
   const toRender: { readonly cluster: ClusterPlan; readonly paths: string[] }[] = [];

@@ -58,7 +58,12 @@ export class Reporter {
 
   /** `warning: file:line:col: field: message`. */
   public warning(p: Problem): void {
-    this.io.err(`${this.paint.err('yellow', 'warning:')} ${formatProblem(p)}`);
+    this.warningLine(formatProblem(p));
+  }
+
+  /** A warning already formatted ({@link formatProblem}): what a synth with nothing to do prints again (output/unchanged-run.ts). */
+  public warningLine(line: string): void {
+    this.io.err(`${this.paint.err('yellow', 'warning:')} ${line}`);
   }
 
   /** How the config is loaded for this user: files named, in problems and their messages, from where they ran npm. */

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CommandLine, CommandSpec } from '../command-line/args';
 import { CONFIG_OPTION, EXIT_CODES_NOTE, outdirOption } from '../command-line/options';
 import { count, describeClusters, someNames } from '../model/cluster-sets';
@@ -6,12 +6,15 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
-import { FileRecord, InputsManifest, keptFiles, recordOf, toolDigest } from '../output/synth-cache';
+import { FileRecord, InputsManifest, keptFiles, recordOf, RunRecord, toolDigest } from '../output/synth-cache';
+import { runKey, seenRecord, unchangedRun } from '../output/unchanged-run';
+import { runDate } from '../config/support';
+import { formatProblem } from '../input/problems';
 import { givenShard, holdsCluster, holdsPath, Shard, SHARD_OPTION, shardName, shardProblems } from '../output/shard';
 import { legacyPoolsAppProblems } from '../review/guard';
-import { build, BuiltCluster } from './build';
+import { build, BuiltCluster, Options } from './build';
 import { Context, locations } from './context';
-import { EXIT } from './reporter';
+import { EXIT, Reporter } from './reporter';
 
 /** `npm run synth`, the default command. */
 export const spec = {
@@ -50,13 +53,24 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     const shard = givenShard(given.shard);
     const tool = runningTool();
     const manifest = output.readInputs();
+    // Nothing to do (output/unchanged-run.ts): a run of the whole fleet whose every input and output is as the last one left them.
+    const key = shard.count === 1 && !given.verbose && !output.finishedInterrupted ? wholeRunKey(tool, options) : undefined;
+    const same = key === undefined ? undefined : unchangedRun(manifest, key, options.root, output.listing);
+    if (same) {
+      if (same.refreshed) output.writeInputs(same.manifest);
+      return unchangedReport(say, options.root, same.run, output.listing.files.length);
+    }
+    const seen = new Map<string, FileRecord>();
     // An unchanged cluster's files are kept as they are, never read (output/synth-cache.ts).
-    const { plan, warnings, files, clusters, kept } = await build(say, options, { shard, reuse: (id, inputs) => keptFiles(manifest, tool, id, inputs, options.root) });
+    const { plan, warnings, files, clusters, kept } = await build(say, options, {
+      shard, reuse: (id, inputs) => keptFiles(manifest, tool, id, inputs, options.root), seen: (path, file) => seen.set(resolve(path), seenRecord(file)),
+    });
     const old = output.read((path) => !kept.has(path) && (shard.count === 1 || holdsPath(shard, path)));
     const cascade = legacyPoolsAppProblems(old.files, new Set([...files.keys(), ...kept]));
     if (cascade.length) throw new OutputError(cascade.join('\n'));
     const result = await output.replace(files, old, kept);
-    output.writeInputs(inputsManifest({ tool, clusters, files, root: options.root }, manifest?.manifest, shard));
+    const run = key === undefined ? undefined : { key, inputs: Object.fromEntries(seen), warnings: warnings.map(formatProblem), fleetLine: fleetLine(plan) };
+    output.writeInputs(inputsManifest({ tool, clusters, files, root: options.root }, manifest?.manifest, shard, run));
     // A warning shared by many clusters is one line; --verbose lists each.
     for (const w of warnings) for (const each of given.verbose && w.grouped ? w.grouped : [w]) say.warning(each);
     if (given.verbose) {
@@ -79,6 +93,26 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
   } finally {
     output.close();
   }
+}
+
+/** The key of a run of the whole fleet (unchanged-run.ts); none when the day is not one (the run then reports it). */
+function wholeRunKey(tool: string, { configPath, root }: Options): string | undefined {
+  try {
+    return runKey({ tool, today: runDate(), configPath, root, cwd: process.cwd() });
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a synth with nothing to do prints: what the last run printed of the fleet, and that nothing changed. */
+function unchangedReport(say: Reporter, root: string, run: RunRecord, files: number): number {
+  for (const line of run.warnings) say.warningLine(line);
+  say.out(`${run.fleetLine}${run.warnings.length ? `; ${count(run.warnings.length, 'warning')}` : ''}`);
+  say.out('nothing changed');
+  const shown = say.paths.show(root);
+  const at = shown === '.' ? '' : `${shown}/`;
+  say.out(`${at}dist and ${at}argocd: ${files} files (0 written, 0 removed, ${files} unchanged)`);
+  return EXIT.ok;
 }
 
 /** `rendered 3 of 120 clusters; the files of the others were as the last synth left them` (docs/performance.md#incremental-synth). */
@@ -158,7 +192,9 @@ interface Made {
  * one's files recorded as they now are on disk; in a shard, the other shards' records carried over
  * when the same tool made them (another tool's are never trusted).
  */
-function inputsManifest({ tool, clusters, files, root }: Made, last: InputsManifest | undefined, shard: Shard): InputsManifest {
+function inputsManifest(
+  { tool, clusters, files, root }: Made, last: InputsManifest | undefined, shard: Shard, run: Omit<RunRecord, 'fleet'> | undefined,
+): InputsManifest {
   const others = shard.count > 1 && last?.tool === tool ? Object.entries(last.clusters).filter(([id]) => !holdsCluster(shard, id)) : [];
   const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.flatMap((c) => {
     if (c.kept) return [[c.id, { inputs: c.inputs, files: Object.fromEntries(c.kept) }] as const];
@@ -171,5 +207,15 @@ function inputsManifest({ tool, clusters, files, root }: Made, last: InputsManif
     }
     return [[c.id, { inputs: c.inputs, files: Object.fromEntries(made) }] as const];
   })]);
-  return { version: 2, tool, clusters: records };
+  if (!run) return { version: 3, tool, clusters: records };
+  // The fleet's files: every one rendered that no cluster's render made (the pages are the fleet's render's, in clusters' folders).
+  const ofClusters = new Set(clusters.flatMap((c) => c.paths));
+  const fleet: Record<string, FileRecord> = {};
+  for (const [path, text] of files) {
+    if (ofClusters.has(path)) continue;
+    const r = recordOf(root, path, text);
+    if (!r) return { version: 3, tool, clusters: records };
+    fleet[path] = r;
+  }
+  return { version: 3, tool, clusters: records, run: { ...run, fleet } };
 }

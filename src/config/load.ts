@@ -42,6 +42,8 @@ export interface LoadOptions {
    * disk. @default - every file is read from disk
    */
   readonly files?: ReadonlyMap<string, string>;
+  /** Told of each input file read from disk (input-file.ts `seen`): what an incremental synth records of its inputs. @default - no one */
+  readonly seen?: InputOptions['seen'];
 }
 
 /** A path relative to the working directory. */
@@ -86,7 +88,7 @@ export function readPlatform(configPath: string, options: LoadOptions = {}): Rea
   const show = options.showPath ?? fromWorkingDirectory;
   const configText = options.configText ?? options.files?.get(resolve(configPath));
   const source = configText !== undefined ? SourceFile.parse(configText, show(resolve(configPath)))
-    : SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show), show(resolve(configPath)));
+    : SourceFile.read(configPath, inputOptions(configPath, MAX_CONFIG_BYTES, show, options.seen), show(resolve(configPath)));
   if (source.problems.length) return { problems: source.problems, warnings: [] };
   const data = source.value ?? {};
   const parsed = platformSchema.safeParse(data);
@@ -105,7 +107,7 @@ export function readPlatform(configPath: string, options: LoadOptions = {}): Rea
     const more = resolved.problems.filter((p) => p.file !== source.displayPath || (!overlapsAny(p.path, dropped) && !echoes(p)));
     return { platform: deepFreeze(resolved.platform), problems: dedupe([...schemaProblems, ...more]), warnings: dedupe(resolved.warnings) };
   }
-  const input = inputOptions(configPath, MAX_TERRAFORM_BYTES, show);
+  const input = inputOptions(configPath, MAX_TERRAFORM_BYTES, show, options.seen);
   const more = Object.entries(rawClusters(data)).flatMap(([id, path]) => readClusterTerraform(source, { configPath, id, path, show, input, files: options.files }).problems);
   return { problems: dedupe([...schemaProblems, ...more]), warnings: [] };
 }
@@ -119,7 +121,7 @@ function resolvePlatform(source: SourceFile, configPath: string, file: PlatformF
   problems.push(...groupProblems(source, file));
   const show = options.showPath ?? fromWorkingDirectory;
   // One repository for every outputs file: looked up once, not once per cluster.
-  const outputsInput = inputOptions(configPath, MAX_TERRAFORM_BYTES, show);
+  const outputsInput = inputOptions(configPath, MAX_TERRAFORM_BYTES, show, options.seen);
   for (const [id, cluster] of Object.entries(file.clusters)) {
     const [problemsBefore, warningsBefore] = [problems.length, warnings.length];
     const groups = groupsOf(file, id);
@@ -454,9 +456,9 @@ const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 export const MAX_TERRAFORM_BYTES = 1024 * 1024;
 
 /** Input files resolve inside the config's repository (its folder without one): a planted link reads nothing else. */
-function inputOptions(configPath: string, maxBytes: number, show: (path: string) => string): InputOptions {
+function inputOptions(configPath: string, maxBytes: number, show: (path: string) => string, seen: InputOptions['seen']): InputOptions {
   const repo = repositoryOf(resolve(configPath), show);
-  return { confineTo: repo.dir, confineName: repo.name, maxBytes };
+  return { confineTo: repo.dir, confineName: repo.name, maxBytes, ...(seen ? { seen } : {}) };
 }
 
 /** Reads a cluster's Terraform outputs; a missing file is reported at the config line that names it. */

@@ -14,6 +14,15 @@ export interface InputOptions {
   readonly maxBytes: number;
   /** Says how to save the file as UTF-8 when it is UTF-16. @default - a generic hint */
   readonly utf16Hint?: string;
+  /** Told of each file read: what it was when opened, and the bytes read (an incremental synth's record of its inputs). @default - no one */
+  readonly seen?: (path: string, file: SeenFile) => void;
+}
+
+/** A file as {@link readInput} read it: its size and modification time when it was opened (before the read), and its bytes. */
+export interface SeenFile {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly bytes: Buffer;
 }
 
 /** Bidirectional control characters: they make text display differently from what it is (CVE-2021-42574). */
@@ -50,6 +59,7 @@ export function readInput(path: string, displayPath: string, options: InputOptio
     if (st.size > options.maxBytes) return problem(`is ${st.size} bytes; input files are at most ${options.maxBytes} bytes`);
     const bytes = Buffer.alloc(st.size);
     const n = readSync(fd, bytes, 0, st.size, 0);
+    options.seen?.(path, { size: st.size, mtimeMs: st.mtimeMs, bytes: bytes.subarray(0, n) });
     return decode(bytes.subarray(0, n), problem, options.utf16Hint);
   } finally {
     closeSync(fd);

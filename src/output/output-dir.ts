@@ -7,6 +7,7 @@ import { InputsManifest, ReadManifest, readInputsManifest, writeInputsManifest }
 import { OutputError } from './output-error';
 import { applyChange, ChangeResult, OUTPUT_SCOPE, planChange, recover, TXN_DIR } from './transaction';
 import { kindOf, listOutputTree, OutputTree, readOutputTree } from './tree';
+import type { Listing } from './unchanged-run';
 
 /**
  * The generator's state folder under `root` (the lock, and the staging areas of synth, upgrade
@@ -49,9 +50,10 @@ export class OutputDir {
         throw new OutputError(`an npm run init was interrupted (${STATE_DIR}/${INIT_TXN_DIR} is left): run npm run init -- CLUSTER --terraform FILE --force again, it finishes or undoes that one first`);
       }
       // Refuse links before a leftover change renames anything into the tree.
-      listOutputTree(root);
+      const listed = listOutputTree(root);
       const recovered = recover(root, join(state, TXN_DIR), ops);
-      return new OutputDir(root, state, lock, ops, { finishedInterrupted: recovered === 'finished', createdState: created });
+      const listing = recovered === 'finished' ? listOutputTree(root) : listed;
+      return new OutputDir(root, state, lock, ops, { finishedInterrupted: recovered === 'finished', createdState: created, listing });
     } catch (err) {
       lock.release();
       if (created) removeIfEmpty(state);
@@ -70,8 +72,15 @@ export class OutputDir {
       readonly finishedInterrupted: boolean;
       /** Whether this run made the state folder (it goes again when the run leaves nothing in it). */
       readonly createdState: boolean;
+      /** The files and folders of the tree once opened (before this run changed anything). */
+      readonly listing: Listing;
     },
   ) {}
+
+  /** The files and folders of `dist/` and `argocd/` as the run found them, by name (no file read). */
+  public get listing(): Listing {
+    return this.opened.listing;
+  }
 
   /** Whether opening finished a change that an earlier, killed run had committed. */
   public get finishedInterrupted(): boolean {
@@ -80,7 +89,7 @@ export class OutputDir {
 
   /** `dist/` and `argocd/` as they are now (no link is ever followed); only the files `holds` takes (a shard's), when given. */
   public read(holds?: (path: string) => boolean): OutputTree {
-    return readOutputTree(this.root, holds);
+    return readOutputTree(this.root, holds, this.opened.listing);
   }
 
   /**

@@ -42,11 +42,31 @@ export interface ClusterRecord {
   readonly files: Readonly<Record<string, FileRecord>>;
 }
 
-/** The manifest: the tool that wrote the files, and each cluster's record. */
+/** The manifest: the tool that wrote the files, each cluster's record, and what the last whole synth read and printed. */
 export interface InputsManifest {
-  readonly version: 2;
+  readonly version: 3;
   readonly tool: string;
   readonly clusters: Readonly<Record<string, ClusterRecord>>;
+  /** The last synth of the whole fleet (unchanged-run.ts). @default - none: the last synth was a shard's */
+  readonly run?: RunRecord;
+}
+
+/**
+ * What a synth of the whole fleet read and printed, and the fleet's own files it wrote: when the
+ * same run, with the same inputs, finds every file as recorded, its output is what it would write
+ * (unchanged-run.ts).
+ */
+export interface RunRecord {
+  /** The digest of what a run depends on beside its input files: the tool, the day, the config's path, the output root, the working folder. */
+  readonly key: string;
+  /** Each input file the run read (the config, every Terraform outputs file), by absolute path: the record of its bytes. */
+  readonly inputs: Readonly<Record<string, FileRecord>>;
+  /** The fleet's own files (the summaries, the pages, `argocd/` beside the clusters' roots), by path. */
+  readonly fleet: Readonly<Record<string, FileRecord>>;
+  /** The warnings it printed, each as one line (`file:line:col: field: message`). */
+  readonly warnings: readonly string[];
+  /** Its summary line of the fleet (`960 clusters, 9,600 pools of 8 teams; Karpenter …`). */
+  readonly fleetLine: string;
 }
 
 /** A manifest as read, with when it was written (its own modification time, on the clock of the files it describes). */
@@ -96,13 +116,25 @@ export function readInputsManifest(state: string): ReadManifest | undefined {
 function isManifest(value: unknown): value is InputsManifest {
   if (typeof value !== 'object' || value === null) return false;
   const m: Partial<Record<keyof InputsManifest, unknown>> = value;
-  if (m.version !== 2 || typeof m.tool !== 'string' || typeof m.clusters !== 'object' || m.clusters === null) return false;
+  if (m.version !== 3 || typeof m.tool !== 'string' || typeof m.clusters !== 'object' || m.clusters === null) return false;
+  if (m.run !== undefined && !isRunRecord(m.run)) return false;
   return Object.values(m.clusters).every((c: unknown) => {
     if (typeof c !== 'object' || c === null) return false;
     const r: Partial<Record<keyof ClusterRecord, unknown>> = c;
-    return typeof r.inputs === 'string' && typeof r.files === 'object' && r.files !== null
-      && Object.entries(r.files).every(([path, f]) => isOutputPath(path) && isFileRecord(f));
+    return typeof r.inputs === 'string' && isOutputRecords(r.files);
   });
+}
+
+function isOutputRecords(value: unknown): value is Record<string, FileRecord> {
+  return typeof value === 'object' && value !== null && Object.entries(value).every(([path, f]) => isOutputPath(path) && isFileRecord(f));
+}
+
+function isRunRecord(value: unknown): value is RunRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r: Partial<Record<keyof RunRecord, unknown>> = value;
+  return typeof r.key === 'string' && typeof r.fleetLine === 'string' && isOutputRecords(r.fleet)
+    && Array.isArray(r.warnings) && r.warnings.every((w) => typeof w === 'string')
+    && typeof r.inputs === 'object' && r.inputs !== null && Object.values(r.inputs).every(isFileRecord);
 }
 
 function isFileRecord(value: unknown): value is FileRecord {
@@ -148,24 +180,33 @@ export function keptFiles(
   if (record.inputs !== inputs) return undefined;
   const files = new Map<string, FileRecord>();
   for (const [path, was] of Object.entries(record.files)) {
-    const now = unchanged(root, path, was, read.writtenMs);
+    const now = unchangedFile(join(root, path), was, read.writtenMs);
     if (!now) return undefined;
     files.set(path, now);
   }
   return files.size ? files : undefined;
 }
 
-/** A recorded file's record now, when it still holds what was recorded; undefined when it does not. */
-function unchanged(root: string, path: string, was: FileRecord, writtenMs: number): FileRecord | undefined {
+/**
+ * A recorded file's record now, when it still holds what was recorded; undefined when it does
+ * not. An output file is never followed through a link (`lstat`); an input file is (`follow`),
+ * as it was read.
+ * @param writtenMs when the manifest holding the record was written
+ */
+export function unchangedFile(path: string, was: FileRecord, writtenMs: number, follow = false): FileRecord | undefined {
   let st;
   try {
-    st = lstatSync(join(root, path));
+    st = follow ? statSync(path) : lstatSync(path);
   } catch {
     return undefined;
   }
   if (!st.isFile() || st.size !== was.size) return undefined;
   if (st.mtimeMs === was.mtimeMs && st.mtimeMs < writtenMs - RACY_MS) return was;
-  // Touched, or racily clean: its text decides.
-  const now = recordOf(root, path);
-  return now && now.digest === was.digest ? now : undefined;
+  // Touched, or racily clean: its bytes decide.
+  try {
+    const digest = createHash('sha256').update(readFileSync(path)).digest('hex');
+    return digest === was.digest ? { digest, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -36,13 +36,17 @@ function random(seed: number): () => number {
   };
 }
 
-/** A synth of the fleet: its exit code, its errors, and how many clusters it rendered (`--verbose` says). */
-const synth = async (outdir: string, configPath: string = config) => {
+/**
+ * A synth of the fleet: its exit code, its errors, its output, and how many clusters it rendered
+ * (`--verbose` says; without it, a synth with nothing to do renders nothing and says so,
+ * output/unchanged-run.ts).
+ */
+const synth = async (outdir: string, configPath: string = config, verbose = true) => {
   const err: string[] = [];
   const out: string[] = [];
-  const code = await run(['synth', '--config', configPath, '--outdir', outdir, '--verbose'], { out: (l) => out.push(l), err: (l) => err.push(l) }, {});
+  const code = await run(['synth', '--config', configPath, '--outdir', outdir, ...(verbose ? ['--verbose'] : [])], { out: (l) => out.push(l), err: (l) => err.push(l) }, {});
   const rendered = out.map((l) => /^rendered ([0-9,]+) of /.exec(l)?.[1]).find((n) => n !== undefined);
-  return { code, err: err.join('\n'), rendered: Number(rendered?.replace(/,/g, '')) };
+  return { code, err: err.join('\n'), out: out.join('\n'), rendered: Number(rendered?.replace(/,/g, '')) };
 };
 
 /** One edit: what it did, and whether it touches one cluster's files only (then at most one is rendered). */
@@ -103,14 +107,20 @@ it(`gives a full synth's files after each of ${EDITS} random edits of a ${CLUSTE
   for (let i = 0; i < EDITS; i++) {
     const before = readFileSync(config, 'utf8');
     const edit = edits(next, ids, removed);
-    const result = await synth(dir);
-    expect({ edit: edit.name, seed: SEED, ...result }).toMatchObject({ code: 0 });
+    // Every other edit is followed by a plain synth, the one that may find nothing to do: it must not miss an edit.
+    const result = await synth(dir, config, i % 2 === 0);
+    expect({ edit: edit.name, seed: SEED, code: result.code, err: result.err }).toMatchObject({ code: 0 });
     const full = synthesize(loadPlan(config).platform, { configFile: 'platform.yaml' });
     const written = readOutputTree(dir).files;
     expect({ edit: edit.name, paths: [...written.keys()].sort() }).toEqual({ edit: edit.name, paths: [...full.keys()].sort() });
     for (const [path, text] of full) if (written.get(path) !== text) throw new Error(`after "${edit.name}" (seed ${SEED}), ${path} differs from a full synth's`);
-    if (edit.oneCluster) expect({ edit: edit.name, rendered: result.rendered }).toEqual({ edit: edit.name, rendered: Math.min(result.rendered, 1) });
-    if (edit.kind === 9) expect(result.rendered).toBe(0);
+    if (i % 2 === 1) {
+      // A plain synth after an edit of nothing finds nothing to do, and prints what the last one did of the fleet.
+      if (edit.kind === 9) expect(result.out).toMatch(/^\d+ clusters, [\d,]+ pools of 3 teams; Karpenter .*\nnothing changed\n.*\(0 written, 0 removed, \d+ unchanged\)$/);
+    } else {
+      if (edit.oneCluster) expect({ edit: edit.name, rendered: result.rendered }).toEqual({ edit: edit.name, rendered: Math.min(result.rendered, 1) });
+      if (edit.kind === 9) expect(result.rendered).toBe(0);
+    }
     seen.add(edit.kind);
     if (edit.kind === 9) expect(readFileSync(config, 'utf8')).toBe(before);
   }

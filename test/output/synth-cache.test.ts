@@ -31,7 +31,7 @@ function recorded(after = 60_000): { root: string; read: ReadManifest } {
     utimesSync(join(root, path), WHEN, WHEN);
   }
   const files = Object.fromEntries(Object.keys(TEXT).map((p) => [p, recordOf(root, p)]));
-  const manifest: InputsManifest = { version: 2, tool: 'tool-1', clusters: { a: { inputs: 'in-1', files: files as Record<string, FileRecord> } } };
+  const manifest: InputsManifest = { version: 3, tool: 'tool-1', clusters: { a: { inputs: 'in-1', files: files as Record<string, FileRecord> } } };
   return { root, read: { manifest, writtenMs: Math.max(...Object.values(files).map((f) => f?.mtimeMs ?? 0)) + after } };
 }
 
