@@ -1,16 +1,16 @@
 import { join, relative, sep } from 'node:path';
 import type { Problem } from '../input/problems';
 import { loadPlan } from '../model/checks';
-import { clusterInputs } from '../model/cluster-inputs';
-import type { ClusterPlan, FleetPlan } from '../model/plan';
+import { fileInputs } from '../model/cluster-inputs';
+import type { FleetPlan } from '../model/plan';
 import type { LoadOptions } from '../config/load';
 import type { Platform } from '../config/platform';
 import { ParallelRenderer } from '../output/parallel-render';
 import { GeneratedFile } from '../output/render';
-import type { FileRecord } from '../output/synth-cache';
+import type { OutputRecord } from '../output/synth-cache';
 import { ownerOfPath } from '../output/layout';
 import { holdsCluster, holdsPath, Shard, WHOLE } from '../output/shard';
-import { renderCluster, renderFleet } from '../synth';
+import { ClusterFile, clusterFiles, renderFleet } from '../synth';
 import type { Reporter } from './reporter';
 
 /** What every command reads and writes. */
@@ -44,12 +44,10 @@ export interface Built {
 /** One cluster of a {@link Built}: what an incremental synth records of it. */
 export interface BuiltCluster {
   readonly id: string;
-  /** The digest of its part of the plan; empty unless the build was asked to `reuse`. */
-  readonly inputs: string;
-  /** The paths of its own files (its folder's, but its page, and its root Application). */
-  readonly paths: readonly string[];
-  /** Its files as they are on disk, kept (`reuse`) rather than rendered. @default - rendered */
-  readonly kept?: ReadonlyMap<string, FileRecord>;
+  /** Its own files (its folder's, but its page, and its root Application) by path: the digest of each one's inputs, empty unless the build was asked to `reuse`. */
+  readonly inputs: ReadonlyMap<string, string>;
+  /** Those of its files kept as they are on disk (`reuse`) rather than rendered. */
+  readonly kept: ReadonlyMap<string, OutputRecord>;
 }
 
 /**
@@ -59,10 +57,10 @@ export interface BuildKeep {
   /** The rendered documents, for a review. @default false */
   readonly documents?: boolean;
   /**
-   * A cluster's files on disk, when they are known to be what a render of this plan would make
-   * (synth-cache.ts `keptFiles`): that cluster is then neither rendered nor read. @default - render every cluster
+   * A cluster's file on disk, when it is known to be what a build of these inputs would make
+   * (synth-cache.ts `keptFile`): that file is then neither built nor read. @default - build every file
    */
-  readonly reuse?: (cluster: string, inputs: string) => ReadonlyMap<string, FileRecord> | undefined;
+  readonly reuse?: (cluster: string, path: string, inputs: string) => OutputRecord | undefined;
   /**
    * Only the files of this shard (output/shard.ts): its clusters' and, in shard 1, the fleet's.
    * The whole config is still read and checked: a shard reports every problem of the fleet. @default - the whole fleet
@@ -86,30 +84,33 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
   });
   const clusters: BuiltCluster[] = [];
   const kept = new Set<string>();
-  const toRender: { readonly cluster: ClusterPlan; readonly paths: string[] }[] = [];
+  const toBuild: ClusterFile[] = [];
   const shard = keep.shard ?? WHOLE;
   for (const cluster of plan.clusters.filter((c) => holdsCluster(shard, c.id))) {
-    // Only a synth that may reuse files pays for the digest (about 0.2 s at 240 clusters).
-    const inputs = keep.reuse ? clusterInputs(cluster) : '';
-    const files = keep.reuse?.(cluster.id, inputs);
-    const paths = files ? [...files.keys()] : [];
-    clusters.push({ id: cluster.id, inputs, paths, ...(files ? { kept: files } : {}) });
-    if (files) for (const path of paths) kept.add(path);
-    else toRender.push({ cluster, paths });
+    const inputs = new Map<string, string>();
+    const keptFiles = new Map<string, OutputRecord>();
+    for (const file of clusterFiles(cluster)) {
+      // Only a synth that may reuse files pays for the digests (about 0.3 s at 960 clusters).
+      const digest = keep.reuse ? fileInputs(file.path, file.inputs) : '';
+      inputs.set(file.path, digest);
+      const was = keep.reuse?.(cluster.id, file.path, digest);
+      if (was) {
+        keptFiles.set(file.path, was);
+        kept.add(file.path);
+      } else {
+        toBuild.push(file);
+      }
+    }
+    clusters.push({ id: cluster.id, inputs, kept: keptFiles });
   }
-  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), plannedFiles(toRender.map((r) => r.cluster)));
+  const renderer = ParallelRenderer.start(join(__dirname, 'render-worker.cjs'), toBuild.length);
   try {
     const documents = new Map<string, readonly unknown[]>();
     const add = (file: GeneratedFile) => {
       if (keep.documents && file.docs && file.text === undefined) documents.set(file.path, file.docs);
       renderer.add(file);
     };
-    for (const { cluster, paths } of toRender) {
-      renderCluster(cluster, (file) => {
-        paths.push(file.path);
-        add(file);
-      });
-    }
+    for (const file of toBuild) add(file.build());
     renderFleet(plan, (file) => {
       if (holdsPath(shard, file.path) || (keep.fleetFiles && ownerOfPath(file.path) === undefined)) add(file);
     });
@@ -118,9 +119,4 @@ export async function build(say: Reporter, { configPath, root }: Options, keep: 
   } finally {
     await renderer.cancel();
   }
-}
-
-/** About how many files the plan makes: its pools and Applications, the bulk of any fleet. */
-function plannedFiles(clusters: readonly ClusterPlan[]): number {
-  return clusters.reduce((n, c) => n + c.pools.length + c.applications.length, 0);
 }

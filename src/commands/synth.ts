@@ -6,7 +6,7 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
-import { FileRecord, InputsManifest, keptFiles, recordOf, RunRecord, toolDigest } from '../output/synth-cache';
+import { FileRecord, InputsManifest, keptFile, OutputRecord, recordOf, RunRecord, toolDigest } from '../output/synth-cache';
 import { runKey, seenRecord, unchangedRun } from '../output/unchanged-run';
 import { runDate } from '../config/support';
 import { formatProblem } from '../input/problems';
@@ -63,7 +63,7 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
     const seen = new Map<string, FileRecord>();
     // An unchanged cluster's files are kept as they are, never read (output/synth-cache.ts).
     const { plan, warnings, files, clusters, kept } = await build(say, options, {
-      shard, reuse: (id, inputs) => keptFiles(manifest, tool, id, inputs, options.root), seen: (path, file) => seen.set(resolve(path), seenRecord(file)),
+      shard, reuse: (id, path, inputs) => keptFile(manifest, tool, options.root, { cluster: id, path, inputs }), seen: (path, file) => seen.set(resolve(path), seenRecord(file)),
     });
     const old = output.read((path) => !kept.has(path) && (shard.count === 1 || holdsPath(shard, path)));
     const cascade = legacyPoolsAppProblems(old.files, new Set([...files.keys(), ...kept]));
@@ -115,11 +115,15 @@ function unchangedReport(say: Reporter, root: string, run: RunRecord, files: num
   return EXIT.ok;
 }
 
-/** `rendered 3 of 120 clusters; the files of the others were as the last synth left them` (docs/performance.md#incremental-synth). */
+/**
+ * `rendered 3 of 120 clusters (40 files); the files of the others were as the last synth left
+ * them`: a cluster is rendered when any of its files is (docs/performance.md#incremental-synth).
+ */
 function renderedLine(clusters: readonly BuiltCluster[]): string {
-  const rendered = clusters.filter((c) => !c.kept).length;
-  return `rendered ${rendered.toLocaleString('en-US')} of ${count(clusters.length, 'cluster')}`
-    + `${rendered < clusters.length ? '; the files of the others were as the last synth left them' : ''}`;
+  const rendered = clusters.filter((c) => c.kept.size < c.inputs.size);
+  const files = rendered.reduce((n, c) => n + c.inputs.size - c.kept.size, 0);
+  return `rendered ${rendered.length.toLocaleString('en-US')} of ${count(clusters.length, 'cluster')} (${count(files, 'file')})`
+    + `${rendered.length < clusters.length ? '; the files of the others were as the last synth left them' : ''}`;
 }
 
 /** `120 clusters, 1,200 pools of 8 teams; Karpenter 1.14.1 on 90, 1.13.1 on 30` (the warnings are counted after it). */
@@ -196,20 +200,18 @@ function inputsManifest(
   { tool, clusters, files, root }: Made, last: InputsManifest | undefined, shard: Shard, run: Omit<RunRecord, 'fleet'> | undefined,
 ): InputsManifest {
   const others = shard.count > 1 && last?.tool === tool ? Object.entries(last.clusters).filter(([id]) => !holdsCluster(shard, id)) : [];
-  const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.flatMap((c) => {
-    if (c.kept) return [[c.id, { inputs: c.inputs, files: Object.fromEntries(c.kept) }] as const];
-    const made = new Map<string, FileRecord>();
-    for (const p of c.paths) {
-      const r = recordOf(root, p, files.get(p));
-      // A file that is not on disk as written (it cannot be, but never record a guess): the cluster renders next time.
-      if (!r) return [];
-      made.set(p, r);
+  const records: InputsManifest['clusters'] = Object.fromEntries([...others, ...clusters.map((c) => {
+    const made: Record<string, OutputRecord> = {};
+    for (const [p, inputs] of c.inputs) {
+      const r = c.kept.get(p) ?? recordOf(root, p, files.get(p));
+      // A file that is not on disk as written (it cannot be, but never record a guess) is built next time.
+      if (r) made[p] = { ...r, inputs };
     }
-    return [[c.id, { inputs: c.inputs, files: Object.fromEntries(made) }] as const];
+    return [c.id, { files: made }] as const;
   })]);
   if (!run) return { version: 3, tool, clusters: records };
   // The fleet's files: every one rendered that no cluster's render made (the pages are the fleet's render's, in clusters' folders).
-  const ofClusters = new Set(clusters.flatMap((c) => c.paths));
+  const ofClusters = new Set(clusters.flatMap((c) => [...c.inputs.keys()]));
   const fleet: Record<string, FileRecord> = {};
   for (const [path, text] of files) {
     if (ofClusters.has(path)) continue;

@@ -36,10 +36,14 @@ export interface FileRecord {
   readonly mtimeMs: number;
 }
 
-/** One cluster's entry: the digest of its inputs, and each of its files by path. */
-export interface ClusterRecord {
+/** A file of a cluster as a synth wrote it, and the digest of what it was built from (model/cluster-inputs.ts). */
+export interface OutputRecord extends FileRecord {
   readonly inputs: string;
-  readonly files: Readonly<Record<string, FileRecord>>;
+}
+
+/** One cluster's entry: each of its files by path. */
+export interface ClusterRecord {
+  readonly files: Readonly<Record<string, OutputRecord>>;
 }
 
 /** The manifest: the tool that wrote the files, each cluster's record, and what the last whole synth read and printed. */
@@ -121,12 +125,18 @@ function isManifest(value: unknown): value is InputsManifest {
   return Object.values(m.clusters).every((c: unknown) => {
     if (typeof c !== 'object' || c === null) return false;
     const r: Partial<Record<keyof ClusterRecord, unknown>> = c;
-    return typeof r.inputs === 'string' && isOutputRecords(r.files);
+    return isOutputRecords(r.files, true);
   });
 }
 
-function isOutputRecords(value: unknown): value is Record<string, FileRecord> {
-  return typeof value === 'object' && value !== null && Object.entries(value).every(([path, f]) => isOutputPath(path) && isFileRecord(f));
+function isOutputRecords(value: unknown, withInputs = false): value is Record<string, OutputRecord> {
+  return typeof value === 'object' && value !== null
+    && Object.entries(value).every(([path, f]) => isOutputPath(path) && isFileRecord(f) && (!withInputs || hasInputs(f)));
+}
+
+function hasInputs(record: FileRecord): record is OutputRecord {
+  const r: Partial<Record<keyof OutputRecord, unknown>> = record;
+  return typeof r.inputs === 'string';
 }
 
 function isRunRecord(value: unknown): value is RunRecord {
@@ -166,25 +176,19 @@ export function recordOf(root: string, path: string, text?: string): FileRecord 
 }
 
 /**
- * A cluster's files, when those on disk may stand for a fresh render: the manifest was written
- * by this tool, records these inputs for the cluster, and every file it records is on disk as
- * recorded (by its size and time, or else by its text's digest). Their records as they are now;
- * undefined otherwise (render the cluster).
+ * A cluster's file, when the one on disk may stand for a fresh build: the manifest was written by
+ * this tool, records these inputs for it, and the file is on disk as recorded (by its size and
+ * time, or else by its text's digest). Its record as it is now; undefined otherwise (build it).
  * @param root the output root the manifest's paths are relative to
  */
-export function keptFiles(
-  read: ReadManifest | undefined, tool: string, cluster: string, inputs: string, root: string,
-): Map<string, FileRecord> | undefined {
+export function keptFile(
+  read: ReadManifest | undefined, tool: string, root: string, { cluster, path, inputs }: { readonly cluster: string; readonly path: string; readonly inputs: string },
+): OutputRecord | undefined {
   if (!read || read.manifest.tool !== tool || !Object.hasOwn(read.manifest.clusters, cluster)) return undefined;
-  const record = read.manifest.clusters[cluster];
-  if (record.inputs !== inputs) return undefined;
-  const files = new Map<string, FileRecord>();
-  for (const [path, was] of Object.entries(record.files)) {
-    const now = unchangedFile(join(root, path), was, read.writtenMs);
-    if (!now) return undefined;
-    files.set(path, now);
-  }
-  return files.size ? files : undefined;
+  const { files } = read.manifest.clusters[cluster];
+  if (!Object.hasOwn(files, path) || files[path].inputs !== inputs) return undefined;
+  const now = unchangedFile(join(root, path), files[path], read.writtenMs);
+  return now && { ...now, inputs };
 }
 
 /**

@@ -59,13 +59,13 @@ export function unchangedRun(read: ReadManifest | undefined, key: string, root: 
   for (const path of outputs) for (let d = dirname(path); d !== '.' && !folders.has(d); d = dirname(d)) folders.add(d);
   if (!listing.dirs.every((d) => folders.has(d))) return undefined;
   let refreshed = false;
-  const verified = (records: Readonly<Record<string, FileRecord>>, at: (path: string) => string, follow: boolean) => {
-    const now: Record<string, FileRecord> = {};
+  const verified = <R extends FileRecord>(records: Readonly<Record<string, R>>, at: (path: string) => string, follow: boolean) => {
+    const now: Record<string, R> = {};
     for (const [path, was] of Object.entries(records)) {
       const r = unchangedFile(at(path), was, read.writtenMs, follow);
       if (!r) return undefined;
       if (r !== was) refreshed = true;
-      now[path] = r;
+      now[path] = { ...was, ...r };
     }
     return now;
   };
@@ -76,7 +76,7 @@ export function unchangedRun(read: ReadManifest | undefined, key: string, root: 
   for (const [id, c] of Object.entries(read.manifest.clusters)) {
     const now = verified(c.files, (p) => join(root, p), false);
     if (!now) return undefined;
-    clusters[id] = { inputs: c.inputs, files: now };
+    clusters[id] = { files: now };
   }
   return { run: { ...run, inputs, fleet }, manifest: { ...read.manifest, clusters, run: { ...run, inputs, fleet } }, refreshed };
 }

@@ -1,10 +1,15 @@
 /**
- * A cluster's input digest (src/model/cluster-inputs.ts) is the JSON of its part of the plan: it
- * holds only if that part is plain data, which JSON keeps whole. A Map, a Set, a function or a
- * class instance would be flattened (`{}`), and two different plans could share a digest.
+ * A cluster file's input digest (src/model/cluster-inputs.ts) is the JSON of what its build reads,
+ * parts of the cluster's plan: it holds only if that part is plain data, which JSON keeps whole. A
+ * Map, a Set, a function or a class instance would be flattened (`{}`), and two different plans
+ * could share a digest. And the build must read nothing else: a pool's facts, left out of the
+ * digest, change none of its bytes.
  */
 import { loadPlan } from '../../src/model/checks';
-import { clusterInputs } from '../../src/model/cluster-inputs';
+import { fileInputs } from '../../src/model/cluster-inputs';
+import type { ClusterPlan } from '../../src/model/plan';
+import { renderFile } from '../../src/output/render';
+import { clusterFiles } from '../../src/synth';
 import { aConfig, aTerraform, removeProjects, writeProject } from '../builders';
 
 afterAll(removeProjects);
@@ -33,11 +38,17 @@ it('is taken of plain data only: every cluster of a fleet with stages, windows, 
   }
 });
 
-it('changes with any field of the cluster\'s part of the plan, and not with its pools\' facts', () => {
-  const { configPath } = writeProject();
+it('of a file changes with what its build reads and nothing else; a pool\'s facts change neither its digest nor its bytes', () => {
+  const { configPath } = writeProject({ config, terraform: { demo: aTerraform(), prod: aTerraform({ cluster_name: 'prod' }) } });
   const [cluster] = loadPlan(configPath).plan.clusters;
-  const [pool] = cluster.pools;
-  expect(clusterInputs(cluster)).toBe(clusterInputs({ ...cluster, pools: [{ ...pool, facts: { ...pool.facts, admitted: [] } }] }));
-  expect(clusterInputs(cluster)).not.toBe(clusterInputs({ ...cluster, pools: [{ ...pool, header: '# another window\n' }] }));
-  expect(clusterInputs(cluster)).not.toBe(clusterInputs({ ...cluster, karpenterVersion: '0.0.0' }));
+  const [pool, ...others] = cluster.pools;
+  const digests = (c: ClusterPlan) => new Map(clusterFiles(c).map((f) => [f.path, fileInputs(f.path, f.inputs)]));
+  const changed = (c: ClusterPlan) => [...digests(cluster)].filter(([path, d]) => digests(c).get(path) !== d).map(([path]) => path);
+  const noFacts = { ...cluster, pools: [{ ...pool, facts: { ...pool.facts, admitted: [], ceiling: { ...pool.facts.ceiling, perHour: 0 } } }, ...others] };
+  expect(changed(noFacts)).toEqual([]);
+  const bytes = (c: ClusterPlan) => clusterFiles(c).map((f) => renderFile(f.build()));
+  expect(bytes(noFacts)).toEqual(bytes(cluster));
+  expect(changed({ ...cluster, pools: [{ ...pool, header: '# another window\n' }, ...others] })).toEqual([pool.path]);
+  const values = cluster.controllerValues?.path;
+  expect(changed({ ...cluster, karpenterVersion: '0.0.0' })).toEqual([values]);
 });

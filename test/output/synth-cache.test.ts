@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { run } from '../../src/cli';
-import { FileRecord, INPUTS_FILE, InputsManifest, keptFiles, RACY_MS, ReadManifest, readInputsManifest, recordOf, writeInputsManifest } from '../../src/output/synth-cache';
+import { INPUTS_FILE, InputsManifest, keptFile, OutputRecord, RACY_MS, ReadManifest, readInputsManifest, recordOf, writeInputsManifest } from '../../src/output/synth-cache';
 import { aConfig, removeProjects, writeProject } from '../builders';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-synth-cache-'));
@@ -30,12 +30,23 @@ function recorded(after = 60_000): { root: string; read: ReadManifest } {
     // A whole second, which utimes sets exactly (a test below restores it after an edit).
     utimesSync(join(root, path), WHEN, WHEN);
   }
-  const files = Object.fromEntries(Object.keys(TEXT).map((p) => [p, recordOf(root, p)]));
-  const manifest: InputsManifest = { version: 3, tool: 'tool-1', clusters: { a: { inputs: 'in-1', files: files as Record<string, FileRecord> } } };
+  const files = Object.fromEntries(Object.keys(TEXT).map((p) => [p, { ...recordOf(root, p), inputs: 'in-1' }]));
+  const manifest: InputsManifest = { version: 3, tool: 'tool-1', clusters: { a: { files: files as Record<string, OutputRecord> } } };
   return { root, read: { manifest, writtenMs: Math.max(...Object.values(files).map((f) => f?.mtimeMs ?? 0)) + after } };
 }
 
-describe('keptFiles', () => {
+/** keptFile for each of the cluster's files: their records when every one is kept, else undefined. */
+function keptFiles(read: ReadManifest | undefined, tool: string, cluster: string, inputs: string, root: string): Map<string, OutputRecord> | undefined {
+  const kept = new Map<string, OutputRecord>();
+  for (const path of [A, B]) {
+    const r = keptFile(read, tool, root, { cluster, path, inputs });
+    if (!r) return undefined;
+    kept.set(path, r);
+  }
+  return kept;
+}
+
+describe('keptFile', () => {
   it('keeps the files when the tool, the inputs and every file are as recorded, by their size and time alone', () => {
     const { root, read } = recorded();
     const kept = keptFiles(read, 'tool-1', 'a', 'in-1', root);
@@ -112,7 +123,7 @@ describe('synth on the example', () => {
     const manifestPath = join(root, '.karpenter-gitops', INPUTS_FILE);
     const digests = () => {
       const m = readInputsManifest(join(root, '.karpenter-gitops'))?.manifest;
-      return Object.values(m?.clusters ?? {}).map((c) => [c.inputs, Object.entries(c.files).map(([p, f]) => [p, f.digest])]);
+      return Object.values(m?.clusters ?? {}).map((c) => Object.entries(c.files).map(([p, f]) => [p, f.inputs, f.digest]));
     };
     const first = readInputsManifest(join(root, '.karpenter-gitops'))?.manifest;
     expect(Object.keys(first?.clusters ?? {}).length).toBeGreaterThan(0);
