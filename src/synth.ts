@@ -135,6 +135,7 @@ export function renderFleet(plan: FleetPlan, emit: (file: GeneratedFile) => void
   emit({ path: plan.summary.path, text: plan.summary.model });
   for (const page of plan.clusterSummaries) emit({ path: page.path, text: page.model });
   emit({ path: plan.summaryData.path, text: `${JSON.stringify(plan.summaryData.model, null, 2)}\n` });
+  for (const data of plan.clusterSummaryData) emit({ path: data.path, text: `${JSON.stringify(data.model, null, 2)}\n` });
   const { bootstraps, projects, helmRepository, healthPatch } = plan;
   for (const bootstrap of bootstraps) add(bootstrap.path, (scope) => new ApplicationChart(scope, FILE_CHART, { app: bootstrap.model }));
   for (const project of projects) add(project.path, (scope) => new ProjectChart(scope, FILE_CHART, { project: project.model }));

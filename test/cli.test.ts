@@ -360,9 +360,9 @@ describe('paths, from where the user ran npm (INIT_CWD)', () => {
     const r = await synth(['--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'out/dist/demo/nodepools/web/web.yaml'))).toBe(true);
-    expect(r.out).toMatch(/^out\/dist and out\/argocd: 21 files \(21 written, 0 removed, 0 unchanged\)$/m);
+    expect(r.out).toMatch(/^out\/dist and out\/argocd: 22 files \(22 written, 0 removed, 0 unchanged\)$/m);
     const check = await synth(['check', '--config', 'config/platform.yaml', '--outdir', 'out'], { INIT_CWD: dir });
-    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (21 files)' });
+    expect(check).toMatchObject({ code: 0, out: 'dist/ and argocd/ are up to date (22 files)' });
   });
 
   it('names the config in problems as seen from INIT_CWD', async () => {

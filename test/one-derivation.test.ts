@@ -3,7 +3,7 @@
  * the cent. A fleet with a fleet-wide overlay that halves the price of some families (m7i and
  * r7i, not c7i) and a static pool is committed without the overlay, then given it, synthesized
  * and reviewed through the real command line. Each figure is read from what a user sees:
- * the cluster's page `dist/prod/SUMMARY.md` (the pool's row, the cost table), `dist/summary.json`,
+ * the cluster's page `dist/prod/SUMMARY.md` (the pool's row, the cost table), `dist/prod/summary.json`,
  * the table `synth --verbose` prints, `explain --format json`, `fit` (terminal and JSON) and
  * `diff`'s cost lines. Each team
  * has one pool on the one cluster, so a team's ceiling in the cost table and the review is its
@@ -78,7 +78,8 @@ describe('one derivation: every surface says the same of a pool', () => {
   let review: CliResult;
   let summary: string;
   let baseSummary: string;
-  let data: { clusters: { pools: PoolData[] }[]; teams: { team: string; perCluster: Record<string, number> }[] };
+  let data: { teams: { team: string; perCluster: Record<string, number> }[] };
+  let pools: { pools: PoolData[] };
   let fitted: FitEntry[];
   let fitLines: string[];
   const explained = new Map<string, Explained>();
@@ -91,6 +92,7 @@ describe('one derivation: every surface says the same of a pool', () => {
     review = await fleet.diff();
     summary = fleet.read('dist/prod/SUMMARY.md');
     data = JSON.parse(fleet.read('dist/summary.json'));
+    pools = JSON.parse(fleet.read('dist/prod/summary.json'));
     for (const pool of ['web', 'ingest']) {
       const r = await cli(['explain', `prod/${pool}`, '--config', fleet.configPath, '--format', 'json']);
       expect(r.code).toBe(0);
@@ -106,7 +108,7 @@ describe('one derivation: every surface says the same of a pool', () => {
   function figures(pool: string) {
     const row = markdownTable(summary, 'pool').find((r) => r.get('pool') === `\`${pool}\``);
     const [, count, min, max] = /^(\d+) \(\$([\d.]+)–\$([\d.]+)\)$/.exec(row?.get('instance types (on-demand $/hour, after overlays)') ?? '') ?? [];
-    const pooled = data.clusters[0].pools.find((p) => p.name === pool) as PoolData;
+    const pooled = pools.pools.find((p) => p.name === pool) as PoolData;
     const printed = synthTable(synth.out).find((r) => r.get('POOL') === pool);
     const explanation = explained.get(pool) as Explained;
     const fit = fitted.find((f) => f.pool === pool) as FitEntry;

@@ -26,7 +26,7 @@ import { withWindowBudgets, windowHeader } from '../schedule/windows';
 import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { GuardGateModel, guardGate, GuardGateRbacModel, guardGateRbac, teamGuardDigests } from './tenancy-guard';
-import { SummaryData, summaryData } from './summary-data';
+import { ClusterSummaryData, clusterSummaryData, SummaryData, summaryData } from './summary-data';
 
 /** Options of {@link fleetPlan}. */
 export interface PlanOptions {
@@ -164,6 +164,8 @@ export interface FleetPlan {
   readonly clusterSummaries: readonly Planned<string>[];
   /** `dist/summary.json`: the plan as versioned data, for the review and other tools (docs/review.md). */
   readonly summaryData: Planned<SummaryData>;
+  /** `dist/<cluster>/summary.json`: each cluster's pools as data, in the platform's order. */
+  readonly clusterSummaryData: readonly Planned<ClusterSummaryData>[];
   /** What synth prints with `--verbose`: a header row, then one row per pool (cluster, pool, arch, capacity, types, replicas, limits). */
   readonly summaryRows: readonly (readonly string[])[];
   /** Each team's ceiling per cluster and in total, with its budget, from the pools' ceilings. */
@@ -194,7 +196,8 @@ export function fleetPlan(platform: Platform, options: PlanOptions = {}): FleetP
     healthPatch: { path: argocdFile(ARGOCD_FILES.healthPatch), model: namespace },
     summary: { path: FLEET_FILES.summary, model: summaryMarkdown(platform, configFile, { teams: ceilings, clusters: totals }) },
     clusterSummaries: platform.clusters.map((c, i) => ({ path: clusterLayout(c).summary, model: clusterSummaryMarkdown(platform, c, clusters[i], configFile, ceilings) })),
-    summaryData: { path: FLEET_FILES.summaryData, model: summaryData(platform, clusters, ceilings) },
+    summaryData: { path: FLEET_FILES.summaryData, model: summaryData(platform, ceilings) },
+    clusterSummaryData: platform.clusters.map((c, i) => ({ path: clusterLayout(c).summaryData, model: clusterSummaryData(c, clusters[i]) })),
     summaryRows: summaryRows(platform, clusters),
     teamCeilings: ceilings,
     clusterCeilings: totals,

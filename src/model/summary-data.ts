@@ -1,7 +1,11 @@
 /**
- * `dist/summary.json`: the plan as versioned data (docs/review.md, "The summary as data"). The
- * review reads it at both refs, never `dist/SUMMARY.md`'s prose; other tools may too. It lies
- * outside every Application's path (`dist/<cluster>/…`), so it is never synced to a cluster.
+ * `dist/summary.json` and each cluster's `dist/<cluster>/summary.json`: the plan as versioned data
+ * (docs/review.md, "The summary as data"). The review reads them at both refs, never
+ * `dist/SUMMARY.md`'s prose; other tools may too. They lie outside every Application's path
+ * (`dist/<cluster>/apps`, `…/nodepools/<team>`, …), so they are never synced to a cluster. The
+ * fleet's file holds every cluster's place (release, stage, window) and the teams' ceilings; a
+ * cluster's pools are in its own file, so a review of a few clusters reads their pools and not
+ * the fleet's (docs/performance.md#a-review-in-proportion-to-the-change).
  */
 import type { Platform } from '../config/platform';
 import type { CeilingBound, TeamCeiling } from './cost';
@@ -12,9 +16,10 @@ import { describeRuns, windowPlan } from '../schedule/windows';
 
 /**
  * The version of the data's shape. A reader refuses a version it does not know; a field is
- * only ever added within a version.
+ * only ever added within a version. Version 2 moved each cluster's `pools` out of the fleet's
+ * file into the cluster's own (`dist/<cluster>/summary.json`).
  */
-export const SUMMARY_DATA_VERSION = 1;
+export const SUMMARY_DATA_VERSION = 2;
 
 /** One pool of a cluster, as `dist/summary.json` holds it. */
 export interface SummaryDataPool {
@@ -86,6 +91,18 @@ export interface SummaryDataCluster {
    * @default false - its Applications sync automatically
    */
   readonly manualSync?: boolean;
+  /**
+   * Its pools: in version 1, in the fleet's file; from version 2, in the cluster's own file
+   * ({@link ClusterSummaryData}), which a reader adds here for the clusters it reads.
+   * @default - not read
+   */
+  readonly pools?: readonly SummaryDataPool[];
+}
+
+/** `dist/<cluster>/summary.json` (version 2 on): a cluster's pools. */
+export interface ClusterSummaryData {
+  readonly summaryVersion: number;
+  readonly cluster: string;
   readonly pools: readonly SummaryDataPool[];
 }
 
@@ -144,11 +161,12 @@ export interface SummaryDataTeam {
   readonly groupBudgets?: readonly { readonly group: string; readonly clusters: readonly string[]; readonly perHour: number }[];
 }
 
-export function summaryData(platform: Platform, plans: readonly DataClusterPlan[], ceilings: readonly TeamCeiling[]): SummaryData {
+/** The fleet's file: every cluster's place, without its pools ({@link clusterSummaryData}), and the teams' ceilings. */
+export function summaryData(platform: Platform, ceilings: readonly TeamCeiling[]): SummaryData {
   return {
     summaryVersion: SUMMARY_DATA_VERSION,
     costBasis: CEILING_BASIS,
-    clusters: platform.clusters.map((c, i) => ({
+    clusters: platform.clusters.map((c) => ({
       id: c.id,
       eksCluster: c.terraform.clusterName,
       karpenterVersion: c.karpenter.version,
@@ -164,25 +182,6 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
       } : null,
       ...(controllerSyncsInWindow(c) ? { syncInWindow: true } : {}),
       ...(c.manualSync === true ? { manualSync: true } : {}),
-      pools: c.pools.map((pool, j) => {
-        const { facts, nodePool } = plans[i].pools[j];
-        return {
-          name: pool.name,
-          team: pool.team,
-          replicas: facts.replicas ?? null,
-          instanceTypes: {
-            count: facts.admitted.length,
-            cheapest: facts.prices ? { type: facts.prices.minType, perHour: facts.prices.min } : null,
-            dearest: facts.prices ? { type: facts.prices.maxType, perHour: facts.prices.max } : null,
-          },
-          ceiling: { perHour: facts.ceiling.perHour, boundBy: facts.ceiling.boundBy ?? null, bound: facts.ceiling.bound ?? null, bufferPerHour: facts.ceiling.buffer?.perHour ?? null },
-          limits: Object.fromEntries(Object.entries(nodePool.limits ?? {}).map(([k, v]) => [k, String(v)])),
-          budgets: nodePool.budgets,
-          windowBudgets: c.window ? windowPlan(c.window).budgets.length : 0,
-          amiAlias: pool.settings.ami.alias ?? null,
-          namespaces: facts.admission ? [...facts.admission.namespaces] : null,
-        };
-      }),
     })),
     ...(platform.gitops.stages ? { stages: platform.gitops.stages.map((s) => ({ stage: s.stage, soakMinutes: s.soakMinutes, environment: s.environment ?? null })) } : {}),
     teams: ceilings.map((t) => ({
@@ -192,6 +191,33 @@ export function summaryData(platform: Platform, plans: readonly DataClusterPlan[
       budgetPerHour: t.budget !== undefined ? Number(t.budget) : null,
       ...groupBudgetsOf(platform, t.team),
     })),
+  };
+}
+
+/** A cluster's own file: its pools, each with what it admits, can cost and how it is paced. */
+export function clusterSummaryData(c: Platform['clusters'][number], plan: DataClusterPlan): ClusterSummaryData {
+  return {
+    summaryVersion: SUMMARY_DATA_VERSION,
+    cluster: c.id,
+    pools: c.pools.map((pool, j) => {
+      const { facts, nodePool } = plan.pools[j];
+      return {
+        name: pool.name,
+        team: pool.team,
+        replicas: facts.replicas ?? null,
+        instanceTypes: {
+          count: facts.admitted.length,
+          cheapest: facts.prices ? { type: facts.prices.minType, perHour: facts.prices.min } : null,
+          dearest: facts.prices ? { type: facts.prices.maxType, perHour: facts.prices.max } : null,
+        },
+        ceiling: { perHour: facts.ceiling.perHour, boundBy: facts.ceiling.boundBy ?? null, bound: facts.ceiling.bound ?? null, bufferPerHour: facts.ceiling.buffer?.perHour ?? null },
+        limits: Object.fromEntries(Object.entries(nodePool.limits ?? {}).map(([k, v]) => [k, String(v)])),
+        budgets: nodePool.budgets,
+        windowBudgets: c.window ? windowPlan(c.window).budgets.length : 0,
+        amiAlias: pool.settings.ami.alias ?? null,
+        namespaces: facts.admission ? [...facts.admission.namespaces] : null,
+      };
+    }),
   };
 }
 

@@ -47,7 +47,7 @@ export function instanceOfPath(path: string): string | undefined {
 export const FLEET_FILES = {
   /** The summary for people: the fleet at a glance, linking each cluster's page ({@link ClusterLayout.summary}). */
   summary: `${OUTPUT_FOLDERS.dist}/SUMMARY.md`,
-  /** The summary as versioned data, which the review reads (docs/review.md). */
+  /** The summary as versioned data, which the review reads (docs/review.md); each cluster's pools are in its own ({@link ClusterLayout.summaryData}). */
   summaryData: `${OUTPUT_FOLDERS.dist}/summary.json`,
 } as const;
 
@@ -75,6 +75,16 @@ export class ClusterLayout {
    */
   public get summary(): string {
     return `${this.dir}/SUMMARY.md`;
+  }
+
+  /**
+   * `dist/<cluster>/summary.json`: the cluster's pools as data (model/summary-data.ts), which the
+   * review reads for the clusters a change touches. Never synced, like {@link summary}: a `.json`
+   * file is a manifest to a directory source only in the Application's own path, and no path is
+   * the cluster's folder itself.
+   */
+  public get summaryData(): string {
+    return `${this.dir}/summary.json`;
   }
 
   /** `argocd/<cluster>.yaml`: the cluster's root Application. */

@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { OUTPUT_ROOTS } from '../output/layout';
+import { clusterLayout, OUTPUT_ROOTS } from '../output/layout';
+import type { Scope } from './scope';
+
+/** Every file of the output. */
+const ALL: Scope = { holds: () => true };
 
 /** Thrown when git cannot answer (not a repository, unknown ref). */
 export class GitError extends Error {}
@@ -14,19 +18,25 @@ export class GitError extends Error {}
  * taken from `known`, so the two trees share it and the review skips it. The other
  * blobs are read through one `git cat-file --batch`.
  * @param known files expected to be mostly unchanged. @default - every blob is read
- * @param holds which files to take (a review's scope, a shard): the others are never read. @default - every file
+ * @param scope which files to take (a review's scope, a shard): the others are never read; of a scope
+ *   that knows its clusters, git lists only theirs and the fleet's files. @default - every file
  * @see https://git-scm.com/book/en/v2/Git-Internals-Git-Objects (a blob's id is the hash of "blob <size>\0<content>")
  */
-export function treeAt(ref: string, root: string, known: ReadonlyMap<string, string> = new Map(), holds: (path: string) => boolean = () => true): Map<string, string> {
+export function treeAt(ref: string, root: string, known: ReadonlyMap<string, string> = new Map(), scope: Scope = ALL): Map<string, string> {
   const prefix = git(root, ['rev-parse', '--show-prefix']).trim();
   const commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
   // "<mode> <type> <id>\t<path>", paths from the top of the repository (--full-tree), so a root
   // below the top works too; a link (120000) or a submodule (160000) is never read as a file.
-  const entries = git(root, ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...OUTPUT_ROOTS.map((d) => `${prefix}${d}`)])
+  const list = (args: readonly string[], paths: readonly string[]) => git(root, ['ls-tree', ...args, '-z', '--full-tree', commit, '--', ...paths.map((p) => `${prefix}${p}`)])
     .split('\0').filter(Boolean).map((line) => {
-      const [mode, , id] = line.slice(0, line.indexOf('\t')).split(' ');
-      return { mode, id, path: line.slice(line.indexOf('\t') + 1) };
+      const [mode, type, id] = line.slice(0, line.indexOf('\t')).split(' ');
+      return { mode, type, id, path: line.slice(line.indexOf('\t') + 1) };
     });
+  // A scope of known clusters: the top of dist/ and argocd/ (the fleet's files, the clusters' roots; a
+  // cluster's folder there is a tree entry, left), then those clusters' folders alone.
+  const clusters = scope.clusters === undefined ? undefined : [...scope.clusters].sort();
+  const entries = clusters === undefined ? list(['-r'], OUTPUT_ROOTS)
+    : [...list([], OUTPUT_ROOTS.map((d) => `${d}/`)).filter((e) => e.type !== 'tree'), ...(clusters.length ? list(['-r'], clusters.map((c) => `${clusterLayout(c).dir}/`)) : [])];
   const odd = entries.find((e) => e.mode !== '100644' && e.mode !== '100755');
   if (odd) {
     const what = odd.mode === '120000' ? 'a symbolic link' : odd.mode === '160000' ? 'a submodule' : `of mode ${odd.mode}`;
@@ -36,7 +46,7 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
   const unread: { path: string; id: string }[] = [];
   for (const e of entries) {
     const path = e.path.slice(prefix.length);
-    if (!holds(path)) continue;
+    if (!scope.holds(path)) continue;
     const text = known.get(path);
     if (text !== undefined && blobId(text, e.id.length) === e.id) files.set(path, text);
     else unread.push({ path, id: e.id });

@@ -11,7 +11,7 @@
  * windows, the rollout's data and time) comes from shard 1, which holds the fleet's files.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { SummaryData } from '../model/summary-data';
+import type { SummaryData, SummaryDataPool } from '../model/summary-data';
 import { MAX_SHARDS, Shard } from '../output/shard';
 import { sortByCluster, UnpairedReview } from './changes';
 import type { Review } from './change';
@@ -38,6 +38,8 @@ export interface ReviewPart {
   readonly adoptions: readonly { readonly cluster: string; readonly line: string }[];
   /** Shard 1: the head's summary data and the time the rollout is counted from (ISO 8601). @default - none */
   readonly fleet?: { readonly data: SummaryData; readonly at: string };
+  /** The pools of its clusters the review read (the head's `dist/<cluster>/summary.json`), by cluster: the rollout's pacing reads them. @default - none */
+  readonly pools?: Readonly<Record<string, readonly SummaryDataPool[]>>;
 }
 
 /** What one shard made of a review, before it is a part. */
@@ -59,8 +61,9 @@ export interface ShardReview {
 export function reviewPart({ shard, base, head, review, adoptions, fleet }: ShardReview): ReviewPart {
   const first = shard.index === 1;
   const { changes, edges, costs, notes, windows } = review;
+  const pools = Object.fromEntries((fleet?.data.clusters ?? []).flatMap((c) => (c.pools ? [[c.id, c.pools] as const] : [])));
   return {
-    format: FORMAT, version: VERSION, shard, base, head, adoptions,
+    format: FORMAT, version: VERSION, shard, base, head, adoptions, ...(Object.keys(pools).length ? { pools } : {}),
     review: {
       changes: first ? changes : changes.filter((c) => c.resource.cluster !== FLEET), edges,
       ...(first && costs ? { costs } : {}), ...(first && notes ? { notes } : {}), ...(first && windows ? { windows } : {}),
@@ -92,7 +95,11 @@ export function assemble(parts: readonly ReviewPart[]): Assembled | { readonly p
     clusters: withRenames(byIndex.flatMap((p) => [...p.review.edges])),
     ...(costs ? { costs } : {}), ...(notes.length ? { notes } : {}), ...(windows ? { windows } : {}),
   };
-  return { review, base: first.base, ...(first.fleet ? { fleet: { data: first.fleet.data, at: new Date(first.fleet.at) } } : {}) };
+  if (!first.fleet) return { review, base: first.base };
+  // Each shard read its own clusters' pools; the rollout reads them all.
+  const pools = new Map(byIndex.flatMap((p) => Object.entries(p.pools ?? {})));
+  const clusters = first.fleet.data.clusters.map((c) => (c.pools || !pools.has(c.id) ? c : { ...c, pools: pools.get(c.id) }));
+  return { review, base: first.base, fleet: { data: { ...first.fleet.data, clusters }, at: new Date(first.fleet.at) } };
 }
 
 /** Whether the parts are the N shards of one review, each once. */

@@ -182,7 +182,7 @@ function pacingWords(pool: { readonly budgets: readonly DataBudget[]; readonly w
 
 /** How the group's pools on these clusters are paced, each distinct pacing with its count of pools. */
 export function stepPacing(group: ChangeGroup, step: RolloutStep, data: SummaryData): string {
-  const pools = new Map(data.clusters.flatMap((c) => c.pools.map((p) => [`${c.id}\0${p.name}`, p] as const)));
+  const pools = new Map(data.clusters.flatMap((c) => (c.pools ?? []).map((p) => [`${c.id}\0${p.name}`, p] as const)));
   const counts = new Map<string, number>();
   for (const m of group.members.filter((x) => step.clusters.includes(x.resource.cluster))) {
     // An EC2NodeClass is named after its pool; the NodePool is the pool.

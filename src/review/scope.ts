@@ -10,13 +10,24 @@ import { isBootstrapPath, ownerOfPath } from '../output/layout';
 import { holdsCluster, Shard } from '../output/shard';
 
 /** Which files of the output a side of a review reads, by path relative to the output root. */
-export type Scope = (path: string) => boolean;
+export interface Scope {
+  /** Whether it reads this file. */
+  holds(path: string): boolean;
+  /**
+   * The only clusters whose files it may read, when they are known: git then lists only their
+   * folders beside the fleet's own files (review/git.ts `treeAt`), not the whole fleet's.
+   * @default - any cluster's
+   */
+  readonly clusters?: ReadonlySet<string>;
+}
 
 /** A shard's clusters' files and the fleet's own files (which every shard reads; shard 1 reports their changes). */
 export function shardScope(shard: Shard): Scope {
-  return (path) => {
-    const cluster = ownerOfPath(path);
-    return cluster === undefined || holdsCluster(shard, cluster);
+  return {
+    holds: (path) => {
+      const cluster = ownerOfPath(path);
+      return cluster === undefined || holdsCluster(shard, cluster);
+    },
   };
 }
 
@@ -24,9 +35,12 @@ export function shardScope(shard: Shard): Scope {
 export function changeScope(changed: readonly string[], shard: Shard): Scope {
   const inShard = shardScope(shard);
   if (changed.some(isBootstrapPath)) return inShard;
-  const touched = new Set(changed.map(ownerOfPath).filter((c) => c !== undefined));
-  return (path) => {
-    const cluster = ownerOfPath(path);
-    return cluster === undefined || (touched.has(cluster) && inShard(path));
+  const touched = new Set(changed.map(ownerOfPath).filter((c) => c !== undefined).filter((c) => holdsCluster(shard, c)));
+  return {
+    holds: (path) => {
+      const cluster = ownerOfPath(path);
+      return cluster === undefined || touched.has(cluster);
+    },
+    clusters: touched,
   };
 }

@@ -76,6 +76,7 @@ const LAYOUT: Readonly<Record<string, RegExp>> = {
   'healthPatch': /^argocd\/argocd-cm-patch\.yaml$/,
   'summary': /^dist\/SUMMARY\.md$/,
   'clusterSummaries[]': /^dist\/(?<cluster>[a-z0-9-]+)\/SUMMARY\.md$/,
+  'clusterSummaryData[]': /^dist\/(?<cluster>[a-z0-9-]+)\/summary\.json$/,
   'summaryData': /^dist\/summary\.json$/,
 };
 
@@ -144,8 +145,9 @@ describe('fleetPlan', () => {
     expect([...new Set(files.map((f) => f.kind))].sort()).toEqual(Object.keys(LAYOUT).sort());
     const misplaced = files.flatMap((f) => {
       const match = LAYOUT[f.kind].exec(f.path);
-      // clusterSummaries sits outside clusters[]: its cluster is the one its path names, which must be a cluster of the plan.
-      const owner = f.cluster ?? (f.kind === 'clusterSummaries[]' ? plan.clusters.find((c) => c.id === match?.groups?.cluster)?.id : undefined);
+      // clusterSummaries and clusterSummaryData sit outside clusters[]: their cluster is the one their path names, which must be a cluster of the plan.
+      const outside = f.kind === 'clusterSummaries[]' || f.kind === 'clusterSummaryData[]';
+      const owner = f.cluster ?? (outside ? plan.clusters.find((c) => c.id === match?.groups?.cluster)?.id : undefined);
       if (!match) return [`${f.kind}: ${f.path} is not where the contract puts it`];
       if (match.groups?.cluster !== owner) return [`${f.kind}: ${f.path} is not in the folder of its cluster ${owner}`];
       return [];

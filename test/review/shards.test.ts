@@ -142,9 +142,12 @@ describe('the scope of a review', () => {
   it('reads the files of the clusters a change touches and the fleet\'s own, and every cluster when a bootstrap changes', () => {
     const whole = { index: 1, count: 1 };
     const scope = changeScope(['dist/c01/nodepools/web/web.yaml', 'argocd/c02.yaml', 'dist/summary.json'], whole);
-    expect(['dist/c01/karpenter/values.yaml', 'argocd/c01.yaml', 'dist/c02/apps/project.yaml', 'dist/SUMMARY.md', 'argocd/bootstrap.yaml'].map(scope)).toEqual([true, true, true, true, true]);
-    expect(['dist/c03/karpenter/values.yaml', 'argocd/c03.yaml', 'dist/c03/SUMMARY.md'].map(scope)).toEqual([false, false, false]);
+    expect(['dist/c01/karpenter/values.yaml', 'argocd/c01.yaml', 'dist/c02/apps/project.yaml', 'dist/SUMMARY.md', 'argocd/bootstrap.yaml'].map((p) => scope.holds(p))).toEqual([true, true, true, true, true]);
+    expect(['dist/c03/karpenter/values.yaml', 'argocd/c03.yaml', 'dist/c03/SUMMARY.md'].map((p) => scope.holds(p))).toEqual([false, false, false]);
+    // Git lists those clusters' folders alone (review/git.ts).
+    expect(scope.clusters).toEqual(new Set(['c01', 'c02']));
     const all = changeScope(['argocd/bootstrap.blue.yaml'], whole);
-    expect(['dist/c03/karpenter/values.yaml', 'argocd/c03.yaml'].map(all)).toEqual([true, true]);
+    expect(['dist/c03/karpenter/values.yaml', 'argocd/c03.yaml'].map((p) => all.holds(p))).toEqual([true, true]);
+    expect(all.clusters).toBeUndefined();
   });
 });
