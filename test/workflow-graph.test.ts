@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { at, runWorkflow, type Approval, type Scenario } from './support/github-jobs';
+import { interpolate, truthy } from './support/github-expressions';
 
 const root = join(__dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -200,7 +201,7 @@ describe('the pr workflow we ship', () => {
 
   it.each(['true', 'false'])('tool changed: %s; the review runs and posts whether or not the pull request\'s tests fail', (tool) => {
     for (const check of ['success', 'failure'] as const) {
-      expect(results(pr, scenario({ changes: { outputs: { tool, ...fanOut(1) } }, check: { result: check } }))).toEqual({ changes: 'success', check, 'review-shard': 'success', review: 'success' });
+      expect(results(pr, scenario({ changes: { outputs: { tool, ...fanOut(1) } }, check: { result: check } }))).toEqual({ changes: 'success', check, 'review-shard': 'success', checks: 'success', review: 'success' });
     }
   });
 
@@ -214,11 +215,18 @@ describe('the pr workflow we ship', () => {
 
   it('posts no report when a review shard fails (its clusters would be missing from it), and a failed check leg fails the check', () => {
     const failedLeg = { legs: [{ when: (m: Record<string, unknown>) => m.shard === 3, result: 'failure' as const }] };
-    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, 'review-shard': failedLeg }))).toEqual({ changes: 'success', check: 'success', 'review-shard': 'failure', review: 'skipped' });
-    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, check: failedLeg }))).toEqual({ changes: 'success', check: 'failure', 'review-shard': 'success', review: 'success' });
+    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, 'review-shard': failedLeg }))).toEqual({ changes: 'success', check: 'success', 'review-shard': 'failure', checks: 'success', review: 'skipped' });
+    expect(results(pr, scenario({ changes: { outputs: { tool: 'false', ...fanOut(4) } }, check: failedLeg }))).toEqual({ changes: 'success', check: 'failure', 'review-shard': 'success', checks: 'success', review: 'success' });
+  });
+
+  it('runs the one check branch protection requires whatever became of the check\'s legs, and fails it unless every leg passed', () => {
+    // The model gives a job's outcome, not its steps'; the step's own condition is the real expression, evaluated here.
+    const step = (parse(pr) as { jobs: { checks: { steps: { if: string }[] } } }).jobs.checks.steps[0];
+    const fails = (result: string) => truthy(interpolate(step.if, { contexts: { needs: { check: { result, outputs: {} } } } }));
+    expect(['success', 'failure', 'skipped', 'cancelled'].map(fails)).toEqual([false, true, true, true]);
   });
 
   it('a failed changes job skips the check and the review', () => {
-    expect(results(pr, scenario({ changes: { result: 'failure' } }))).toEqual({ changes: 'failure', check: 'skipped', 'review-shard': 'skipped', review: 'skipped' });
+    expect(results(pr, scenario({ changes: { result: 'failure' } }))).toEqual({ changes: 'failure', check: 'skipped', 'review-shard': 'skipped', checks: 'success', review: 'skipped' });
   });
 });

@@ -31,7 +31,7 @@ describe('.github/workflows/pr.yaml', () => {
   });
 
   it('runs every job on the pull-request runner (KARPENTER_GITOPS_PR_RUNNER, ubuntu-latest without it), never the runner that reaches Argo CD', () => {
-    expect(Object.keys(jobs)).toEqual(['changes', 'check', 'review-shard', 'review']);
+    expect(Object.keys(jobs)).toEqual(['changes', 'check', 'review-shard', 'checks', 'review']);
     for (const job of Object.values(jobs)) expect(job['runs-on']).toBe('${{ fromJSON(vars.KARPENTER_GITOPS_PR_RUNNER || \'"ubuntu-latest"\') }}');
     expect(repoFile('.github/workflows/pr.yaml')).not.toMatch(/vars\.KARPENTER_GITOPS_RUNNER\b/);
   });
