@@ -193,14 +193,14 @@ export function keptFile(
 
 /**
  * A recorded file's record now, when it still holds what was recorded; undefined when it does
- * not. An output file is never followed through a link (`lstat`); an input file is (`follow`),
- * as it was read.
+ * not. A link is never followed (`lstat`): a link where the file was is a change, whatever it
+ * points to (an input read through a link is read again, as its confinement is checked again).
  * @param writtenMs when the manifest holding the record was written
  */
-export function unchangedFile(path: string, was: FileRecord, writtenMs: number, follow = false): FileRecord | undefined {
+export function unchangedFile(path: string, was: FileRecord, writtenMs: number): FileRecord | undefined {
   let st;
   try {
-    st = follow ? statSync(path) : lstatSync(path);
+    st = lstatSync(path);
   } catch {
     return undefined;
   }

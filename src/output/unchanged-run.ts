@@ -59,22 +59,22 @@ export function unchangedRun(read: ReadManifest | undefined, key: string, root: 
   for (const path of outputs) for (let d = dirname(path); d !== '.' && !folders.has(d); d = dirname(d)) folders.add(d);
   if (!listing.dirs.every((d) => folders.has(d))) return undefined;
   let refreshed = false;
-  const verified = <R extends FileRecord>(records: Readonly<Record<string, R>>, at: (path: string) => string, follow: boolean) => {
+  const verified = <R extends FileRecord>(records: Readonly<Record<string, R>>, at: (path: string) => string) => {
     const now: Record<string, R> = {};
     for (const [path, was] of Object.entries(records)) {
-      const r = unchangedFile(at(path), was, read.writtenMs, follow);
+      const r = unchangedFile(at(path), was, read.writtenMs);
       if (!r) return undefined;
       if (r !== was) refreshed = true;
       now[path] = { ...was, ...r };
     }
     return now;
   };
-  const inputs = verified(run.inputs, (p) => p, true);
-  const fleet = inputs && verified(run.fleet, (p) => join(root, p), false);
+  const inputs = verified(run.inputs, (p) => p);
+  const fleet = inputs && verified(run.fleet, (p) => join(root, p));
   if (!fleet || !inputs) return undefined;
   const clusters: Record<string, ClusterRecord> = {};
   for (const [id, c] of Object.entries(read.manifest.clusters)) {
-    const now = verified(c.files, (p) => join(root, p), false);
+    const now = verified(c.files, (p) => join(root, p));
     if (!now) return undefined;
     clusters[id] = { files: now };
   }

@@ -6,7 +6,7 @@
  * project, the change, then the decision; and where the decision is "run", the CLI's synth then
  * makes the tree a full synth makes.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../src/cli';
 import { loadPlan } from '../../src/model/checks';
@@ -75,6 +75,16 @@ describe('a synth with nothing to do', () => {
     expect(p.decide()).toBeUndefined();
     expect(await p.resynth()).toMatchObject({ code: 0, asFull: true });
     expect(p.decide()).toBeDefined();
+  });
+
+  it('is not found when an input is replaced by a link, even to the same bytes (a full run checks where it leads again)', async () => {
+    const p = await synthesized();
+    const copy = join(p.dir, 'config', 'platform-copy.yaml');
+    writeFileSync(copy, readFileSync(p.configPath));
+    rmSync(p.configPath);
+    symlinkSync(copy, p.configPath);
+    expect(p.decide()).toBeUndefined();
+    expect(await p.resynth()).toMatchObject({ code: 0, asFull: true });
   });
 
   it('is not found on another day, with another tool, or after a shard\'s synth', async () => {
