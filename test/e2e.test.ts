@@ -129,7 +129,7 @@ describe('npm run, from a subfolder', () => {
         cwd: root, encoding: 'utf8', env: { ...process.env, INIT_CWD: dir, npm_package_json: join(root, 'package.json') },
       });
       expect(r.status).toBe(0);
-      expect(r.stdout).toMatch(/^out\/dist and out\/argocd: 21 files/m);
+      expect(r.stdout).toMatch(/^out\/dist and out\/argocd: 22 files/m);
       expect(statSync(join(dir, 'out/dist/SUMMARY.md')).isFile()).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
