@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import type { SeenFile } from '../input/input-file';
 import type { ClusterRecord, FileRecord, InputsManifest, ReadManifest, RunRecord } from './synth-cache';
 import { unchangedFile } from './synth-cache';
 
@@ -81,7 +80,7 @@ export function unchangedRun(read: ReadManifest | undefined, key: string, root: 
   return { run: { ...run, inputs, fleet }, manifest: { ...read.manifest, clusters, run: { ...run, inputs, fleet } }, refreshed };
 }
 
-/** The record of an input file as it was read: its size and time when opened, and the digest of the bytes read. */
-export function seenRecord(file: SeenFile): FileRecord {
+/** The record of an input file as it was read (input-file.ts `SeenFile`): its size and time when opened, and the digest of the bytes read. */
+export function seenRecord(file: { readonly size: number; readonly mtimeMs: number; readonly bytes: Buffer }): FileRecord {
   return { digest: createHash('sha256').update(file.bytes).digest('hex'), size: file.size, mtimeMs: file.mtimeMs };
 }
