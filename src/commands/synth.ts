@@ -27,7 +27,7 @@ export const spec = {
     + 'removed and unchanged.',
   options: [
     CONFIG_OPTION, outdirOption('write DIR/dist and DIR/argocd'),
-    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, how many clusters were rendered, and a warning shared by many clusters once per cluster' },
+    { name: 'verbose', help: 'also print a row per pool (cluster, pool, arch, capacity, instance types, nodes, limits), every file removed, how many clusters and files were rendered, and a warning shared by many clusters once per cluster' },
     SHARD_OPTION,
   ],
   examples: ['npm run synth', 'npm run synth -- --config staging/platform.yaml --outdir staging', 'npm run synth -- --verbose', 'npm run synth -- --shard 1/4'],

@@ -99,7 +99,11 @@ export interface SummaryDataCluster {
   readonly pools?: readonly SummaryDataPool[];
 }
 
-/** `dist/<cluster>/summary.json` (version 2 on): a cluster's pools. */
+/**
+ * `dist/<cluster>/summary.json` (version 2 on): a cluster's pools. Like its page
+ * (cluster-summary.ts), it says nothing of another cluster: `npm run promote` compares a
+ * cluster's folder between commits (layout.ts `owned`).
+ */
 export interface ClusterSummaryData {
   readonly summaryVersion: number;
   readonly cluster: string;
