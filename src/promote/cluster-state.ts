@@ -2,7 +2,7 @@ import type { Cluster, Platform } from '../config/platform';
 import { APP_NAMES } from '../config/reserved';
 import type { ApplicationModel } from '../model/applications';
 import { clusterApplicationModels, stageRef } from '../model/stages';
-import { nextOpening } from '../schedule/windows';
+import { nextOpeningFromNow } from '../schedule/windows';
 import type { LiveApplication } from './live-applications';
 import { DriftCount, driftText } from './nodeclaims';
 import { minutesText, rfc3339 } from './promote';
@@ -100,8 +100,8 @@ export function localWhen(at: Date, timeZone: string, now: Date): string {
 /** When the cluster's window next opens, as text, or undefined when it is open now (or it has none). */
 function windowWait(cluster: Cluster, now: Date): string | undefined {
   if (!cluster.window) return undefined;
-  const open = nextOpening(cluster.window, now);
-  if (!open || open.getTime() - now.getTime() < 60_000) return undefined;
+  const open = nextOpeningFromNow(cluster.window, now);
+  if (open === undefined || open === 'open') return undefined;
   return `window opens ${localWhen(open, cluster.window.timeZone, now)}`;
 }
 

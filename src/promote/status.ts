@@ -1,6 +1,6 @@
 import type { Cluster, Platform } from '../config/platform';
 import { stageRef } from '../model/stages';
-import { nextOpening } from '../schedule/windows';
+import { nextOpeningFromNow } from '../schedule/windows';
 import type { LiveApplication } from './live-applications';
 import { ClusterState, clusterStatus, ClusterStatus, localWhen } from './cluster-state';
 import type { DriftCount } from './nodeclaims';
@@ -102,10 +102,8 @@ function windowsOf(clusters: readonly Cluster[], now: Date): StageWindow[] {
     byName.set(c.window.name, { cluster: was?.cluster ?? c, n: (was?.n ?? 0) + 1 });
   }
   return [...byName].map(([name, { cluster, n }]) => {
-    const open = cluster.window ? nextOpening(cluster.window, now) : undefined;
-    // nextOpening answers the current minute while the window is open (cluster-state.ts windowWait reads it so too).
-    const isOpen = open !== undefined && open.getTime() - now.getTime() < 60_000;
-    return { name, clusters: n, ...(open && cluster.window ? { opens: isOpen ? 'open now' : localWhen(open, cluster.window.timeZone, now) } : {}) };
+    const open = cluster.window ? nextOpeningFromNow(cluster.window, now) : undefined;
+    return { name, clusters: n, ...(open && cluster.window ? { opens: open === 'open' ? 'open now' : localWhen(open, cluster.window.timeZone, now) } : {}) };
   });
 }
 

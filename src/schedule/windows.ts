@@ -312,6 +312,20 @@ export function syncWindowModels(window: MaintenanceWindow, applications: readon
  * Undefined when the window has no kept minute.
  */
 export function nextOpening(window: MaintenanceWindow, from: Date): Date | undefined {
+  return opening(window, from);
+}
+
+/**
+ * When the window next opens after `now`, or `'open'` while it is open: {@link nextOpening}
+ * answers the current minute then (the minute `now` is in, rounded up). The one rule of "open
+ * now" that promote's status and its per-cluster wait both say.
+ */
+export function nextOpeningFromNow(window: MaintenanceWindow, now: Date): Date | 'open' | undefined {
+  const open = opening(window, now);
+  return open !== undefined && open.getTime() - now.getTime() < 60_000 ? 'open' : open;
+}
+
+function opening(window: MaintenanceWindow, from: Date): Date | undefined {
   const kept = keptMask(window);
   const start = Math.ceil(from.getTime() / 60_000);
   // Sunday 00:00 UTC of 1970-01-04 is minute 3 * 1440 after the epoch (a Thursday).

@@ -1,7 +1,7 @@
 import { cronNext } from '../support/karpenter-budgets';
 import { BudgetSimulator } from '../support/karpenter-budgets';
 import { SyncWindowSimulator } from '../support/argocd-sync-window';
-import { budgetDuration, Day, MaintenanceWindow, nextOpening, syncWindowModels, windowPlan } from '../../src/schedule/windows';
+import { budgetDuration, Day, MaintenanceWindow, nextOpening, nextOpeningFromNow, syncWindowModels, windowPlan } from '../../src/schedule/windows';
 
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const MINUTE = 60_000;
@@ -124,5 +124,16 @@ describe('a maintenance window in Karpenter budgets (simulated minute by minute)
     // Monday 2027-01-11 12:00 UTC: Berlin (UTC+1 in winter) keeps 21:00-02:00 UTC.
     expect(nextOpening(CASES[0][1], new Date('2027-01-11T12:00:00Z'))?.toISOString()).toBe('2027-01-11T21:00:00.000Z');
     expect(budgetDuration(91 * 60)).toBe('91h');
+  });
+
+});
+
+describe('a maintenance window, for promote (npm run promote -- status)', () => {
+  it('says a window is open in its kept minutes, and when it opens next otherwise (to the minute)', () => {
+    const at = (iso: string) => nextOpeningFromNow(CASES[0][1], new Date(iso));
+    expect(at('2027-01-11T20:58:00Z')).toEqual(new Date('2027-01-11T21:00:00Z'));
+    expect([at('2027-01-11T21:00:00Z'), at('2027-01-11T23:30:10Z'), at('2027-01-12T01:58:30Z')]).toEqual(['open', 'open', 'open']);
+    // Past the window's last kept minute: the next night's opening.
+    expect(at('2027-01-12T02:00:00Z')).toEqual(new Date('2027-01-12T21:00:00Z'));
   });
 });
