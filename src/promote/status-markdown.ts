@@ -1,4 +1,4 @@
-import { someOf } from '../review/rollout';
+import { someNames } from '../model/cluster-sets';
 import type { ClusterState, ClusterStatus, RolloutStatus, StageStatus } from './status';
 import { STATE_ORDER } from './status';
 
@@ -6,7 +6,7 @@ import { STATE_ORDER } from './status';
  * The rollout page (`npm run promote -- status`) as Markdown (for the promote workflow's run
  * summary, with a Mermaid picture of the stages), as terminal text, or as JSON. Readable at a
  * thousand clusters: clusters are grouped by state and reason, each group a count and a few
- * names then "and N more" (review/rollout.ts someOf), so the page grows with the stages and the
+ * names then "and N more" (model/cluster-sets.ts someNames), so the page grows with the stages and the
  * kinds of trouble, not with the fleet.
  */
 
@@ -59,7 +59,7 @@ function stateLines(state: ClusterState, clusters: readonly ClusterStatus[], sty
   const byWhy = new Map<string, ClusterStatus[]>();
   for (const c of clusters) byWhy.set(c.why, [...(byWhy.get(c.why) ?? []), c]);
   const groups = [...byWhy].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
-  const names = (members: readonly ClusterStatus[]) => style.text(someOf(members.map((m) => (m.detail ? `${m.cluster} (${m.detail})` : m.cluster)), MAX_NAMES));
+  const names = (members: readonly ClusterStatus[]) => style.text(someNames(members.map((m) => (m.detail ? `${m.cluster} (${m.detail})` : m.cluster)), MAX_NAMES));
   const head = `- ${style.bold(STATE_LABEL[state])} (${clusters.length.toLocaleString('en-US')})`;
   if (state === 'synced') return [`${head}: ${names(clusters)}`];
   if (groups.length === 1) return [`${head}, ${style.text(groups[0][0])}: ${names(groups[0][1])}`];
@@ -94,7 +94,7 @@ function stageBody(s: StageStatus, live: boolean, style: Style): { readonly note
   if (s.windows.length) {
     notes.push(`Windows: ${s.windows.map((w) => `${style.text(w.name)} (${count(w.clusters, 'cluster')}${w.opens ? `, opens ${style.text(w.opens)}` : ''})`).join('; ')}`);
   }
-  if (!live) return { notes, list: [`- ${style.bold('clusters')} (${s.clusterIds.length.toLocaleString('en-US')}): ${style.text(someOf(s.clusterIds, MAX_NAMES))}`] };
+  if (!live) return { notes, list: [`- ${style.bold('clusters')} (${s.clusterIds.length.toLocaleString('en-US')}): ${style.text(someNames(s.clusterIds, MAX_NAMES))}`] };
   const list = STATE_ORDER.flatMap((state) => {
     const members = s.clusters.filter((c) => c.state === state);
     return members.length ? stateLines(state, members, style) : [];

@@ -2,7 +2,8 @@ import { COST_TITLE } from './cost';
 import { costLines } from './cost-lines';
 import { Change, ClusterChange, Review } from './changes';
 import type { SummaryData } from '../model/summary-data';
-import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, someOf, stepPacing } from './rollout';
+import { someNames } from '../model/cluster-sets';
+import { ChangeGroup, groupChanges, rolloutGantt, rolloutSteps, stepPacing } from './rollout';
 import { Risk, RISKS } from './risk';
 import { RolloutTimeline, whenText } from './timeline';
 import { describe, FLEET, nameOf } from './tree';
@@ -77,7 +78,7 @@ function fleetSummary(review: Review, fleet: FleetContext | undefined, bullet: s
       rollout.push(`${bullet}${groupLine(g, true)}:`);
       for (const s of rolloutSteps(g, timeline)) {
         const stage = s.stage === null ? 'no stage' : `stage ${s.stage}`;
-        rollout.push(`${bullet.replace(/\S/g, ' ')}  ${stage}, ${s.window ? `window ${s.window}` : 'no window'}: ${plural(s.clusters.length, 'cluster')} (${someOf(s.clusters)}), ${s.members.toLocaleString('en-US')} of its resources: `
+        rollout.push(`${bullet.replace(/\S/g, ' ')}  ${stage}, ${s.window ? `window ${s.window}` : 'no window'}: ${plural(s.clusters.length, 'cluster')} (${someNames(s.clusters)}), ${s.members.toLocaleString('en-US')} of its resources: `
           + `${s.manual ? '' : 'synced '}${s.synced}; drifted nodes replaced ${s.drift}; paced by ${stepPacing(g, s, timeline.data) || 'the pools\' budgets'}`);
       }
     }

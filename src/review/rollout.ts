@@ -85,12 +85,6 @@ export function groupChanges(changes: readonly Change[], clusterOrder: readonly 
   return groups.sort((a, b) => RISKS.indexOf(a.risk) - RISKS.indexOf(b.risk) || b.members.length - a.members.length);
 }
 
-/** `c001, c002, c003 … and 97 more`: at most `max` names, then how many more. */
-export function someOf(names: readonly string[], max = 6): string {
-  if (names.length <= max) return names.join(', ');
-  return `${names.slice(0, max).join(', ')} … and ${names.length - max} more`;
-}
-
 /** When a group reaches one set of clusters: a stage and window they share. */
 export interface RolloutStep {
   /** null: clusters without a stage (they take the main branch at merge, like stage 1). */

@@ -7,7 +7,7 @@
  * with the same text are said once.
  */
 import type { Review } from './changes';
-import { someOf } from './rollout';
+import { someNames } from '../model/cluster-sets';
 import { isManual, manualText, RolloutTimeline, whenText } from './timeline';
 import { FLEET } from './tree';
 import { windowChangeText } from './windows';
@@ -110,7 +110,7 @@ function joined(entries: readonly Entry[]): string[] {
   for (const e of entries) byText.set(`${e.mark}\0${e.text}`, [...(byText.get(`${e.mark}\0${e.text}`) ?? []), e]);
   return [...byText.values()].map((list) => {
     const ids = [...new Set(list.map((e) => e.cluster))];
-    const who = ids.length === 1 ? `cluster ${ids[0]}` : `${ids.length} clusters (${someOf(ids)})`;
+    const who = ids.length === 1 ? `cluster ${ids[0]}` : `${ids.length} clusters (${someNames(ids)})`;
     return `${list[0].mark}${who}: ${list[0].text}`;
   });
 }
