@@ -87,9 +87,13 @@ export class OutputDir {
     return this.opened.finishedInterrupted;
   }
 
-  /** `dist/` and `argocd/` as they are now (no link is ever followed); only the files `holds` takes (a shard's), when given. */
+  /**
+   * `dist/` and `argocd/` as they are now (no link is ever followed); only the files `holds` takes
+   * (a shard's), when given. Listed again: a synth builds for seconds after opening, and a file
+   * removed meanwhile (a `git checkout`) must not be one it expects to read.
+   */
   public read(holds?: (path: string) => boolean): OutputTree {
-    return readOutputTree(this.root, holds, this.opened.listing);
+    return readOutputTree(this.root, holds);
   }
 
   /**

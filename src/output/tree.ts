@@ -20,8 +20,8 @@ export interface OutputTree {
  * @param holds which files to read (a shard's, output/shard.ts) and, by a file inside it, which folders: the
  *   others are left as they are by a change planned from this tree. @default - every file
  */
-export function readOutputTree(root: string, holds: (path: string) => boolean = () => true, listing = listOutputTree(root)): OutputTree {
-  const { files, dirs } = listing;
+export function readOutputTree(root: string, holds: (path: string) => boolean = () => true): OutputTree {
+  const { files, dirs } = listOutputTree(root);
   return {
     files: new Map(files.filter(holds).map((path) => [path, readRegular(root, path)])),
     // A folder is held when a file in it would be: the roots always are (they stay, even empty).
