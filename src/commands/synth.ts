@@ -6,6 +6,7 @@ import type { FleetPlan } from '../model/plan';
 import { clusterLayout, clusterOfPath } from '../output/layout';
 import { OutputDir } from '../output/output-dir';
 import { OutputError } from '../output/output-error';
+import type { ChangeResult } from '../output/transaction';
 import { FileRecord, InputsManifest, keptFile, OutputRecord, recordOf, RunRecord, toolDigest } from '../output/synth-cache';
 import { runKey, seenRecord, unchangedRun } from '../output/unchanged-run';
 import { runDate } from '../config/support';
@@ -34,6 +35,9 @@ export const spec = {
   notes: EXIT_CODES_NOTE,
   constraints: shardProblems,
 } as const satisfies CommandSpec;
+
+/** What synth says when it changed no file. */
+const NOTHING_CHANGED = 'nothing changed';
 
 /** Most files removed that the short summary names one by one; `--verbose` names every one. */
 const REMOVED_SHOWN = 20;
@@ -78,16 +82,15 @@ export async function run({ options: given }: CommandLine<typeof spec>, context:
       say.outIn('bold', header);
       for (const row of rows) say.out(row);
     }
-    const shown = say.paths.show(options.root);
-    const at = shown === '.' ? '' : `${shown}/`;
-    say.out(`${fleetLine(plan)}${warnings.length ? `; ${count(warnings.length, 'warning')}` : ''}`);
+    const at = rootPrefix(say, options.root);
+    say.out(withWarnings(fleetLine(plan), warnings.length));
     if (shard.count > 1) say.out(`${shardName(shard)}: ${count(clusters.length, 'cluster')}${shard.index === 1 ? ' and the fleet\'s own files' : ''}; the other shards' files are as they were`);
     say.out(changedLine(plan, [...result.written, ...result.removed]));
     if (output.finishedInterrupted) say.out('finished the change of an earlier run that was interrupted');
     const removed = given.verbose || result.removed.length <= REMOVED_SHOWN ? result.removed : result.removed.slice(0, REMOVED_SHOWN - 1);
     for (const path of removed) say.out(`removed ${at}${path}`);
     if (removed.length < result.removed.length) say.out(`… and ${count(result.removed.length - removed.length, 'more file')} removed (--verbose names every one)`);
-    say.out(`${at}dist and ${at}argocd: ${files.size + kept.size} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`);
+    say.out(countsLine(at, files.size + kept.size, result));
     if (given.verbose) say.out(renderedLine(clusters));
     return EXIT.ok;
   } finally {
@@ -107,12 +110,26 @@ function wholeRunKey(tool: string, { configPath, root }: Options): string | unde
 /** What a synth with nothing to do prints: what the last run printed of the fleet, and that nothing changed. */
 function unchangedReport(say: Reporter, root: string, run: RunRecord, files: number): number {
   for (const line of run.warnings) say.warningLine(line);
-  say.out(`${run.fleetLine}${run.warnings.length ? `; ${count(run.warnings.length, 'warning')}` : ''}`);
-  say.out('nothing changed');
-  const shown = say.paths.show(root);
-  const at = shown === '.' ? '' : `${shown}/`;
-  say.out(`${at}dist and ${at}argocd: ${files} files (0 written, 0 removed, ${files} unchanged)`);
+  say.out(withWarnings(run.fleetLine, run.warnings.length));
+  say.out(NOTHING_CHANGED);
+  say.out(countsLine(rootPrefix(say, root), files, { written: [], removed: [], unchanged: files }));
   return EXIT.ok;
+}
+
+/** The fleet's line with its count of warnings: `120 clusters, …; 1 warning`. */
+function withWarnings(line: string, warnings: number): string {
+  return `${line}${warnings ? `; ${count(warnings, 'warning')}` : ''}`;
+}
+
+/** How the output root is shown before `dist`: nothing for the current folder, else `out/`. */
+function rootPrefix(say: Reporter, root: string): string {
+  const shown = say.paths.show(root);
+  return shown === '.' ? '' : `${shown}/`;
+}
+
+/** `dist and argocd: 120 files (3 written, 0 removed, 117 unchanged)`. */
+function countsLine(at: string, files: number, result: Pick<ChangeResult, 'written' | 'removed' | 'unchanged'>): string {
+  return `${at}dist and ${at}argocd: ${files} files (${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged)`;
 }
 
 /**
@@ -143,7 +160,7 @@ function fleetLine(plan: FleetPlan): string {
  * (the last line says where it is).
  */
 function changedLine(plan: FleetPlan, paths: readonly string[]): string {
-  if (paths.length === 0) return 'nothing changed';
+  if (paths.length === 0) return NOTHING_CHANGED;
   const roots = new Map(plan.clusters.map((c) => [clusterLayout(c.id).root, c.id]));
   const byCluster = new Map<string, number>();
   const fleet: string[] = [];
