@@ -79,9 +79,9 @@ export interface ReadManifest {
   readonly writtenMs: number;
 }
 
-/** The digest of a file's text. */
-export function contentDigest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/** The digest of a file's text or bytes (the same for a text and its UTF-8 bytes). */
+export function contentDigest(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
 }
 
 /**
@@ -208,7 +208,7 @@ export function unchangedFile(path: string, was: FileRecord, writtenMs: number):
   if (st.mtimeMs === was.mtimeMs && st.mtimeMs < writtenMs - RACY_MS) return was;
   // Touched, or racily clean: its bytes decide.
   try {
-    const digest = createHash('sha256').update(readFileSync(path)).digest('hex');
+    const digest = contentDigest(readFileSync(path));
     return digest === was.digest ? { digest, size: st.size, mtimeMs: st.mtimeMs } : undefined;
   } catch {
     return undefined;

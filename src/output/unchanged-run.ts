@@ -8,10 +8,9 @@
  * record to tell, is read and its digest compared. Anything else (a file edited, added or
  * removed under `dist/` or `argocd/`, an input touched, another day, another tool) is a full run.
  */
-import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import type { ClusterRecord, FileRecord, InputsManifest, ReadManifest, RunRecord } from './synth-cache';
-import { unchangedFile } from './synth-cache';
+import { contentDigest, unchangedFile } from './synth-cache';
 
 /** What a run's output depends on beside its input files. */
 export interface RunKey {
@@ -26,7 +25,7 @@ export interface RunKey {
 
 /** The digest of a {@link RunKey}. */
 export function runKey(key: RunKey): string {
-  return createHash('sha256').update(JSON.stringify([key.tool, key.today, resolve(key.configPath), resolve(key.root), key.cwd])).digest('hex');
+  return contentDigest(JSON.stringify([key.tool, key.today, resolve(key.configPath), resolve(key.root), key.cwd]));
 }
 
 /** The files and folders under `dist/` and `argocd/` now (tree.ts `listOutputTree`). */
@@ -82,5 +81,5 @@ export function unchangedRun(read: ReadManifest | undefined, key: string, root: 
 
 /** The record of an input file as it was read (input-file.ts `SeenFile`): its size and time when opened, and the digest of the bytes read. */
 export function seenRecord(file: { readonly size: number; readonly mtimeMs: number; readonly bytes: Buffer }): FileRecord {
-  return { digest: createHash('sha256').update(file.bytes).digest('hex'), size: file.size, mtimeMs: file.mtimeMs };
+  return { digest: contentDigest(file.bytes), size: file.size, mtimeMs: file.mtimeMs };
 }
