@@ -62,6 +62,7 @@ module.exports.SLOW = {
   'test/model/controller-chart.test.ts': 'renders the real Karpenter chart with Helm for each values file',
   'test/output/readers.test.ts': 'reads the generated output back with Helm (go-yaml v2) and two YAML readers',
   'test/adopt/adopt.test.ts': 'adopts a cluster\'s export through the command line: adopt, synth and diff --live',
-  'test/adopt/auto-mode.test.ts': 'adopts (and refuses) an EKS Auto Mode cluster\'s export through the command line',
+  'test/adopt/auto-mode.test.ts': 'adopts an EKS Auto Mode cluster\'s export, then synthesizes it, through the command line',
+  'test/review/auto-mode-notes.test.ts': 'besideAutoMode and a release beside EKS Auto Mode reviewed through the command line, in git repositories',
   'test/adopt/fleet.test.ts': 'adopts into an organised fleet and several clusters in one run through the command line: adopt, synth and diff --live',
 };

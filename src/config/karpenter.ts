@@ -44,7 +44,13 @@ export function resolveKarpenter(
     },
     helmValues: k.helmValues ?? {},
     ...(k.syncInWindow === true ? { syncInWindow: true } : {}),
+    ...(k.besideAutoMode === true ? { besideAutoMode: true } : {}),
   };
+  const compute = settings.compute.value;
+  if (k.besideAutoMode === true && compute !== 'karpenter') {
+    problems.push(source.problem(at(['besideAutoMode']), `cluster ${clusterId} has compute: ${compute}, which already leaves the karpenter.sh CRDs to EKS: `
+      + 'besideAutoMode is for a cluster on compute: karpenter whose EKS Auto Mode runs NodePools of its own beside it (docs/auto-mode.md); remove it'));
+  }
   const unsupported = releaseProblem(k.version);
   const facts = release(k.version);
   if (unsupported) {

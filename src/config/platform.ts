@@ -210,6 +210,12 @@ export interface KarpenterConfig {
   readonly helmValues: Readonly<Record<string, unknown>>;
   /** The controller and CRD Applications of a windowed cluster sync only in its window. @default false */
   readonly syncInWindow?: boolean;
+  /**
+   * EKS Auto Mode runs on the cluster beside its own controller (docs/auto-mode.md): EKS manages
+   * the shared karpenter.sh CRDs there, so the CRDs' Application is held, not synced.
+   * @default false
+   */
+  readonly besideAutoMode?: boolean;
 }
 
 /** Controller settings from `karpenter.controller`. */

@@ -94,6 +94,19 @@ function stagesOf(platform: Platform): ReadonlySet<number> {
 
 const fleetStages = new WeakMap<Platform, ReadonlySet<number>>();
 
+/**
+ * Whether the cluster's CRDs' Application holds the karpenter.sh CRDs without syncing them or
+ * deleting them when it goes: EKS Auto Mode runs on the cluster beside its own controller, moving
+ * (`compute: both`) or for good (`karpenter.besideAutoMode`), and EKS manages those CRDs there:
+ * AWS's AmazonEKSComputeClusterPolicy "Manage[s] specific CRDs related to node management
+ * (NodeClasses, NodePools, NodeClaims, and NodeDiagnostics)", so an automated sync of the chart's
+ * would fight EKS's, and the Application's resources finalizer would delete them when it goes.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html ("AmazonEKSComputeClusterPolicy", awsdocs/amazon-eks-user-guide latest/ug/manage-access/k8s-access/access-policy-reference.adoc l. 431-465)
+ */
+export function crdsHeld(cluster: Cluster): boolean {
+  return cluster.compute === 'both' || (cluster.compute === undefined && cluster.karpenter.besideAutoMode === true);
+}
+
 /** The teams of a cluster that have pools, in pool order. */
 export function clusterTeams(cluster: Cluster): string[] {
   return [...new Set(cluster.pools.map((p) => p.team))];
@@ -114,20 +127,21 @@ export function clusterApplications(platform: Platform, cluster: Cluster): Appli
   const git = { repoURL: gitops.repoURL, targetRevision: gitops.targetRevision };
   const at = (namespace: string) => ({ ...cluster.destination, namespace });
   const layout = clusterLayout(cluster);
-  // EKS Auto Mode runs Karpenter and owns the karpenter.sh CRDs: no controller or CRDs of ours there;
-  // while a cluster moves (both), the CRDs' Application holds them without syncing or deleting
-  // them (AWS: do not modify the shared CRDs during the move), and goes when the move ends (docs/auto-mode.md).
+  // EKS Auto Mode runs Karpenter and manages the karpenter.sh CRDs: no controller or CRDs of ours there;
+  // while a cluster moves (both), or keeps Auto Mode beside its own controller (besideAutoMode), the
+  // CRDs' Application holds them without syncing or deleting them (docs/auto-mode.md, "The shared CRDs").
   const compute = cluster.compute ?? 'karpenter';
+  const held = crdsHeld(cluster);
   const selfManaged: ApplicationModel[] = compute === 'autoMode' ? [] : [
     {
       ...base,
-      ...(compute === 'both' ? { finalizer: false } : {}),
+      ...(held ? { finalizer: false } : {}),
       file: 'karpenter-crd',
       name: APP_NAMES.crds(cluster.id),
       wave: WAVES.crds,
       sources: [{ repoURL: KARPENTER_CHART_REPO, chart: 'karpenter-crd', targetRevision: karpenter.version, helm: { releaseName: 'karpenter-crd' } }],
       destination: at(karpenter.namespace),
-      automated: compute !== 'both',
+      automated: !held,
       // Never prune CRDs: deleting one deletes every NodePool and EC2NodeClass with it.
       prune: false,
       // The CRDs exceed the 256 KiB last-applied annotation of client-side apply.

@@ -206,10 +206,11 @@ function waves(plan: SummaryCluster): string {
   return lines.join('\n');
 }
 
-/** Who runs Karpenter on the cluster: its own controller, EKS Auto Mode, or both while it moves (docs/auto-mode.md). */
+/** Who runs Karpenter on the cluster: its own controller (beside EKS Auto Mode or not), EKS Auto Mode, or both while it moves (docs/auto-mode.md). */
 function controllerLine(cluster: Cluster): string {
   const own = `Karpenter ${cluster.karpenter.version} in namespace \`${cluster.karpenter.namespace}\`, controller on ${cluster.karpenter.controller.host === 'fargate' ? 'Fargate' : 'a node group'}`;
   if (cluster.compute === 'autoMode') return 'Karpenter run by EKS Auto Mode (its pools `<pool>-auto`, on Auto Mode NodeClasses)';
   if (cluster.compute === 'both') return `Moving to EKS Auto Mode: ${own}, pinned to Auto Mode's system pool, beside each pool's Auto Mode pool \`<pool>-auto\` (tainted \`eks-auto-mode\`)`;
+  if (cluster.karpenter.besideAutoMode === true) return `${own}, beside EKS Auto Mode (its own NodePools are EKS's; the karpenter.sh CRDs are held, not synced)`;
   return own;
 }

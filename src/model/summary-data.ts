@@ -11,6 +11,8 @@ import type { Platform } from '../config/platform';
 import type { CeilingBound, TeamCeiling } from './cost';
 import { CEILING_BASIS } from './cost';
 import { clusterRevision, controllerSyncsInWindow, isGated } from './stages';
+import { crdsHeld } from './applications';
+import { APP_NAMES } from '../config/reserved';
 import type { Budget } from '../schedule/windows';
 import { describeRuns, windowPlan } from '../schedule/windows';
 
@@ -66,6 +68,19 @@ export interface SummaryDataCluster {
    * @default "karpenter"
    */
   readonly compute?: 'autoMode' | 'both';
+  /**
+   * EKS Auto Mode runs beside its own controller (`karpenter.besideAutoMode`): the CRDs'
+   * Application is held. Added within version 2; written only when true.
+   * @default false
+   */
+  readonly besideAutoMode?: boolean;
+  /**
+   * The CRDs' Application when it holds the karpenter.sh CRDs without syncing them (EKS Auto Mode
+   * runs beside the controller: `compute: both` or `besideAutoMode`; model/applications.ts
+   * `crdsHeld`). Added within version 2; written only then.
+   * @default - none: the Application syncs the CRDs, or there is none (`compute: autoMode`)
+   */
+  readonly heldCrdApplication?: string;
   /** A later stage waits for its drift gate. */
   readonly gated: boolean;
   /** Its maintenance window; null: none (drifted nodes are replaced at any time). */
@@ -179,6 +194,8 @@ export function summaryData(platform: Platform, ceilings: readonly TeamCeiling[]
       ...(c.groups.length ? { groups: [...c.groups] } : {}),
       revision: clusterRevision(platform, c),
       ...(c.compute ? { compute: c.compute } : {}),
+      ...(c.karpenter.besideAutoMode === true ? { besideAutoMode: true } : {}),
+      ...(crdsHeld(c) ? { heldCrdApplication: APP_NAMES.crds(c.id) } : {}),
       gated: isGated(platform, c),
       window: c.window ? {
         name: c.window.name, timeZone: c.window.timeZone, days: [...c.window.days], start: c.window.start, duration: c.window.duration,

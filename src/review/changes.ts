@@ -22,7 +22,7 @@ import { RISKS } from './risk';
 import { summaryDataOf } from './summary-data';
 import { tenancySets } from './tenancy';
 import { describe, FLEET, GeneratedTree, Resource } from './tree';
-import { computeNotes, windowChanges } from './windows';
+import { computeNotes, sharedCrdNotes, windowChanges } from './windows';
 
 export type { Change, ClusterChange, Review } from './change';
 
@@ -49,7 +49,7 @@ export function reviewWithEdges(base: GeneratedTree, head: GeneratedTree): Unpai
   // The working tree always has summary data; a base generated before it has none.
   const [was, now] = [summaryDataOf(base), summaryDataOf(head)];
   const notes = 'missing' in was && 'data' in now ? [`cost ceilings and Kubernetes versions are not compared: ${was.missing}`] : [];
-  if ('data' in was && 'data' in now) notes.push(...computeNotes(was.data, now.data));
+  if ('data' in was && 'data' in now) notes.push(...computeNotes(was.data, now.data), ...sharedCrdNotes(was.data, now.data));
   const windows = 'data' in was && 'data' in now ? windowChanges(was.data, now.data) : [];
   const classified = resourceChanges(context).map((c) => (c.resource.kind === 'NodeOverlay' ? overlayChange(c, context) : c));
   return {

@@ -131,3 +131,35 @@ export function computeNotes(base: SummaryData, head: SummaryData): string[] {
     return [`${said}: Karpenter on this cluster changes hands (docs/auto-mode.md)`];
   });
 }
+
+/**
+ * What `karpenter.besideAutoMode` and a new Karpenter version mean where EKS Auto Mode runs beside
+ * the cluster's own controller (docs/auto-mode.md, "The shared CRDs"): the CRDs' Application is
+ * held there, so a new release's EC2NodeClass CRD is installed by a person, before the
+ * controller rolls (Karpenter's upgrade guide: the CRDs first), with Argo CD's selective sync
+ * (`argocd app sync --revision`, `--resource GROUP:KIND:NAME`: argo-cd
+ * cmd/argocd/commands/app.go l. 2062-2063).
+ */
+export function sharedCrdNotes(base: SummaryData, head: SummaryData): string[] {
+  const was = new Map(base.clusters.map((c) => [c.id, c]));
+  return head.clusters.flatMap((c) => {
+    const before = was.get(c.id);
+    if (before === undefined) return [];
+    const notes: string[] = [];
+    const [wasBeside, isBeside] = [before.besideAutoMode === true, c.besideAutoMode === true];
+    if (!wasBeside && isBeside && c.heldCrdApplication !== undefined) {
+      notes.push(`cluster ${c.id}: besideAutoMode: EKS Auto Mode runs beside its controller. Its CRDs' Application ${c.heldCrdApplication} stops syncing and loses its resources finalizer `
+        + '(EKS manages nodepools.karpenter.sh and nodeclaims.karpenter.sh there); the NodePools of Auto Mode are EKS\'s, and no pool of the config changes');
+    }
+    if (wasBeside && !isBeside && before.heldCrdApplication !== undefined && c.compute === undefined) {
+      notes.push(`cluster ${c.id}: besideAutoMode off: its CRDs' Application ${before.heldCrdApplication} syncs the karpenter-crd chart again, over the CRDs EKS manages while Auto Mode runs there; `
+        + 'merge only once Auto Mode is off on the cluster (its NodePools gone)');
+    }
+    if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && before.karpenterVersion !== c.karpenterVersion) {
+      notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, but its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
+        + `install the EC2NodeClass CRD of ${c.karpenterVersion} by hand before you merge (the controller rolls at merge): `
+        + `argocd app sync ${c.heldCrdApplication} --revision ${c.karpenterVersion} --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws`);
+    }
+    return notes;
+  });
+}

@@ -202,3 +202,43 @@ describe('the waves, as Argo CD syncs a root', () => {
     expect(log.filter((l) => l.startsWith(`${cluster}-karpenter-smoke-tests sync`))).toEqual([]);
   });
 });
+
+/**
+ * A cluster that keeps EKS Auto Mode beside its own controller (`karpenter.besideAutoMode`), as
+ * Argo CD (test/support/argocd-sim.ts, from argo-cd v3.5.1) syncs its root: the CRDs EKS manages
+ * there (AmazonEKSComputeClusterPolicy: "Manage specific CRDs related to node management
+ * (NodeClasses, NodePools, NodeClaims, and NodeDiagnostics)", EKS user guide
+ * access-policy-reference.adoc l. 458-461) exist before Argo CD comes, as EKS's. Auto-sync
+ * runs only for an Application with `syncPolicy.automated` (appcontroller.go `autoSync`), and the
+ * root's wave waits on a child's health, which the generated health check reads as Healthy for a
+ * child without automated sync ("manual sync: not waited for", model/application-health.ts).
+ */
+describe('a cluster beside EKS Auto Mode, as Argo CD syncs its root', () => {
+  const config = aFleetConfig(['beside', 'plain'], { clusters: { beside: { destination: { name: 'beside' }, karpenter: { besideAutoMode: true } }, plain: { destination: { name: 'plain' } } } });
+  const { platform } = load({ config, terraform: { beside: aTerraform({ cluster_name: 'beside' }), plain: aTerraform({ cluster_name: 'plain' }) } });
+  const start = Date.parse('2027-01-11T00:00:00Z');
+  /** The NodePool CRD as EKS installed it: what Argo CD must leave as it is. */
+  const eksCrd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'nodepools.karpenter.sh', labels: { 'eks.amazonaws.com/managed-by': 'eks' } }, spec: { group: 'karpenter.sh', names: { kind: 'NodePool', plural: 'nodepools' }, scope: 'Cluster' } };
+  let fleet: FleetSim;
+  let converged = false;
+  beforeAll(() => {
+    fleet = new FleetSim({ files: synthesize(platform), platform }, { start: new Date(start), end: new Date(start + 86_400_000), initialNodeClaims: () => 1, windows: {} });
+    fleet.clusters.get('beside')!.api.apply(eksCrd);
+    converged = fleet.runUntilTrue(() => fleet.converged(), start + 86_400_000);
+  });
+
+  it('comes up: the root, the controller and the pools sync; the CRDs\' Application never does, and holds no root wave', () => {
+    expect(converged).toBe(true);
+    const synced = (app: string) => fleet.argo.events.some((e) => e.app === app && e.type === 'sync-finished' && e.phase === 'Succeeded');
+    expect(['beside-karpenter-root', 'beside-karpenter', 'beside-pools-web', 'plain-karpenter-crd'].filter((a) => !synced(a))).toEqual([]);
+    expect(fleet.argo.events.filter((e) => e.app === 'beside-karpenter-crd' && e.type === 'sync-started')).toEqual([]);
+  });
+
+  it('leaves EKS\'s CRD as EKS installed it, and installs no other karpenter.sh CRD there', () => {
+    const api = fleet.clusters.get('beside')!.api;
+    expect(api.render(api.get('CustomResourceDefinition', 'nodepools.karpenter.sh')!)).toMatchObject(eksCrd);
+    expect(api.trackedBy('beside-karpenter-crd')).toEqual([]);
+    // The cluster beside it, without Auto Mode, gets the chart's CRDs as ever.
+    expect(fleet.clusters.get('plain')!.api.trackedBy('plain-karpenter-crd').map((l) => l.name)).toEqual(expect.arrayContaining(['ec2nodeclasses.karpenter.k8s.aws', 'nodeclaims.karpenter.sh', 'nodepools.karpenter.sh']));
+  });
+});

@@ -43,5 +43,7 @@ export const karpenterFields = {
   controller: controller.optional(),
   syncInWindow: z.boolean().optional()
     .describe('true: the controller and CRD Applications of a cluster with a window sync only inside it, as its pools do (the controller rolls, the CRDs change, in the window); default false: at once'),
+  besideAutoMode: z.boolean().optional()
+    .describe('true: EKS Auto Mode also runs on the cluster, with NodePools of its own that the config leaves to EKS; EKS manages the shared karpenter.sh CRDs there, so the CRDs\' Application is held (no automated sync, no resources finalizer), as while a cluster moves (compute: both; docs/auto-mode.md). Only with compute: karpenter'),
   helmValues: map(z.string(), z.unknown()).meta(chartKeys(CHART_VALUES_KEYS)).nullish().describe('deep-merged into the chart values last'),
 };
