@@ -102,6 +102,10 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   const before = listed === undefined ? undefined : Array.isArray(listed) ? listed : Object.keys(listed);
   const others = before?.filter((t) => t !== team) ?? [];
   if (others.length) notes.push(`cluster ${clusterId}: runs team ${team} only, as the export says (it listed ${others.join(', ')}, whose pools it does not run)`);
+  const beside = besideAutoMode(file, clusterId, live);
+  problems.push(...beside.problems);
+  notes.push(...beside.notes);
+  if (beside.write) doc.setIn([...clusterAt, 'karpenter', 'besideAutoMode'], true);
   doc.setIn([...clusterAt, 'smokeTests'], false);
   // The first sync is a person's, after the checks of docs/adopting.md.
   doc.setIn([...clusterAt, 'manualSync'], true);
@@ -135,6 +139,24 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   for (const edit of undo.edits) doc.setIn([...clusterAt, ...edit.path], doc.createNode(edit.value));
   if (problems.length) throw new AdoptionError(problems);
   return { text: doc.toString({ lineWidth: 0 }), notes, dropped };
+}
+
+/**
+ * What adoption says of EKS Auto Mode on the cluster: a cluster that runs its own controller is
+ * adopted as `compute: karpenter`, with `karpenter.besideAutoMode: true` (`write`) when Auto Mode
+ * runs pools beside it (adopt/auto-mode.ts); the config's `besideAutoMode` is kept when the export
+ * shows no Auto Mode pool, since Auto Mode may run with none (its built-in pools off).
+ */
+function besideAutoMode(file: PlatformFile, clusterId: string, live: LiveExport): { write: boolean; problems: string[]; notes: string[] } {
+  const settings = clusterSettings(file, clusterId);
+  const compute = settings.compute.value;
+  const problems = compute === 'karpenter' ? [] : [`cluster ${clusterId} has compute: ${compute} in the config, but adoption takes over a cluster that runs its own Karpenter controller: `
+    + 'set compute: karpenter for it (with karpenter.besideAutoMode: true, which adopt writes, when EKS Auto Mode runs pools beside it), adopt, then move it to Auto Mode as docs/auto-mode.md says'];
+  const write = live.autoModePools.length > 0;
+  const notes = !write && settings.karpenter.besideAutoMode === true
+    ? [`cluster ${clusterId}: kept karpenter.besideAutoMode: true, though the export has no NodePool of EKS Auto Mode; remove it once Auto Mode is off on the cluster (the review says what that changes)`]
+    : [];
+  return { write, problems, notes };
 }
 
 /** A new adopted team: no default pool, a pool per NodePool, and what all of them say alike once on the team. */

@@ -2,15 +2,17 @@
  * EKS Auto Mode beside self-managed Karpenter, as adoption meets it. Auto Mode runs a
  * Karpenter of its own, managed by EKS: its NodePools are `karpenter.sh/v1` NodePools like any
  * other, told apart by their `nodeClassRef`, which names a NodeClass of group
- * `eks.amazonaws.com` (kind `NodeClass`) instead of an EC2NodeClass of `karpenter.k8s.aws`. Both
- * run side by side on one cluster, and the NodePool and NodeClaim CRDs (`nodepools.karpenter.sh`,
- * `nodeclaims.karpenter.sh`) are then shared: AWS says not to update or modify them while both run.
- * So adoption leaves such pools to EKS (one line each), adopts the self-managed pools beside them
- * as usual, and refuses to write a config under which the cluster's `karpenter-crd` Application
- * would install the `karpenter.sh` CRDs there. The config's `compute: both` (docs/auto-mode.md) is
- * a move, with an Auto Mode pool beside each of its own, not such a cluster as it runs: until one is,
- * an Auto Mode cluster is refused, and said so.
- * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (Karpenter and Auto Mode side by side; the shared CRDs not to be modified; an Auto Mode NodePool's `nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass}`)
+ * `eks.amazonaws.com` (kind `NodeClass`) instead of an EC2NodeClass of `karpenter.k8s.aws`. Each
+ * controller takes only the NodePools whose `nodeClassRef` group and kind are its cloud
+ * provider's (kubernetes-sigs/karpenter pkg/utils/nodepool/nodepool.go `IsManaged`, l. 37-41), so
+ * both run side by side on one cluster ("You can install both during a migration or in an
+ * advanced configuration": EKS user guide, automode-learn-instances.adoc l. 31), and EKS manages the
+ * NodePool and NodeClaim CRDs they share (the AmazonEKSComputeClusterPolicy, model/applications.ts
+ * `crdsHeld`). So adoption leaves such pools to EKS (one line each), adopts the self-managed pools
+ * beside them as usual, and writes `karpenter.besideAutoMode: true` (adopt.ts), under which the
+ * cluster's CRDs' Application holds the CRDs without syncing or deleting them; it refuses to write
+ * a config under which that Application would still sync them there.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html (an Auto Mode NodePool's `nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass}`)
  * @see https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html (Auto Mode NodePools)
  */
 import { APP_NAMES } from '../config/reserved';
@@ -36,27 +38,29 @@ interface AutoModePool {
 export interface AutoModeVerdict {
   /** One line per Auto Mode NodePool (left to EKS), then the line about the shared CRDs. */
   readonly notes: readonly string[];
-  /** Why the config cannot be written: it would install the `karpenter.sh` CRDs on the cluster. */
+  /** Why the config cannot be written: its CRDs' Application would sync the `karpenter.sh` CRDs EKS manages. */
   readonly problems: readonly string[];
+  /** What the first sync by hand (adopt's next steps) must leave out. */
+  readonly firstSync: readonly string[];
 }
 
 /**
  * The verdict on cluster `clusterId`, whose export has the Auto Mode NodePools `pools`, given
- * whether the config adoption would write gives it the CRD Application (`<cluster>-karpenter-crd`,
- * read from the plan by the command): nothing to say when it has no such pool.
+ * whether the config adoption would write syncs the CRDs there (its `<cluster>-karpenter-crd`
+ * Application automated, read from the plan by the command): nothing to say when it has no such pool.
  */
-export function autoModeVerdict(clusterId: string, pools: readonly AutoModePool[], installsCrds: boolean): AutoModeVerdict {
-  if (pools.length === 0) return { notes: [], problems: [] };
+export function autoModeVerdict(clusterId: string, pools: readonly AutoModePool[], syncsCrds: boolean): AutoModeVerdict {
+  if (pools.length === 0) return { notes: [], problems: [], firstSync: [] };
   const notes = pools.map((p) => `left to EKS: NodePool ${p.name} uses EKS Auto Mode's NodeClass ${nodeClassName(p)} (${AUTO_MODE_GROUP}): EKS runs it, adopt writes nothing for it`);
-  notes.push(`cluster ${clusterId} runs EKS Auto Mode beside self-managed Karpenter: never touch the shared karpenter.sh CRDs there `
-    + '(nodepools.karpenter.sh, nodeclaims.karpenter.sh): EKS owns them while Auto Mode runs');
   const crds = APP_NAMES.crds(clusterId);
-  const problems = installsCrds
-    ? [`cluster ${clusterId} runs EKS Auto Mode (NodePool ${pools.map((p) => p.name).join(', ')}), and the config would install the karpenter.sh CRDs there with Application ${crds}: `
-      + 'the config cannot skip that Application yet for a cluster that keeps both (compute: both, docs/auto-mode.md, is a move: it runs an Auto Mode pool <pool>-auto beside each of the config\'s own, which is not what this cluster runs), so adopt does not write it; '
-      + 'adopt the cluster once Auto Mode is off, or write it as compute: both or autoMode by hand']
+  notes.push(`cluster ${clusterId} runs EKS Auto Mode beside self-managed Karpenter: wrote karpenter.besideAutoMode: true, so its CRDs' Application ${crds} holds the shared karpenter.sh CRDs `
+    + '(nodepools.karpenter.sh, nodeclaims.karpenter.sh, which EKS manages while Auto Mode runs) without syncing or deleting them; a new Karpenter version\'s EC2NodeClass CRD is then synced by hand (docs/auto-mode.md, "The shared CRDs")');
+  const problems = syncsCrds
+    ? [`cluster ${clusterId} runs EKS Auto Mode (NodePool ${pools.map((p) => p.name).join(', ')}), and the config would still sync the karpenter.sh CRDs there with Application ${crds}: `
+      + 'adopt does not write it (a bug of adopt, please report it)']
     : [];
-  return { notes, problems };
+  const firstSync = [`     but never ${crds}: it holds the karpenter.sh CRDs EKS Auto Mode manages on ${clusterId} (docs/auto-mode.md, "The shared CRDs")`];
+  return { notes, problems, firstSync };
 }
 
 /** The name of the NodeClass an Auto Mode NodePool names. */

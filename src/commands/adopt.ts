@@ -193,11 +193,11 @@ function adopt(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): number {
   }
   if (!before.plan || !after.plan) throw new Error('a config that loads with no problem has a plan');
   const checked = checkAdoption({ platform: before.platform, plan: before.plan }, { platform: after.platform, plan: after.plan }, o.targets.map((t, i) => ({ cluster: t.cluster, ...read.exports[i], dropped: fleet.clusters[i].adoption.dropped })));
-  // EKS Auto Mode's pools are left to EKS; the shared karpenter.sh CRDs must not be installed there (adopt/auto-mode.ts).
+  // EKS Auto Mode's pools are left to EKS; the shared karpenter.sh CRDs must not be synced there (adopt/auto-mode.ts).
   const autoMode = o.targets.map((t, i) => {
     const adopted = after.platform?.clusters.find((c) => c.id === t.cluster);
-    const installsCrds = adopted !== undefined && after.platform !== undefined && clusterApplications(after.platform, adopted).some((a) => a.name === APP_NAMES.crds(t.cluster));
-    return autoModeVerdict(t.cluster, read.exports[i].live.autoModePools, installsCrds);
+    const syncsCrds = adopted !== undefined && after.platform !== undefined && clusterApplications(after.platform, adopted).some((a) => a.name === APP_NAMES.crds(t.cluster) && a.automated);
+    return autoModeVerdict(t.cluster, read.exports[i].live.autoModePools, syncsCrds);
   });
   const problems = [...autoMode.flatMap((v) => v.problems), ...checked.problems];
   if (problems.length) {
@@ -222,6 +222,8 @@ function adopt(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): number {
   say.out(`  1. set clusters.${cluster}.karpenter.version to the release that runs (helm list -n ${o.namespace ?? before.platform.clusters.find((c) => c.id === one?.cluster)?.karpenter.namespace ?? 'NS'}), then: npm run synth`);
   say.out(`  2. npm run diff -- --live ${one ? show(one.live) : 'FILE'} --cluster ${cluster} --fail-on replaces-nodes   (quiet: nothing to replace)`);
   say.out('  3. commit config/, dist/ and argocd/; sync the cluster\'s Applications by hand the first time');
+  // Held (karpenter.besideAutoMode): a sync by hand would write the chart's CRDs over EKS's (adopt/auto-mode.ts).
+  for (const line of autoMode.flatMap((v) => v.firstSync)) say.out(line);
   for (const [i, t] of o.targets.entries()) {
     const namespace = o.namespace ?? before.platform.clusters.find((c) => c.id === t.cluster)?.karpenter.namespace ?? 'kube-system';
     say.out('');

@@ -2,16 +2,16 @@
  * EKS Auto Mode beside self-managed Karpenter (issue 44): an export whose NodePools include one
  * of Auto Mode (`nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass}`, as AWS's migration
  * guide writes it, test/fixtures/adoption/live-1.14.1-auto-mode.yaml) beside the self-managed
- * pools of test/fixtures/adoption. Through the real `adopt` command: the Auto Mode pool is left
- * to EKS and said so, the self-managed pools raise no problem of their own, and the config is not
- * written, because the cluster's `karpenter-crd` Application would install the `karpenter.sh`
- * CRDs that EKS owns while Auto Mode runs (AWS: "do not update or modify these CRDs";
- * https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html), and the config
- * has no switch that skips it yet.
+ * pools of test/fixtures/adoption. Through the real `adopt` and `synth` commands: the Auto Mode
+ * pool is left to EKS and said so, the self-managed pools adopt as they would alone, and the
+ * config says `karpenter.besideAutoMode: true`, under which the cluster's CRDs' Application holds
+ * the shared karpenter.sh CRDs (EKS manages them: AmazonEKSComputeClusterPolicy, EKS user guide
+ * access-policy-reference.adoc l. 458-461) without an automated sync or a resources finalizer,
+ * before and after the cluster is switched to automated sync as docs/adopting.md says.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { aTerraform, Plain, removeProjects, writeProject } from '../builders';
 import { cli } from '../review/fleet';
 
@@ -38,25 +38,71 @@ function aFleet() {
   });
 }
 
+/** The Applications of cluster `id` in the generated tree, by name. */
+function applications(dir: string, id: string): Map<string, Plain> {
+  const folder = join(dir, 'dist', id, 'apps');
+  const docs = readdirSync(folder).filter((f) => f.endsWith('.yaml')).flatMap((f) => parseAllDocuments(readFileSync(join(folder, f), 'utf8')).map((d) => d.toJS() as Plain));
+  return new Map(docs.filter((d) => d.kind === 'Application').map((d) => [String((d.metadata as Plain).name), d]));
+}
+
+const automated = (app: Plain | undefined) => ((app?.spec as Plain).syncPolicy as Plain | undefined)?.automated;
+const finalizers = (app: Plain | undefined) => (app?.metadata as Plain).finalizers;
+
 describe('npm run adopt on a cluster running EKS Auto Mode beside self-managed Karpenter', () => {
-  it('fails when the config would install the karpenter.sh CRDs there: says the Auto Mode pool is left to EKS and the CRDs are EKS\'s, and writes nothing', async () => {
-    const project = aFleet();
-    const before = readFileSync(project.configPath, 'utf8');
-    const r = await cli(['adopt', 'prod-eu-01', '--live', AUTO_MODE, '--config', project.configPath]);
-    expect(r.code).toBe(1);
-    expect(r.out.split('\n')).toEqual([
-      'left to EKS: NodePool eks-auto-mode uses EKS Auto Mode\'s NodeClass default (eks.amazonaws.com): EKS runs it, adopt writes nothing for it',
-      'cluster prod-eu-01 runs EKS Auto Mode beside self-managed Karpenter: never touch the shared karpenter.sh CRDs there (nodepools.karpenter.sh, nodeclaims.karpenter.sh): EKS owns them while Auto Mode runs',
-    ]);
-    // One problem only: the self-managed pools beside it (default, gpu, system) adopt as they would alone.
-    expect(r.err.split('\n')).toEqual([
-      expect.stringMatching(/^error: cluster prod-eu-01 runs EKS Auto Mode \(NodePool eks-auto-mode\), and the config would install the karpenter\.sh CRDs there with Application prod-eu-01-karpenter-crd: the config cannot skip that Application yet .*so adopt does not write it/),
-      'nothing was written',
-    ]);
-    expect(readFileSync(project.configPath, 'utf8')).toBe(before);
+  const project = aFleet();
+  let adopted: Awaited<ReturnType<typeof cli>>;
+  let synthed: Awaited<ReturnType<typeof cli>>;
+  beforeAll(async () => {
+    adopted = await cli(['adopt', 'prod-eu-01', '--live', AUTO_MODE, '--config', project.configPath]);
+    synthed = await cli(['synth', '--config', project.configPath, '--outdir', project.dir]);
   });
 
-  it('adopts the same export once the Auto Mode pool is gone (Auto Mode off): the self-managed pools are what it refused for nothing else', async () => {
+  it('adopts the self-managed pools, says the Auto Mode pool is left to EKS and the shared CRDs are held, and writes besideAutoMode', () => {
+    expect({ code: adopted.code, err: adopted.err }).toEqual({ code: 0, err: '' });
+    const out = adopted.out.split('\n');
+    expect(out.slice(0, 2)).toEqual([
+      'left to EKS: NodePool eks-auto-mode uses EKS Auto Mode\'s NodeClass default (eks.amazonaws.com): EKS runs it, adopt writes nothing for it',
+      expect.stringMatching(/^cluster prod-eu-01 runs EKS Auto Mode beside self-managed Karpenter: wrote karpenter\.besideAutoMode: true, so its CRDs' Application prod-eu-01-karpenter-crd holds the shared karpenter\.sh CRDs/),
+    ]);
+    expect(adopted.out).toMatch(/team platform: 3 adopted pool\(s\) \(default, gpu, system\)/);
+    expect(out).toContain('     but never prod-eu-01-karpenter-crd: it holds the karpenter.sh CRDs EKS Auto Mode manages on prod-eu-01 (docs/auto-mode.md, "The shared CRDs")');
+    const config = parse(readFileSync(project.configPath, 'utf8')) as { clusters: Record<string, Plain> };
+    expect(config.clusters['prod-eu-01'].karpenter).toEqual({ besideAutoMode: true });
+    expect(config.clusters.lab.karpenter).toBeUndefined();
+  });
+
+  it('generates the cluster\'s pools and controller, nothing for the Auto Mode pool, and a CRDs\' Application that never syncs and never deletes the CRDs', () => {
+    expect({ code: synthed.code, err: synthed.err }).toEqual({ code: 0, err: '' });
+    const files = readdirSync(join(project.dir, 'dist', 'prod-eu-01'), { recursive: true }).map(String);
+    expect(files.filter((f) => f.includes('eks-auto-mode'))).toEqual([]);
+    const apps = applications(project.dir, 'prod-eu-01');
+    const crds = apps.get('prod-eu-01-karpenter-crd');
+    expect(crds).toBeDefined();
+    expect(automated(crds)).toBeUndefined();
+    expect(finalizers(crds)).toBeUndefined();
+    // The other cluster of the fleet is as it was: its CRDs sync, and go with their Application.
+    const lab = applications(project.dir, 'lab').get('lab-karpenter-crd');
+    expect(automated(lab)).toBeDefined();
+    expect(finalizers(lab)).toEqual(['resources-finalizer.argocd.argoproj.io']);
+  });
+
+  it('keeps the CRDs held once the cluster is switched to automated sync (manualSync removed, docs/adopting.md), while its controller and pools sync on their own', async () => {
+    const text = readFileSync(project.configPath, 'utf8');
+    const switched = text.replace(/^( +)manualSync: true\n/m, '');
+    expect(switched).not.toBe(text);
+    writeFileSync(project.configPath, switched);
+    expect((await cli(['synth', '--config', project.configPath, '--outdir', project.dir])).code).toBe(0);
+    const apps = applications(project.dir, 'prod-eu-01');
+    expect(automated(apps.get('prod-eu-01-karpenter-crd'))).toBeUndefined();
+    expect(finalizers(apps.get('prod-eu-01-karpenter-crd'))).toBeUndefined();
+    expect(automated(apps.get('prod-eu-01-karpenter'))).toBeDefined();
+    expect(automated(apps.get('prod-eu-01-pools-platform'))).toBeDefined();
+    writeFileSync(project.configPath, text);
+  });
+});
+
+describe('npm run adopt of the same cluster without Auto Mode, and where the config cannot say it', () => {
+  it('adopts the same export once the Auto Mode pool is gone (Auto Mode off): no besideAutoMode, nothing said of EKS', async () => {
     const project = aFleet();
     const list = parse(readFileSync(AUTO_MODE, 'utf8')) as { items: Plain[] };
     list.items = list.items.filter((o) => (o.metadata as Plain).name !== 'eks-auto-mode');
@@ -66,17 +112,30 @@ describe('npm run adopt on a cluster running EKS Auto Mode beside self-managed K
     expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
     expect(r.out).toMatch(/team platform: 3 adopted pool\(s\) \(default, gpu, system\)/);
     expect(r.out).not.toMatch(/EKS/);
+    expect(readFileSync(project.configPath, 'utf8')).not.toMatch(/besideAutoMode/);
   });
 
-  it('takes an Auto Mode NodeClass in the export as EKS\'s, not as a kind it cannot read: the CRDs stay the only problem', async () => {
+  it('takes an Auto Mode NodeClass in the export as EKS\'s, not as a kind it cannot read', async () => {
     const project = aFleet();
     const list = parse(readFileSync(AUTO_MODE, 'utf8')) as { items: Plain[] };
     list.items.push({ apiVersion: 'eks.amazonaws.com/v1', kind: 'NodeClass', metadata: { name: 'default' }, spec: { role: 'AmazonEKSAutoNodeRole' } });
     const withClass = join(project.dir, 'with-node-class.yaml');
     writeFileSync(withClass, stringify(list));
     const r = await cli(['adopt', 'prod-eu-01', '--live', withClass, '--config', project.configPath]);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    expect(r.out).toMatch(/EKS Auto Mode's node class: EKS owns it/);
+  });
+
+  it('refuses a cluster the config puts on compute: both, naming the field and the way through, and writes nothing', async () => {
+    const project = aFleet();
+    const text = readFileSync(project.configPath, 'utf8');
+    const parsed = parse(text) as { clusters: Record<string, Plain> };
+    parsed.clusters['prod-eu-01'].compute = 'both';
+    writeFileSync(project.configPath, stringify(parsed));
+    const before = readFileSync(project.configPath, 'utf8');
+    const r = await cli(['adopt', 'prod-eu-01', '--live', AUTO_MODE, '--config', project.configPath]);
     expect(r.code).toBe(1);
-    expect(r.err).not.toMatch(/is not what adoption reads/);
-    expect(r.err.split('\n')).toEqual([expect.stringMatching(/^error: cluster prod-eu-01 runs EKS Auto Mode /), 'nothing was written']);
+    expect(r.err).toMatch(/cluster prod-eu-01 has compute: both in the config, but adoption takes over a cluster that runs its own Karpenter controller: set compute: karpenter/);
+    expect(readFileSync(project.configPath, 'utf8')).toBe(before);
   });
 });
