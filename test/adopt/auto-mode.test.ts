@@ -38,6 +38,25 @@ function aFleet() {
   });
 }
 
+/** A fleet with `lab` running team web, and `prod-eu-01` and `prod-eu-02` as `npm run init` would add them. */
+function aTwoClusterFleet() {
+  const outputs = (name: string) => aTerraform({
+    cluster_name: name, karpenter_node_role_name: `KarpenterNodeRole-${name}`, karpenter_interruption_queue_name: `Karpenter-${name}`,
+    karpenter_controller_role_arn: `arn:aws:iam::111122223333:role/KarpenterController-${name}`, cluster_version: '1.34',
+  });
+  const ids = ['lab', 'prod-eu-01', 'prod-eu-02'];
+  return writeProject({
+    config: {
+      gitops: { repoURL: 'https://github.com/acme/platform-gitops.git' },
+      karpenter: { version: '1.14.1' },
+      clusters: Object.fromEntries(ids.map((id) => [id, { terraformOutputs: `terraform/${id}.json`, destination: { name: id } }])),
+      defaults: { ami: { alias: 'al2023@v20260409' }, limits: { cpu: '100', memory: '400Gi' } },
+      teams: { web: {} },
+    },
+    terraform: Object.fromEntries(ids.map((id) => [id, outputs(id)])),
+  });
+}
+
 /** The Applications of cluster `id` in the generated tree, by name. */
 function applications(dir: string, id: string): Map<string, Plain> {
   const folder = join(dir, 'dist', id, 'apps');
@@ -137,5 +156,25 @@ describe('npm run adopt of the same cluster without Auto Mode, and where the con
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/cluster prod-eu-01 has compute: both in the config, but adoption takes over a cluster that runs its own Karpenter controller: set compute: karpenter/);
     expect(readFileSync(project.configPath, 'utf8')).toBe(before);
+  });
+});
+
+describe('npm run adopt of two clusters in one run, one of them beside EKS Auto Mode', () => {
+  it('adopts both into one team, writes besideAutoMode on the Auto Mode cluster only, and leaves its CRDs\' Application alone', async () => {
+    const project = aTwoClusterFleet();
+    const list = parse(readFileSync(AUTO_MODE, 'utf8').replaceAll('prod-eu-01', 'prod-eu-02')) as { items: Plain[] };
+    list.items = list.items.filter((o) => (o.metadata as Plain).name !== 'eks-auto-mode');
+    const plain = join(project.dir, 'prod-eu-02.yaml');
+    writeFileSync(plain, stringify(list));
+    const r = await cli(['adopt', `prod-eu-01=${AUTO_MODE}`, `prod-eu-02=${plain}`, '--config', project.configPath]);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    expect(r.out).toMatch(/cluster prod-eu-02 joins its 3 pool\(s\)/);
+    expect(r.out.split('\n').filter((l) => l.includes('but never'))).toEqual([expect.stringContaining('but never prod-eu-01-karpenter-crd')]);
+    const config = parse(readFileSync(project.configPath, 'utf8')) as { clusters: Record<string, Plain> };
+    expect(config.clusters['prod-eu-01'].karpenter).toEqual({ besideAutoMode: true });
+    expect(config.clusters['prod-eu-02'].karpenter).toBeUndefined();
+    expect((await cli(['synth', '--config', project.configPath, '--outdir', project.dir])).code).toBe(0);
+    expect(automated(applications(project.dir, 'prod-eu-01').get('prod-eu-01-karpenter-crd'))).toBeUndefined();
+    expect(finalizers(applications(project.dir, 'prod-eu-02').get('prod-eu-02-karpenter-crd'))).toEqual(['resources-finalizer.argocd.argoproj.io']);
   });
 });
