@@ -260,9 +260,20 @@ function readTargets(targets: readonly Target[], show: (p: string) => string): {
       problems.push(...file.problems);
       values = file.value ?? {};
     }
+    if (read.live && read.live.nodePools.length === 0) problems.push(nothingToAdopt(read.live, show(t.live)));
     if (read.live) exports.push({ live: read.live, ...(values !== undefined ? { values } : {}) });
   }
   return { exports, problems };
+}
+
+/**
+ * An export with no NodePool of the cluster's own Karpenter: a cluster that runs none yet, or one
+ * on EKS Auto Mode alone, has nothing to adopt (an adopted team of no pool is no team).
+ */
+function nothingToAdopt(live: LiveExport, file: string): Problem {
+  const auto = live.autoModePools.map((p) => p.name);
+  return { file, line: 0, col: 0, path: '', message: `the export holds no NodePool of the cluster's own Karpenter (an EC2NodeClass's)${auto.length ? `, only EKS Auto Mode's (${auto.join(', ')})` : ''}: nothing to adopt. `
+    + 'A cluster that runs no pool yet is added as any new cluster (its entry, then npm run synth); one on EKS Auto Mode alone takes compute: autoMode (docs/auto-mode.md)' };
 }
 
 /**

@@ -145,6 +145,20 @@ describe('npm run adopt of the same cluster without Auto Mode, and where the con
     expect(r.out).toMatch(/EKS Auto Mode's node class: EKS owns it/);
   });
 
+  it('refuses an export that holds only Auto Mode\'s NodePools, at the export, saying there is nothing of the cluster\'s own to adopt', async () => {
+    const project = aFleet();
+    const list = parse(readFileSync(AUTO_MODE, 'utf8')) as { items: Plain[] };
+    list.items = list.items.filter((o) => (o.metadata as Plain).name === 'eks-auto-mode');
+    const only = join(project.dir, 'only-auto-mode.yaml');
+    writeFileSync(only, stringify(list));
+    const before = readFileSync(project.configPath, 'utf8');
+    const r = await cli(['adopt', 'prod-eu-01', '--live', only, '--config', project.configPath]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/only-auto-mode\.yaml: the export holds no NodePool of the cluster's own Karpenter \(an EC2NodeClass's\), only EKS Auto Mode's \(eks-auto-mode\): nothing to adopt\. .*compute: autoMode/);
+    expect(r.err).not.toMatch(/a bug of adopt/);
+    expect(readFileSync(project.configPath, 'utf8')).toBe(before);
+  });
+
   it('refuses a cluster the config puts on compute: both, naming the field and the way through, and writes nothing', async () => {
     const project = aFleet();
     const text = readFileSync(project.configPath, 'utf8');
