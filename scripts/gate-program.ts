@@ -13,12 +13,12 @@ export const GATE_PROGRAM_FILE = 'src/gate/program.generated.ts';
 
 /** The constant each program is exported as, and what it is. */
 const CONSTANTS: Readonly<Record<GateProgramName, { readonly name: string; readonly doc: string }>> = {
-  drift: { name: 'DRIFT_GATE_PROGRAM', doc: 'The drift gate program\'s source text, for `command: ["node", "-e", DRIFT_GATE_PROGRAM]`,\n * configured by the environment variable `GATE` (JSON of a GateSpec, src/gate/spec.ts).' },
+  drift: { name: 'DRIFT_GATE_PROGRAM', doc: 'The drift gate program\'s source text, the file `node /gate/gate.js` runs (its ConfigMap, model/stages.ts),\n * configured by the environment variable `GATE` (JSON of a GateSpec, src/gate/spec.ts).' },
   guard: { name: 'GUARD_GATE_PROGRAM', doc: 'The guard gate program\'s source text, for `command: ["node", "-e", GUARD_GATE_PROGRAM]`,\n * configured by the environment variable `GUARD` (JSON of a GuardSpec, src/gate/guard-spec.ts).' },
 };
 
 /**
- * A gate program as its Job runs it (`node -e <text>`): its entry and what it imports, bundled
+ * A gate program as its Job runs it (`node -e <text>`, or the drift gate's `node /gate/gate.js`): its entry and what it imports, bundled
  * into one CommonJS text for Node 20 and later. Built relative to `root`, so its only paths are
  * the `// src/gate/…` comments esbuild writes before each module.
  */
@@ -56,8 +56,9 @@ ${programs[name].split('\n').map((line) => `  ${JSON.stringify(line)},`).join('\
   return `// GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // The gate programs: ${GATE_ENTRIES.drift} (the drift gate) and ${GATE_ENTRIES.guard} (the guard gate), each
-// with what it imports, bundled by esbuild into one CommonJS text that its Job runs as
-// \`node -e <text>\` (no shell, no npm package).
+// with what it imports, bundled by esbuild into one CommonJS text that its Job runs (the drift
+// gate's from its ConfigMap, \`node /gate/gate.js\`; the guard gate's as \`node -e <text>\`; no shell,
+// no npm package).
 // Regenerate after changing src/gate/: npm run gate (scripts/gen-gate.ts);
 // test/gate/program.test.ts fails while this file is stale.
 

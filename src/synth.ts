@@ -8,7 +8,7 @@ import { CapacityBufferChart } from './charts/capacity-buffer-chart';
 import { PolicyChart } from './charts/policy-chart';
 import { ProjectChart } from './charts/project-chart';
 import { SmokeTestChart, SmokeTestNamespaceChart } from './charts/smoke-test-chart';
-import { DriftGateChart } from './charts/drift-gate-chart';
+import { DriftGateChart, DriftGateProgramChart } from './charts/drift-gate-chart';
 import { GuardGateChart, GuardGateRbacChart } from './charts/guard-gate-chart';
 import type { Platform } from './config/platform';
 import { restoreKeys } from './constructs/safe-keys';
@@ -117,6 +117,8 @@ export function clusterFiles(cluster: ClusterPlan): ClusterFile[] {
   }
   const gate = cluster.driftGate;
   if (gate) chart(gate.path, DriftGateChart, { gate: gate.model });
+  const gateProgram = cluster.driftGateProgram;
+  if (gateProgram) chart(gateProgram.path, DriftGateProgramChart, { program: gateProgram.model });
   const poolProject = cluster.poolProject;
   if (poolProject) chart(poolProject.path, ProjectChart, { project: poolProject.model });
   const namespace = cluster.smokeTestNamespace;

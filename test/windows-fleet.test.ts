@@ -83,7 +83,7 @@ describe('a fleet with a window and stages', () => {
   });
 
   it('gates dev (stage 2 waits for it) with one Application and Job, and not prod (no stage 3)', () => {
-    expect([...files.keys()].filter((f) => f.includes('drift-gate'))).toEqual(['dist/dev/apps/drift-gate.yaml', 'dist/dev/drift-gate/gate.yaml']);
+    expect([...files.keys()].filter((f) => f.includes('drift-gate'))).toEqual(['dist/dev/apps/drift-gate.yaml', 'dist/dev/drift-gate/gate.yaml', 'dist/dev/drift-gate/program.yaml']);
     expect([...fleet({ window: 'weeknights' }, {}).keys()].filter((f) => f.includes('drift-gate'))).toEqual([]);
     const app = one(files, 'dist/dev/apps/drift-gate.yaml', 'Application');
     expect(app.metadata.name).toBe('dev-drift-gate');
@@ -103,12 +103,19 @@ describe('a fleet with a window and stages', () => {
       allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(pod.containers[0].image).toMatch(/^docker\.io\/library\/node:\d+\.\d+\.\d+-alpine@sha256:[0-9a-f]{64}$/);
-    expect(pod.containers[0].command.slice(0, 2)).toEqual(['node', '-e']);
+    // The program is a file of its ConfigMap, mounted read-only; the ConfigMap is immutable, named after the text, in the gate's first wave.
+    expect(pod.containers[0].command).toEqual(['node', '/gate/gate.js']);
+    expect(pod.containers[0].volumeMounts).toEqual([{ name: 'program', mountPath: '/gate', readOnly: true }]);
+    const program = one(files, 'dist/dev/drift-gate/program.yaml', 'ConfigMap') as any;
+    expect(pod.volumes).toEqual([{ name: 'program', configMap: { name: program.metadata.name } }]);
+    expect(program).toMatchObject({ immutable: true, metadata: { namespace: job.metadata.namespace, annotations: { 'argocd.argoproj.io/sync-wave': '0' } } });
+    expect(program.data['gate.js']).toBe(DRIFT_GATE_PROGRAM);
+    expect(program.metadata.name).toMatch(/^drift-gate-program-[0-9a-f]{16}$/);
+    expect(Number(job.metadata.annotations['argocd.argoproj.io/sync-wave'])).toBeGreaterThan(0);
     expect(JSON.stringify(pod.containers[0].command)).not.toMatch(/\/bin\/sh|kubectl/);
     const gateEnv = pod.containers[0].env.find((e: { name: string }) => e.name === 'GATE').value;
     // The gate program reads what the plan wrote, without a problem (src/gate/spec.ts).
     expect(parseGateSpec(gateEnv)).toMatchObject({ ok: true });
-    expect(pod.containers[0].command[2]).toBe(DRIFT_GATE_PROGRAM);
     const spec = JSON.parse(gateEnv);
     expect(spec).toMatchObject({ cluster: 'dev', controller: { namespace: 'kube-system', deployment: 'karpenter', chart: 'karpenter-1.14.1' }, settleSeconds: 600 });
     expect(spec.nodePools.map((p: { name: string }) => p.name)).toEqual(['web', 'ml-gpu']);
@@ -182,6 +189,15 @@ describe('the AppProjects of a staged fleet', () => {
     expect(one(files, 'dist/dev/apps/drift-gate.yaml', 'Application').spec.project).toBe('karpenter');
     expect(one(files, 'dist/dev/apps/pools-web.yaml', 'Application').spec.project).toBe('dev-pools');
     expect(one(files, 'dist/dev/apps/karpenter.yaml', 'Application').spec.project).toBe('karpenter');
+  });
+
+  it('allow the gate program\'s ConfigMap in the fleet project only where a cluster deploys a gate: Argo CD refuses a kind the project does not list', () => {
+    const configMaps = (config: Record<string, unknown>) => {
+      const files = synthesize(load({ config, terraform: { dev: aTerraform({ cluster_name: 'dev' }), prod: aTerraform({ cluster_name: 'prod' }) } }).platform);
+      return one(files, 'argocd/project.yaml', 'AppProject').spec.namespaceResourceWhitelist.filter((k: { kind: string }) => k.kind === 'ConfigMap');
+    };
+    expect(configMaps(aFleetConfig(['dev', 'prod'], { gitops: { project: 'karpenter' }, clusters: { dev: { stage: 1 }, prod: { stage: 2 } } }))).toEqual([{ group: '', kind: 'ConfigMap' }]);
+    expect(configMaps(aFleetConfig(['dev', 'prod'], { gitops: { project: 'karpenter' } }))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { DriftGateModel, GATE_ENV, GATE_RBAC_RULES, GateRbacRule } from '../model/stages';
+import { DRIFT_GATE_PROGRAM_DIR, DRIFT_GATE_PROGRAM_KEY, DriftGateModel, DriftGateProgramModel, GATE_ENV, GATE_RBAC_RULES, GateRbacRule } from '../model/stages';
 import { MANAGED_BY } from '../model/node-pool';
 
 /** Properties of a {@link DriftGate}. */
@@ -12,7 +12,8 @@ export interface DriftGateProps {
 /**
  * The drift gate of a cluster: a ServiceAccount that may only read NodePools, EC2NodeClasses,
  * NodeOverlays, NodeClaims and the controller's Deployment, and a Job that runs the gate
- * program (src/gate/) with the image's own `node`, no shell. A regular Job, not a hook: Argo CD
+ * program (src/gate/, the ConfigMap of {@link DriftGateProgram} mounted read-only) with the
+ * image's own `node`, no shell. A regular Job, not a hook: Argo CD
  * counts it toward the Application's health (Progressing while it waits, Healthy once
  * Karpenter has finished with the revision). No `activeDeadlineSeconds`: it never fails
  * because a window closed, it waits for the next one; no `ttlSecondsAfterFinished`, which would
@@ -80,7 +81,8 @@ export class DriftGate extends Construct {
             containers: [{
               name: 'gate',
               image: g.image,
-              command: ['node', '-e', g.program],
+              command: ['node', `${DRIFT_GATE_PROGRAM_DIR}/${DRIFT_GATE_PROGRAM_KEY}`],
+              volumeMounts: [{ name: 'program', mountPath: DRIFT_GATE_PROGRAM_DIR, readOnly: true }],
               env: [{ name: GATE_ENV, value: JSON.stringify(g.spec) }, { name: 'NODE_OPTIONS', value: g.nodeOptions }],
               resources: { requests: { cpu: '10m', memory: g.memory }, limits: { memory: g.memory } },
               securityContext: {
@@ -88,9 +90,38 @@ export class DriftGate extends Construct {
                 capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
               },
             }],
+            // The kubelet starts the pod only once the ConfigMap exists (a volume that is not
+            // optional): it is in the gate's first wave with the RBAC, the Job in the second.
+            volumes: [{ name: 'program', configMap: { name: g.programConfigMap } }],
           },
         },
       },
+    });
+  }
+}
+
+/** Properties of a {@link DriftGateProgram}. */
+export interface DriftGateProgramProps {
+  readonly program: DriftGateProgramModel;
+}
+
+/**
+ * The drift gate's program, an immutable ConfigMap named after its text (model/stages.ts
+ * `DriftGateProgramModel`), in the gate's first wave: the Job's pod mounts it.
+ */
+export class DriftGateProgram extends Construct {
+  public constructor(scope: Construct, id: string, props: DriftGateProgramProps) {
+    super(scope, id);
+    const p = props.program;
+    new ApiObject(this, 'ConfigMap', {
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: {
+        name: p.name, namespace: p.namespace,
+        labels: { 'app.kubernetes.io/managed-by': MANAGED_BY, 'app.kubernetes.io/component': 'drift-gate' },
+        annotations: { 'argocd.argoproj.io/sync-wave': '0' },
+      },
+      immutable: true,
+      data: { [DRIFT_GATE_PROGRAM_KEY]: p.program },
     });
   }
 }

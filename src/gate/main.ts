@@ -1,6 +1,6 @@
 /**
- * The drift gate program, as the Job runs it: `node -e <the bundle of this file>` in the
- * official Node.js image, no shell and no npm package, configured by `GATE` (JSON of a
+ * The drift gate program, as the Job runs it: `node /gate/gate.js`, the bundle of this file
+ * mounted from its ConfigMap, in the official Node.js image, no shell and no npm package, configured by `GATE` (JSON of a
  * GateSpec). Exit 0 when Karpenter is done with the revision, 1 when the configuration is
  * wrong or the API server keeps denying the reads, 128 + the signal's number when stopped.
  */

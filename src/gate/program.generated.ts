@@ -1,13 +1,14 @@
 // GENERATED FILE - DO NOT EDIT BY HAND.
 //
 // The gate programs: src/gate/main.ts (the drift gate) and src/gate/guard-main.ts (the guard gate), each
-// with what it imports, bundled by esbuild into one CommonJS text that its Job runs as
-// `node -e <text>` (no shell, no npm package).
+// with what it imports, bundled by esbuild into one CommonJS text that its Job runs (the drift
+// gate's from its ConfigMap, `node /gate/gate.js`; the guard gate's as `node -e <text>`; no shell,
+// no npm package).
 // Regenerate after changing src/gate/: npm run gate (scripts/gen-gate.ts);
 // test/gate/program.test.ts fails while this file is stale.
 
 /**
- * The drift gate program's source text, for `command: ["node", "-e", DRIFT_GATE_PROGRAM]`,
+ * The drift gate program's source text, the file `node /gate/gate.js` runs (its ConfigMap, model/stages.ts),
  * configured by the environment variable `GATE` (JSON of a GateSpec, src/gate/spec.ts).
  */
 export const DRIFT_GATE_PROGRAM: string = [

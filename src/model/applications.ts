@@ -395,6 +395,9 @@ const APP_PROJECT_KIND: GroupKind = { group: 'argoproj.io', kind: 'AppProject' }
  */
 export const JOB_KIND: GroupKind = { group: 'batch', kind: 'Job' };
 
+/** A ConfigMap: the drift gate's program (model/stages.ts `DriftGateProgramModel`), allowed only where a cluster deploys a drift gate. */
+const CONFIG_MAP_KIND: GroupKind = { group: '', kind: 'ConfigMap' };
+
 /** Whether a cluster has a tenancy policy, and so guard gates on its guarded teams' pools (model/tenancy-guard.ts). */
 export function hasPolicies(cluster: Cluster): boolean {
   return cluster.pools.some((p) => p.namespaces !== undefined);
@@ -441,8 +444,11 @@ export function projectModel(platform: Platform, clusters: readonly Cluster[] = 
     sourceRepos: [gitops.repoURL, KARPENTER_CHART_REPO],
     destinations: [...destinations.values()],
     clusterResourceWhitelist: CLUSTER_KINDS,
-    // A drift gate Job where a later stage waits for a cluster (model/stages.ts isGated), a guard gate's hook where a team's pools are guarded.
-    namespaceResourceWhitelist: [...NAMESPACED_KINDS, ...(clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []), ...(gated || clusters.some(hasPolicies) ? [JOB_KIND] : [])],
+    // A drift gate Job and its program's ConfigMap where a later stage waits for a cluster (model/stages.ts isGated), a guard gate's hook where a team's pools are guarded.
+    namespaceResourceWhitelist: [
+      ...NAMESPACED_KINDS, ...(clusters.some((c) => c.window) ? [APP_PROJECT_KIND] : []),
+      ...(gated || clusters.some(hasPolicies) ? [JOB_KIND] : []), ...(gated ? [CONFIG_MAP_KIND] : []),
+    ],
   };
 }
 

@@ -23,7 +23,7 @@ import { SmokeTestModel, smokeTestModel } from './smoke-test';
 import { clusterSummaryMarkdown } from './cluster-summary';
 import { summaryMarkdown, summaryRows } from './summary';
 import { withWindowBudgets, windowHeader } from '../schedule/windows';
-import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, isGated, poolProject, clusterApplicationModels } from './stages';
+import { DRIFT_GATE_POLL_SECONDS, DRIFT_GATE_SETTLE_SECONDS, DriftGateModel, driftGateModel, DriftGateProgramModel, driftGateProgramModel, isGated, poolProject, clusterApplicationModels } from './stages';
 import { GuardedPool, TenancyPolicyModel, tenancyPolicy } from './tenancy';
 import { GuardGateModel, guardGate, GuardGateRbacModel, guardGateRbac, teamGuardDigests } from './tenancy-guard';
 import { ClusterSummaryData, clusterSummaryData, SummaryData, summaryData } from './summary-data';
@@ -143,6 +143,8 @@ export interface ClusterPlan {
   readonly smokeTestNamespace?: Planned<string>;
   /** `dist/<cluster>/drift-gate/gate.yaml`. @default - none: no later stage waits for the cluster */
   readonly driftGate?: Planned<DriftGateModel>;
+  /** `dist/<cluster>/drift-gate/program.yaml`: the gate's program, with the gate. */
+  readonly driftGateProgram?: Planned<DriftGateProgramModel>;
   /** `dist/<cluster>/apps/project.yaml`: the AppProject of its pool Applications, with its sync windows, created by its root. @default - none: the cluster has no window */
   readonly poolProject?: Planned<ProjectModel>;
 }
@@ -250,6 +252,7 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     settleSeconds: DRIFT_GATE_SETTLE_SECONDS,
     pollSeconds: DRIFT_GATE_POLL_SECONDS,
   } : undefined;
+  const gateProgram = spec ? driftGateProgramModel(cluster, DRIFT_GATE_PROGRAM) : undefined;
   return {
     id: cluster.id,
     karpenterVersion: cluster.karpenter.version,
@@ -266,7 +269,10 @@ export function clusterPlan(platform: Platform, cluster: Cluster, matcher: Match
     buffers: cluster.buffers.map((b) => ({ path: layout.buffer(b.team), model: capacityBufferModel(cluster, b) })),
     overlays: overlays.map((overlay) => ({ path: layout.overlay(overlay.name), model: overlay })),
     ...(cluster.smokeTests ? { smokeTestNamespace: { path: layout.smokeTestNamespace, model: SMOKE_TEST_NAMESPACE } } : {}),
-    ...(spec ? { driftGate: { path: layout.driftGate, model: driftGateModel(platform, cluster, spec, DRIFT_GATE_PROGRAM) } } : {}),
+    ...(gateProgram && spec ? {
+      driftGate: { path: layout.driftGate, model: driftGateModel(platform, cluster, spec, gateProgram) },
+      driftGateProgram: { path: layout.driftGateProgram, model: gateProgram },
+    } : {}),
     ...(project ? { poolProject: { path: layout.poolProject, model: project } } : {}),
   };
 }

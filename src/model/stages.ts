@@ -16,7 +16,7 @@ export const STAGE_REF_PREFIX = 'karpenter-gitops/stage-';
 
 /**
  * Image of the drift gate Job: the Docker official Node.js image, pinned by digest. The gate
- * runs `node -e <program>` (src/gate/): no shell, no package, nothing but the image's own
+ * runs `node /gate/gate.js`, its program (src/gate/) mounted from a ConfigMap: no shell, no package, nothing but the image's own
  * `node`. Set `gitops.driftGateImage` to a mirror of it in your registry.
  * @see https://github.com/nodejs/docker-node (the image's Dockerfile: node on PATH, no entrypoint needed with `command`)
  */
@@ -208,8 +208,8 @@ export interface DriftGateModel {
   readonly memory: string;
   /** `NODE_OPTIONS` of the container: V8's heap sized to {@link memory} ({@link driftGateNodeOptions}). */
   readonly nodeOptions: string;
-  /** The program `node -e` runs (src/gate/). */
-  readonly program: string;
+  /** The ConfigMap of the program the container runs ({@link DriftGateProgramModel}), mounted at {@link DRIFT_GATE_PROGRAM_DIR}. */
+  readonly programConfigMap: string;
   /** What it waits for, passed as JSON in the `GATE` environment variable. */
   readonly spec: GateSpec;
   /** The ServiceAccount, ClusterRole, Role and their bindings: `karpenter-gitops-drift-gate`. */
@@ -225,22 +225,54 @@ export interface DriftGateModel {
  * succeeds at once "EVEN if those objects subsequently degrade"). A revert is synced at once and
  * replaces the Job (its name changes with `spec`); `npm run promote` waits for its success.
  */
-export function driftGateModel(platform: Platform, cluster: Cluster, spec: GateSpec, program: string): DriftGateModel {
+export function driftGateModel(platform: Platform, cluster: Cluster, spec: GateSpec, program: DriftGateProgramModel): DriftGateModel {
   const image = platform.gitops.driftGateImage ?? DRIFT_GATE_IMAGE;
   const memory = platform.gitops.driftGateMemory ?? DRIFT_GATE_MEMORY;
   const nodeOptions = driftGateNodeOptions(memory);
   return {
     // The memory is part of the name: a Job's template cannot change, so a new limit is a new Job.
-    name: `drift-gate-${digestOf([image, program, spec, memory])}`,
+    // The program's ConfigMap is named after its text: a new program is a new Job too.
+    name: `drift-gate-${digestOf([image, program.name, spec, memory])}`,
     namespace: cluster.karpenter.namespace,
     image,
     memory,
     nodeOptions,
-    program,
+    programConfigMap: program.name,
     spec,
     rbacName: GATE_CLUSTER_ROLE,
   };
 }
+
+/** Where the gate's container mounts its program's ConfigMap; it runs `node <dir>/<key>`. */
+export const DRIFT_GATE_PROGRAM_DIR = '/gate';
+/** The key of the program in its ConfigMap: its file name in {@link DRIFT_GATE_PROGRAM_DIR}. */
+export const DRIFT_GATE_PROGRAM_KEY = 'gate.js';
+
+/**
+ * The drift gate's program as a ConfigMap of its own file, `dist/<cluster>/drift-gate/program.yaml`
+ * (the gate's Application syncs the folder): its text is the tool's, not the config's, so a config
+ * change rewrites only the small `gate.yaml` (the Job and what it waits for) and a review never
+ * reads the program again. Named after its text and `immutable`: a new program is a new ConfigMap
+ * (and, through the Job's name, a new Job), never an edit the kubelet would have to propagate to
+ * a running pod; the API server refuses any change of an immutable ConfigMap's data.
+ * @see https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable
+ */
+export interface DriftGateProgramModel {
+  /** `drift-gate-program-<digest of the text>`. */
+  readonly name: string;
+  readonly namespace: string;
+  /** The program (src/gate/), a CommonJS script node runs. */
+  readonly program: string;
+}
+
+/** The drift gate's program ConfigMap of a cluster ({@link DriftGateProgramModel}). */
+export function driftGateProgramModel(cluster: Cluster, program: string): DriftGateProgramModel {
+  // One program for the whole fleet: its digest is taken once, not once per gated cluster.
+  if (programNames.text !== program) programNames = { text: program, name: `drift-gate-program-${digestOf(program)}` };
+  return { name: programNames.name, namespace: cluster.karpenter.namespace, program };
+}
+
+let programNames = { text: '', name: '' };
 
 /**
  * `NODE_OPTIONS` for a gate container of `memory`: `--max-old-space-size` the limit less

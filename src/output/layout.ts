@@ -175,6 +175,11 @@ export class ClusterLayout {
     return `${this.driftGateDir}/gate.yaml`;
   }
 
+  /** `dist/<cluster>/drift-gate/program.yaml`: the gate's program, a ConfigMap that changes only with the tool. */
+  public get driftGateProgram(): string {
+    return `${this.driftGateDir}/program.yaml`;
+  }
+
   /** `dist/<cluster>/smoke-tests`. */
   public get smokeTestsDir(): string {
     return `${this.dir}/smoke-tests`;

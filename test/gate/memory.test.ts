@@ -1,5 +1,5 @@
 /**
- * The drift gate's memory: the shipped program, run as the Job runs it (`node -e`, the Job's
+ * The drift gate's memory: the shipped program, run as the Job runs it (`node /gate/gate.js`, the Job's
  * `NODE_OPTIONS`), against the API server stand-in holding 3,000 NodeClaims as Karpenter v1.14.1
  * writes them (test/support/karpenter-nodeclaim.ts: some 14 KB of JSON each). It reads them a page
  * at a time within the Job's memory; the whole list in one answer (a server that ignores `limit`,
@@ -24,6 +24,7 @@ import { karpenterNodeClaim } from '../support/karpenter-nodeclaim';
 import { KubeApiStandIn } from '../support/kube-api';
 import { aBinding, aGuardSpec, aPolicy } from './guard-world';
 import { aGateSpec, aWorld, serve } from './world';
+import { nodeArgs } from './shipped';
 
 const NODECLAIMS = 3000;
 const MIB = 1024 * 1024;
@@ -38,7 +39,7 @@ interface Run {
 
 /** The shipped program as the Job runs it, with `NODE_OPTIONS`; its peak resident memory read from /proc while it runs. */
 function runShipped(env: Record<string, string>, program = DRIFT_GATE_PROGRAM): Promise<Run> {
-  const child = spawn(process.execPath, ['-e', program], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs(program), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let peakKiB: number | undefined;

@@ -9,12 +9,13 @@ import { argoApplies } from '../support/karpenter';
 import { KubeApiStandIn } from '../support/kube-api';
 import { aBinding, aGuardSpec, aPolicy } from './guard-world';
 import { aGateSpec, aWorld, serve } from './world';
+import { nodeArgs } from './shipped';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Runs the shipped text as the Job does, `node -e <text>`, with `GATE` and a pod's environment of the stand-in's cluster. */
+/** Runs the shipped text as the Job does (the drift gate's as its ConfigMap's file, `node /gate/gate.js`; the guard gate's as `node -e <text>`), with a pod's environment of the stand-in's cluster. */
 function runShipped(env: Record<string, string>, onOut?: (text: string, child: ReturnType<typeof spawn>) => void, program = DRIFT_GATE_PROGRAM): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['-e', program], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs(program), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => {
@@ -35,7 +36,7 @@ describe('DRIFT_GATE_PROGRAM: the text the Job runs', () => {
     expect(fresh ? 'fresh' : `${GATE_PROGRAM_FILE} is stale: run npm run gate`).toBe('fresh');
   });
 
-  it.each([['drift gate', DRIFT_GATE_PROGRAM, 'main.ts'], ['guard gate', GUARD_GATE_PROGRAM, 'guard-main.ts']])('is a CommonJS script for node -e (the %s): no import or export statement, only node: built-ins, no path of this machine', (_, program, entry) => {
+  it.each([['drift gate', DRIFT_GATE_PROGRAM, 'main.ts'], ['guard gate', GUARD_GATE_PROGRAM, 'guard-main.ts']])('is a CommonJS script for node (the %s): no import or export statement, only node: built-ins, no path of this machine', (_, program, entry) => {
     // A script (not a module): an import or export statement would not compile.
     expect(() => new Script(program)).not.toThrow();
     expect([...program.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]).sort()).toEqual(['node:fs', 'node:http', 'node:https', 'node:path']);
@@ -48,7 +49,7 @@ describe('DRIFT_GATE_PROGRAM: the text the Job runs', () => {
     expect(Buffer.byteLength(GUARD_GATE_PROGRAM)).toBeLessThan(128 * 1024);
   });
 
-  describe('run as node -e against the API server stand-in', () => {
+  describe('run as node /gate/gate.js against the API server stand-in', () => {
     let api: KubeApiStandIn;
     beforeEach(async () => {
       api = await KubeApiStandIn.start();

@@ -69,6 +69,7 @@ const LAYOUT: Readonly<Record<string, RegExp>> = {
   'clusters[].overlays[]': /^dist\/(?<cluster>[a-z0-9-]+)\/overlays\/[a-z0-9-]+\.yaml$/,
   'clusters[].smokeTestNamespace': /^dist\/(?<cluster>[a-z0-9-]+)\/smoke-tests\/_namespace\.yaml$/,
   'clusters[].driftGate': /^dist\/(?<cluster>[a-z0-9-]+)\/drift-gate\/gate\.yaml$/,
+  'clusters[].driftGateProgram': /^dist\/(?<cluster>[a-z0-9-]+)\/drift-gate\/program\.yaml$/,
   'clusters[].poolProject': /^dist\/(?<cluster>[a-z0-9-]+)\/apps\/project\.yaml$/,
   'bootstraps[]': /^argocd\/bootstrap(\.[a-z0-9-]+)?\.yaml$/,
   'projects[]': /^argocd\/project(\.[a-z0-9-]+)?\.yaml$/,

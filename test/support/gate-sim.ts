@@ -117,10 +117,10 @@ function selectorOf(text: string): (labels: Readonly<Record<string, string>>) =>
   return (labels) => labels[m[1]] !== undefined && values.has(labels[m[1]]);
 }
 
-/** Whether a Job is a drift gate: its container runs `node -e` with a `GATE` variable. */
+/** Whether a Job is a drift gate: its container runs `node` with a `GATE` variable (the program from its ConfigMap). */
 export function isGateJob(job: Live): boolean {
   const container = (job.applied as unknown as JobManifest).spec.template.spec.containers[0];
-  return container?.command?.[0] === 'node' && container.command[1] === '-e' && (container.env ?? []).some((e) => e.name === 'GATE');
+  return container?.command?.[0] === 'node' && (container.env ?? []).some((e) => e.name === 'GATE');
 }
 
 /**

@@ -60,6 +60,7 @@ export interface KubeObject {
 const KINDS: Readonly<Record<string, { readonly group: string; readonly namespaced: boolean }>> = {
   Namespace: { group: '', namespaced: false },
   ServiceAccount: { group: '', namespaced: true },
+  ConfigMap: { group: '', namespaced: true },
   Secret: { group: '', namespaced: true },
   Service: { group: '', namespaced: true },
   Pod: { group: '', namespaced: true },
@@ -462,7 +463,7 @@ export class KubeControllers {
       state = { startedAt: now, failed: 0 };
       this.jobs.set(live.uid, state);
     }
-    const spec = (live.applied.spec ?? {}) as { activeDeadlineSeconds?: number; backoffLimit?: number; template?: { spec?: { serviceAccountName?: string } } };
+    const spec = (live.applied.spec ?? {}) as { activeDeadlineSeconds?: number; backoffLimit?: number; template?: { spec?: { serviceAccountName?: string; volumes?: { configMap?: { name: string; optional?: boolean } }[] } } };
     const startTime = new Date(state.startedAt).toISOString();
     if (spec.activeDeadlineSeconds !== undefined && now - state.startedAt >= spec.activeDeadlineSeconds * 1000) {
       this.api.setStatus(live, {
@@ -474,6 +475,15 @@ export class KubeControllers {
     const serviceAccount = spec.template?.spec?.serviceAccountName;
     if (state.podStartedAt === undefined && serviceAccount !== undefined && !this.api.get('ServiceAccount', serviceAccount, live.namespace)) {
       this.api.setStatus(live, { active: 0, failed: state.failed, startTime });
+      return;
+    }
+    // The kubelet sets up every volume before it starts a container, and a ConfigMap volume whose
+    // ConfigMap is not found fails to set up unless it is `optional` (kubernetes
+    // pkg/volume/configmap/configmap.go `SetUpAt`: `if !(errors.IsNotFound(err) && optional) {
+    // return err }`): the pod stays in ContainerCreating (FailedMount), retried, until it exists.
+    const missing = (spec.template?.spec?.volumes ?? []).filter((v) => v.configMap !== undefined && v.configMap.optional !== true && !this.api.get('ConfigMap', v.configMap.name, live.namespace));
+    if (state.podStartedAt === undefined && missing.length) {
+      this.api.setStatus(live, { active: 1, failed: state.failed, startTime });
       return;
     }
     // A pod is scheduled and its image pulled within a minute of the Job (or of its last pod's failure).

@@ -66,7 +66,7 @@ export const gitops = z.strictObject({
   project: dnsLabel.optional().describe('Argo CD AppProject, default "default"'),
   stageRefPrefix: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must be a git branch name prefix such as "karpenter-gitops/stage-"' })
     .optional().describe('the branch everything of a stage-N cluster tracks is <prefix>N (N >= 2); default karpenter-gitops/stage-'),
-  driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: runs `node -e`, no shell; default the official Node.js image pinned by digest (see docs/windows.md)'),
+  driftGateImage: z.string().min(1).optional().describe('image of the drift gate Job: runs `node` (its program from a ConfigMap), no shell; default the official Node.js image pinned by digest (see docs/windows.md)'),
   driftGateMemory: quantityString('expected a memory quantity such as "128Mi"')
     .refine((q) => mebibytes(q) >= mebibytes(DRIFT_GATE_MIN_MEMORY), { error: `must be at least ${DRIFT_GATE_MIN_MEMORY}: node itself takes about 50 MiB, and the gate reads a page of NodeClaims besides` }).optional()
     .describe('memory limit of the drift gate Job (it reads NodeClaims a page at a time, so its use does not grow with the cluster); default 96Mi'),
