@@ -52,19 +52,23 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
     else unread.push({ path, id: e.id });
   }
   if (unread.length === 0) return files;
+  // One read of each blob: files of the same content (a drift gate's program on every gated cluster) are one object.
+  const ids = [...new Set(unread.map((e) => e.id))];
   const batch = spawnSync('git', ['-C', root, 'cat-file', '--batch'], {
-    input: unread.map((e) => e.id).join('\n') + '\n', maxBuffer: 1 << 30,
+    input: ids.join('\n') + '\n', maxBuffer: 1 << 30,
   });
   if (batch.status !== 0) throw new GitError(`git cat-file failed: ${batch.stderr.toString().trim()}`);
   // Each object: "<id> blob <size>\n<content>\n".
   const out = batch.stdout;
+  const texts = new Map<string, string>();
   let at = 0;
-  for (const { path } of unread) {
+  for (const id of ids) {
     const eol = out.indexOf(10, at);
     const size = Number(out.subarray(at, eol).toString().split(' ')[2]);
-    files.set(path, out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
+    texts.set(id, out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
     at = eol + 1 + size + 1;
   }
+  for (const { path, id } of unread) files.set(path, texts.get(id) ?? '');
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 

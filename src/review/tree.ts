@@ -286,8 +286,78 @@ function bodiesOf(file: string, docs: readonly unknown[], where: string): Body[]
   });
 }
 
-/** The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a {@link TreeError} naming it. */
+/**
+ * The YAML documents of a generated file; a file that is not valid YAML, or not maps, is a
+ * {@link TreeError} naming it. A file of plain `---`-separated documents is read document by
+ * document, each text parsed once per process ({@link parsedDocuments}): both sides of a review,
+ * and every cluster of a fleet, hold many documents that are the same text (a drift gate's
+ * ServiceAccount and RBAC, a changed file's unchanged documents), and parsing is most of what a
+ * review of a large change costs. Anything else (a directive, a document end marker, content on a
+ * `---` line, a problem) is parsed whole, as before, so a problem is located in the file.
+ */
 function documentsOf(file: string, text: string, where: string): Body[] {
+  const parts = plainDocuments(text);
+  if (parts) {
+    const out: Body[] = [];
+    for (const part of parts) {
+      const bodies = parsedDocuments(part);
+      if (bodies === undefined) return wholeDocumentsOf(file, text, where);
+      out.push(...bodies);
+    }
+    return out;
+  }
+  return wholeDocumentsOf(file, text, where);
+}
+
+/** Documents' text, by text: their bodies (deep-frozen: every reader shares them). Cleared past {@link MEMO_CHARS} characters. */
+const parsedMemo = new Map<string, readonly Body[]>();
+let memoChars = 0;
+const MEMO_CHARS = 64 * 1024 * 1024;
+
+/** The bodies of one document's text, or undefined when it is not valid YAML of maps (the caller then parses the file whole, for the located problem). */
+function parsedDocuments(part: string): readonly Body[] | undefined {
+  const known = parsedMemo.get(part);
+  if (known) return known;
+  const bodies: Body[] = [];
+  for (const doc of parseAllDocuments(part, { uniqueKeys: false })) {
+    if (doc.errors.length || duplicateKeys(doc)) return undefined;
+    const body: unknown = doc.toJS();
+    if (body === null && doc.contents === null) continue;
+    if (!isMapBody(body)) return undefined;
+    bodies.push(deepFreeze(body));
+  }
+  if (memoChars + part.length > MEMO_CHARS) {
+    parsedMemo.clear();
+    memoChars = 0;
+  }
+  parsedMemo.set(part, bodies);
+  memoChars += part.length;
+  return bodies;
+}
+
+/** The documents of a file that are separated by bare `---` lines and nothing else YAML puts between documents; undefined for any other file. */
+function plainDocuments(text: string): string[] | undefined {
+  // A directive (%YAML, %TAG), a document end marker, or content after a `---` marker changes how the next document reads: the whole file is parsed.
+  if (/^(%|\.\.\.(\s|$)|---[ \t]*\S)/m.test(text)) return undefined;
+  return text.split(/^---[ \t]*(?:\r?\n|$)/m);
+}
+
+/** Whether a parsed document is a map (what every generated document is). */
+function isMapBody(value: unknown): value is Body {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Freezes a parsed body and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** {@link documentsOf} of the whole file at once. */
+function wholeDocumentsOf(file: string, text: string, where: string): Body[] {
   // yaml's own duplicate-key check compares each key with every one before it (quadratic: a
   // values file of 100,000 keys took minutes); duplicateKeys does it once per key.
   return parseAllDocuments(text, { uniqueKeys: false }).flatMap((doc, i) => {

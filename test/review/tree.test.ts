@@ -64,3 +64,36 @@ describe('the head of a review, read from what synth rendered', () => {
     expect(new GeneratedTree(files, 'x', changed).resourcesIn(file)).not.toEqual(new GeneratedTree(files, 'x').resourcesIn(file));
   });
 });
+
+/**
+ * A file of bare `---`-separated documents is read document by document, each text parsed once
+ * (src/review/tree.ts `documentsOf`): the resources are those of a whole-file parse, a problem is
+ * still located at the file's line, and the bodies shared between files cannot be changed by one reader.
+ */
+describe('the documents of a generated file, read one by one', () => {
+  const sa = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: gate\n  namespace: kube-system\n';
+  const job = (env: string) => `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: gate-${env}\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n        - name: gate\n          env:\n            - { name: GATE, value: "${env}" }\n`;
+  const read = (files: Record<string, string>) => new GeneratedTree(new Map(Object.entries(files)), 'the test');
+
+  it('gives what a whole-file parse gives, for plain documents and for a file with a directive, a document end or a tagged document', () => {
+    const plain = `${sa}---\n${job('a')}`;
+    const tree = read({ 'dist/c/a.yaml': plain, 'dist/c/b.yaml': `%YAML 1.2\n---\n${sa}...\n---\n${job('a')}`, 'dist/c/d.yaml': `--- !!map\n${sa}---\n${job('a')}` });
+    const bodies = (f: string) => tree.resourcesIn(f).map((r) => r.body);
+    expect(bodies('dist/c/a.yaml')).toEqual([expect.objectContaining({ kind: 'ServiceAccount' }), expect.objectContaining({ kind: 'Job', metadata: { name: 'gate-a', namespace: 'kube-system' } })]);
+    expect(bodies('dist/c/b.yaml')).toEqual(bodies('dist/c/a.yaml'));
+    expect(bodies('dist/c/d.yaml')).toEqual(bodies('dist/c/a.yaml'));
+  });
+
+  it('locates a problem at the line of the file, not of its document', () => {
+    const tree = read({ 'dist/c/bad.yaml': `${sa}---\n${sa}---\nkind: Job\nmetadata: { name: [gate\n` });
+    expect(() => tree.resourcesIn('dist/c/bad.yaml')).toThrow(/^dist\/c\/bad\.yaml:1[45]:\d+ in the test is not valid YAML/);
+  });
+
+  it('shares one body among the files that hold the same document, which no reader can change', () => {
+    const tree = read({ 'dist/a/gate.yaml': `${sa}---\n${job('a')}`, 'dist/b/gate.yaml': `${sa}---\n${job('b')}` });
+    const [a, b] = ['dist/a/gate.yaml', 'dist/b/gate.yaml'].map((f) => tree.resourcesIn(f));
+    expect(a[0].body).toBe(b[0].body);
+    expect(a[1].body).not.toEqual(b[1].body);
+    expect(() => { (a[0].body.metadata as Record<string, unknown>).name = 'other'; }).toThrow(TypeError);
+  });
+});
