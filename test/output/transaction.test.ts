@@ -173,6 +173,41 @@ describe('replacing the output tree', () => {
     steps = clean.steps;
   });
 
+  it('stages in two flat folders, whatever the tree: no folder made or removed per file of a change of existing folders', async () => {
+    const root = oldTree();
+    for (let i = 0; i < 200; i++) {
+      mkdirSync(join(root, `dist/c${i}/nodepools/web`), { recursive: true });
+      writeFileSync(join(root, `dist/c${i}/nodepools/web/web.yaml`), 'web v1\n');
+    }
+    const files = new Map([...OLD, ...Array.from({ length: 200 }, (_, i): [string, string] => [`dist/c${i}/nodepools/web/web.yaml`, 'web v2\n'])]);
+    const made: string[] = [];
+    const counting: FsOps = { ...REAL_FS, mkdir: (path) => { made.push(path); REAL_FS.mkdir(path); } };
+    await replace(root, files, counting);
+    expect(snapshot(root)).toEqual(expected(files));
+    // The state folder, the staging area and its new/ and old/: not one per cluster.
+    expect(made.length).toBeLessThan(6);
+  });
+
+  it('finishes a change an earlier release committed and was killed in, staged and set aside by path', async () => {
+    const root = oldTree();
+    const txn = join(root, '.karpenter-gitops', 'txn');
+    // The journal of the release before (no `flat`): dist/demo/apps/karpenter.yaml rewritten, dist/prod/smoke-tests/web.yaml removed, killed after the first rename.
+    mkdirSync(join(txn, 'new', 'dist/demo/apps'), { recursive: true });
+    mkdirSync(join(txn, 'old', 'dist/prod/smoke-tests'), { recursive: true });
+    writeFileSync(join(txn, 'new', 'dist/demo/apps/karpenter.yaml'), 'controller v2\n');
+    writeFileSync(join(txn, 'journal.json'), JSON.stringify({
+      version: 1, writes: [{ path: 'dist/demo/apps/karpenter.yaml', replaces: true }], deletes: ['dist/prod/smoke-tests/web.yaml'],
+      rmdirs: ['dist/prod/smoke-tests'], mkdirs: [], moves: [],
+    }));
+    REAL_FS.rename(join(root, 'dist/prod/smoke-tests/web.yaml'), join(txn, 'old', 'dist/prod/smoke-tests/web.yaml'));
+    OutputDir.open(root, 'synth').close();
+    const want = new Map(OLD);
+    want.set('dist/demo/apps/karpenter.yaml', 'controller v2\n');
+    want.delete('dist/prod/smoke-tests/web.yaml');
+    expect(snapshot(root)).toEqual(expected(want));
+    expect(existsSync(txn)).toBe(false);
+  });
+
   it('has a few dozen file-system steps to test', () => {
     expect(steps).toBeGreaterThan(20);
   });
