@@ -56,9 +56,10 @@ const weight = (n) => n + 170;
 const sizesRun = [...new Set([...sizes, ...diffSizes])];
 const [fleetClusters, fleetTeams] = (values.fleet ?? '').split('x').map(Number);
 const fleetSize = fleetClusters > 0 && fleetTeams > 0 ? fleetClusters * fleetTeams : 0;
-// The fleet: the synth of the base, then FLEET_PER_RUN processes per run.
-const FLEET_PER_RUN = 15;
-const fleetSteps = fleetSize ? 1 + FLEET_PER_RUN * runs : 0;
+// The fleet: the synth of the base, FLEET_PER_RUN processes per run, then the pull requests:
+// three synths (once), their reviews (one each per run), four shards and their assembly.
+const FLEET_PER_RUN = 11 + 3;
+const fleetSteps = fleetSize ? 1 + FLEET_PER_RUN * runs + 3 + 4 + 1 : 0;
 const perSize = 1 + 4 * runs + (values.compare === undefined ? 0 : 1 + 2 * runs);
 const progress = {
   started: Date.now(),
