@@ -157,7 +157,7 @@ export function sharedCrdNotes(base: SummaryData, head: SummaryData): string[] {
     }
     if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && before.karpenterVersion !== c.karpenterVersion) {
       notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, but its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
-        + `install the EC2NodeClass CRD of ${c.karpenterVersion} by hand before you merge (the controller rolls at merge): `
+        + `install the EC2NodeClass CRD of ${c.karpenterVersion} by hand before its controller rolls (when this change reaches the cluster, said above): `
         + `argocd app sync ${c.heldCrdApplication} --revision ${c.karpenterVersion} --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws`);
     }
     return notes;

@@ -31,7 +31,7 @@ describe('diff of besideAutoMode and of a release beside EKS Auto Mode', () => {
     const r = await fleet.diff();
     expect(r.code).toBe(0);
     const notes = r.out.split('\n').filter((l) => /but its CRDs' Application does not sync/.test(l));
-    expect(notes).toEqual([expect.stringContaining('cluster prod: Karpenter 1.14.1 -> 1.13.1, but its CRDs\' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): install the EC2NodeClass CRD of 1.13.1 by hand before you merge (the controller rolls at merge): argocd app sync prod-karpenter-crd --revision 1.13.1 --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws')]);
+    expect(notes).toEqual([expect.stringContaining('cluster prod: Karpenter 1.14.1 -> 1.13.1, but its CRDs\' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): install the EC2NodeClass CRD of 1.13.1 by hand before its controller rolls (when this change reaches the cluster, said above): argocd app sync prod-karpenter-crd --revision 1.13.1 --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws')]);
   });
 
   it('turning it off: says the chart\'s CRDs go over EKS\'s, and to merge once Auto Mode is off', async () => {
