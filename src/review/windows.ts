@@ -1,4 +1,5 @@
 import type { SummaryData, SummaryDataCluster } from '../model/summary-data';
+import { compareRelease } from '../release/versions';
 import { clusterLayout } from '../output/layout';
 import { DAYS, type Day } from '../schedule/windows';
 import type { GeneratedTree } from './tree';
@@ -155,7 +156,10 @@ export function sharedCrdNotes(base: SummaryData, head: SummaryData): string[] {
       notes.push(`cluster ${c.id}: besideAutoMode off: its CRDs' Application ${before.heldCrdApplication} syncs the karpenter-crd chart again, over the CRDs EKS manages while Auto Mode runs there; `
         + 'merge only once Auto Mode is off on the cluster (its NodePools gone)');
     }
-    if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && before.karpenterVersion !== c.karpenterVersion) {
+    if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && compareRelease(c.karpenterVersion, before.karpenterVersion) < 0) {
+      notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, and its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
+        + `the EC2NodeClass CRD stays that of ${before.karpenterVersion} unless someone syncs it by hand`);
+    } else if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && before.karpenterVersion !== c.karpenterVersion) {
       notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, but its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
         + `install the EC2NodeClass CRD of ${c.karpenterVersion} by hand before its controller rolls (when this change reaches the cluster, said above): `
         + `argocd app sync ${c.heldCrdApplication} --revision ${c.karpenterVersion} --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws`);
