@@ -214,7 +214,8 @@ describe('the waves, as Argo CD syncs a root', () => {
  * child without automated sync ("manual sync: not waited for", model/application-health.ts).
  */
 describe('a cluster beside EKS Auto Mode, as Argo CD syncs its root', () => {
-  const config = aFleetConfig(['beside', 'plain'], { clusters: { beside: { destination: { name: 'beside' }, karpenter: { besideAutoMode: true } }, plain: { destination: { name: 'plain' } } } });
+  // beside at stage 1, gated by plain at stage 2: its drift gate waits on its controller and pools, never on the held CRDs.
+  const config = aFleetConfig(['beside', 'plain'], { clusters: { beside: { destination: { name: 'beside' }, stage: 1, karpenter: { besideAutoMode: true } }, plain: { destination: { name: 'plain' }, stage: 2 } } });
   const { platform } = load({ config, terraform: { beside: aTerraform({ cluster_name: 'beside' }), plain: aTerraform({ cluster_name: 'plain' }) } });
   const start = Date.parse('2027-01-11T00:00:00Z');
   /** The NodePool CRD as EKS installed it: what Argo CD must leave as it is. */
@@ -222,7 +223,7 @@ describe('a cluster beside EKS Auto Mode, as Argo CD syncs its root', () => {
   let fleet: FleetSim;
   let converged = false;
   beforeAll(() => {
-    fleet = new FleetSim({ files: synthesize(platform), platform }, { start: new Date(start), end: new Date(start + 86_400_000), initialNodeClaims: () => 1, windows: {} });
+    fleet = new FleetSim({ files: synthesize(platform), platform }, { start: new Date(start), end: new Date(start + 86_400_000), initialNodeClaims: () => 1, windows: {}, refsAtStart: ['karpenter-gitops/stage-2'] });
     fleet.clusters.get('beside')!.api.apply(eksCrd);
     converged = fleet.runUntilTrue(() => fleet.converged(), start + 86_400_000);
   });
@@ -230,7 +231,9 @@ describe('a cluster beside EKS Auto Mode, as Argo CD syncs its root', () => {
   it('comes up: the root, the controller and the pools sync; the CRDs\' Application never does, and holds no root wave', () => {
     expect(converged).toBe(true);
     const synced = (app: string) => fleet.argo.events.some((e) => e.app === app && e.type === 'sync-finished' && e.phase === 'Succeeded');
-    expect(['beside-karpenter-root', 'beside-karpenter', 'beside-pools-web', 'plain-karpenter-crd'].filter((a) => !synced(a))).toEqual([]);
+    expect(['beside-karpenter-root', 'beside-karpenter', 'beside-pools-web', 'beside-drift-gate', 'plain-karpenter-crd'].filter((a) => !synced(a))).toEqual([]);
+    // Its drift gate passed (the next stage may have the revision) with the CRDs left as EKS has them.
+    expect(fleet.gateLooks.filter((l) => l.cluster === 'beside').at(-1)?.verdict.done).toBe(true);
     expect(fleet.argo.events.filter((e) => e.app === 'beside-karpenter-crd' && e.type === 'sync-started')).toEqual([]);
   });
 
