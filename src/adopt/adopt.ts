@@ -10,7 +10,7 @@
  */
 import { isMap, parseDocument } from 'yaml';
 import type { PlatformFile } from '../config/schema';
-import { clusterSettings } from '../config/settings';
+import { ClusterSettings, clusterSettings } from '../config/settings';
 import { formatProblem } from '../input/problems';
 import type { TerraformOutputs } from '../config/terraform';
 import { ClusterFacts, Fields, overlayFields, poolFields, Unsayable } from './fields';
@@ -102,7 +102,8 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   const before = listed === undefined ? undefined : Array.isArray(listed) ? listed : Object.keys(listed);
   const others = before?.filter((t) => t !== team) ?? [];
   if (others.length) notes.push(`cluster ${clusterId}: runs team ${team} only, as the export says (it listed ${others.join(', ')}, whose pools it does not run)`);
-  const beside = besideAutoMode(file, clusterId, live);
+  const settings = clusterSettings(file, clusterId);
+  const beside = besideAutoMode(settings, clusterId, live);
   problems.push(...beside.problems);
   notes.push(...beside.notes);
   if (beside.write) doc.setIn([...clusterAt, 'karpenter', 'besideAutoMode'], true);
@@ -116,7 +117,7 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
   else if (doc.hasIn([...clusterAt, 'overlays'])) doc.deleteIn([...clusterAt, 'overlays']);
   const namespace = request.namespace;
   // The namespace the config gives the cluster now, by the fleet, a group or the cluster itself.
-  if (namespace !== undefined && namespace !== clusterSettings(file, clusterId).karpenterNamespace.value) {
+  if (namespace !== undefined && namespace !== settings.karpenterNamespace.value) {
     doc.setIn([...clusterAt, 'karpenter', 'namespace'], namespace);
   }
   let running: Fields | undefined;
@@ -147,8 +148,7 @@ export function adoptConfig(text: string, file: PlatformFile, tf: TerraformOutpu
  * runs pools beside it (adopt/auto-mode.ts); the config's `besideAutoMode` is kept when the export
  * shows no Auto Mode pool, since Auto Mode may run with none (its built-in pools off).
  */
-function besideAutoMode(file: PlatformFile, clusterId: string, live: LiveExport): { write: boolean; problems: string[]; notes: string[] } {
-  const settings = clusterSettings(file, clusterId);
+function besideAutoMode(settings: ClusterSettings, clusterId: string, live: LiveExport): { write: boolean; problems: string[]; notes: string[] } {
   const compute = settings.compute.value;
   const problems = compute === 'karpenter' ? [] : [`cluster ${clusterId} has compute: ${compute} in the config, but adoption takes over a cluster that runs its own Karpenter controller: `
     + 'set compute: karpenter for it (with karpenter.besideAutoMode: true, which adopt writes, when EKS Auto Mode runs pools beside it), adopt, then move it to Auto Mode as docs/auto-mode.md says'];

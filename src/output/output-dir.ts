@@ -7,7 +7,7 @@ import { InputsManifest, ReadManifest, readInputsManifest, writeInputsManifest }
 import { OutputError } from './output-error';
 import { applyChange, ChangeResult, OUTPUT_SCOPE, planChange, recover, TXN_DIR } from './transaction';
 import { kindOf, listOutputTree, OutputTree, readOutputTree } from './tree';
-import type { Listing } from './unchanged-run';
+import type { Listing } from './tree';
 
 /**
  * The generator's state folder under `root` (the lock, and the staging areas of synth, upgrade

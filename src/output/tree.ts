@@ -29,12 +29,18 @@ export function readOutputTree(root: string, holds: (path: string) => boolean = 
   };
 }
 
+/** The files and folders under `dist/` and `argocd/`, relative to the root. */
+export interface Listing {
+  readonly files: readonly string[];
+  readonly dirs: readonly string[];
+}
+
 /**
  * The files and folders under `dist/` and `argocd/`, by name only, refusing what
  * {@link readOutputTree} refuses: what a run checks before it touches the tree, without
  * reading every file a second time.
  */
-export function listOutputTree(root: string): { readonly files: readonly string[]; readonly dirs: readonly string[] } {
+export function listOutputTree(root: string): Listing {
   const files: string[] = [];
   const dirs: string[] = [];
   const walk = (rel: string) => {

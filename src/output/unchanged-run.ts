@@ -11,6 +11,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ClusterRecord, FileRecord, InputsManifest, ReadManifest, RunRecord } from './synth-cache';
 import { contentDigest, unchangedFile } from './synth-cache';
+import type { Listing } from './tree';
 
 /** What a run's output depends on beside its input files. */
 export interface RunKey {
@@ -26,12 +27,6 @@ export interface RunKey {
 /** The digest of a {@link RunKey}. */
 export function runKey(key: RunKey): string {
   return contentDigest(JSON.stringify([key.tool, key.today, resolve(key.configPath), resolve(key.root), key.cwd]));
-}
-
-/** The files and folders under `dist/` and `argocd/` now (tree.ts `listOutputTree`). */
-export interface Listing {
-  readonly files: readonly string[];
-  readonly dirs: readonly string[];
 }
 
 /** A run with nothing to do: the last run's record, and the manifest with every record as just verified. */

@@ -68,7 +68,11 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
     texts.set(id, out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
     at = eol + 1 + size + 1;
   }
-  for (const { path, id } of unread) files.set(path, texts.get(id) ?? '');
+  for (const { path, id } of unread) {
+    const text = texts.get(id);
+    if (text === undefined) throw new GitError(`git cat-file did not give object ${id} (${path})`);
+    files.set(path, text);
+  }
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
