@@ -69,15 +69,9 @@ export interface SummaryDataCluster {
    */
   readonly compute?: 'autoMode' | 'both';
   /**
-   * EKS Auto Mode runs beside its own controller (`karpenter.besideAutoMode`): the CRDs'
-   * Application is held. Added within version 2; written only when true.
-   * @default false
-   */
-  readonly besideAutoMode?: boolean;
-  /**
    * The CRDs' Application when it holds the karpenter.sh CRDs without syncing them (EKS Auto Mode
-   * runs beside the controller: `compute: both` or `besideAutoMode`; model/applications.ts
-   * `crdsHeld`). Added within version 2; written only then.
+   * runs beside the controller: `compute: both`, or `karpenter.besideAutoMode` when `compute` is
+   * not written; model/applications.ts `crdsHeld`). Added within version 2; written only then.
    * @default - none: the Application syncs the CRDs, or there is none (`compute: autoMode`)
    */
   readonly heldCrdApplication?: string;
@@ -194,7 +188,6 @@ export function summaryData(platform: Platform, ceilings: readonly TeamCeiling[]
       ...(c.groups.length ? { groups: [...c.groups] } : {}),
       revision: clusterRevision(platform, c),
       ...(c.compute ? { compute: c.compute } : {}),
-      ...(c.karpenter.besideAutoMode === true ? { besideAutoMode: true } : {}),
       ...(crdsHeld(c) ? { heldCrdApplication: APP_NAMES.crds(c.id) } : {}),
       gated: isGated(platform, c),
       window: c.window ? {

@@ -147,19 +147,23 @@ export function sharedCrdNotes(base: SummaryData, head: SummaryData): string[] {
     const before = was.get(c.id);
     if (before === undefined) return [];
     const notes: string[] = [];
-    const [wasBeside, isBeside] = [before.besideAutoMode === true, c.besideAutoMode === true];
-    if (!wasBeside && isBeside && c.heldCrdApplication !== undefined) {
+    // Beside Auto Mode (karpenter.besideAutoMode): CRDs held on a cluster of its own controller alone.
+    const beside = (x: SummaryDataCluster) => x.heldCrdApplication !== undefined && x.compute === undefined;
+    const [wasBeside, isBeside] = [beside(before), beside(c)];
+    if (!wasBeside && isBeside && before.compute === undefined) {
       notes.push(`cluster ${c.id}: besideAutoMode: EKS Auto Mode runs beside its controller. Its CRDs' Application ${c.heldCrdApplication} stops syncing and loses its resources finalizer `
         + '(EKS manages nodepools.karpenter.sh and nodeclaims.karpenter.sh there); the NodePools of Auto Mode are EKS\'s, and no pool of the config changes');
     }
-    if (wasBeside && !isBeside && before.heldCrdApplication !== undefined && c.compute === undefined) {
+    if (wasBeside && !isBeside && c.compute === undefined) {
       notes.push(`cluster ${c.id}: besideAutoMode off: its CRDs' Application ${before.heldCrdApplication} syncs the karpenter-crd chart again, over the CRDs EKS manages while Auto Mode runs there; `
         + 'merge only once Auto Mode is off on the cluster (its NodePools gone)');
     }
-    if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && compareRelease(c.karpenterVersion, before.karpenterVersion) < 0) {
+    const held = before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined;
+    if (!held || before.karpenterVersion === c.karpenterVersion) return notes;
+    if (compareRelease(c.karpenterVersion, before.karpenterVersion) < 0) {
       notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, and its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
         + `the EC2NodeClass CRD stays that of ${before.karpenterVersion} unless someone syncs it by hand`);
-    } else if (before.heldCrdApplication !== undefined && c.heldCrdApplication !== undefined && before.karpenterVersion !== c.karpenterVersion) {
+    } else {
       notes.push(`cluster ${c.id}: Karpenter ${before.karpenterVersion} -> ${c.karpenterVersion}, but its CRDs' Application does not sync there (EKS Auto Mode manages the karpenter.sh CRDs): `
         + `install the EC2NodeClass CRD of ${c.karpenterVersion} by hand before its controller rolls (when this change reaches the cluster, said above): `
         + `argocd app sync ${c.heldCrdApplication} --revision ${c.karpenterVersion} --resource apiextensions.k8s.io:CustomResourceDefinition:ec2nodeclasses.karpenter.k8s.aws`);
