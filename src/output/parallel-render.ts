@@ -6,7 +6,7 @@ import { GeneratedFile, renderFile, sortedByPath } from './render';
 const WORKER_MIN_FILES = 300;
 
 /** Files per block of claims: the worker is sent a new block of shared flags when the files outgrow the last. */
-const CLAIM_BLOCK = 4096;
+export const CLAIM_BLOCK = 1024;
 
 /** A message to the worker: a block of claim flags, a file to render (with its index), or the end. */
 export type RenderMessage =

@@ -2,7 +2,7 @@ import { buildSync } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claim, ParallelRenderer } from '../../src/output/parallel-render';
+import { CLAIM_BLOCK, claim, ParallelRenderer } from '../../src/output/parallel-render';
 import { GeneratedFile, renderFile } from '../../src/output/render';
 
 /** Files enough to span two blocks of claims, with strings the writer must quote. */
@@ -20,7 +20,7 @@ describe('ParallelRenderer with its worker (lib/render-worker.cjs, bundled here 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('renders every file exactly once, as the main thread alone would, whichever thread claimed it', async () => {
-    const all = files(4200);
+    const all = files(CLAIM_BLOCK + 100);
     const renderer = ParallelRenderer.start(script);
     for (const f of all) renderer.add(f);
     const rendered = await renderer.finish();
@@ -38,9 +38,9 @@ describe('ParallelRenderer with its worker (lib/render-worker.cjs, bundled here 
 
 describe('claim', () => {
   it('gives each file to the first thread that claims it, and to no other', () => {
-    const blocks = [new Int32Array(new SharedArrayBuffer(4096 * 4)), new Int32Array(new SharedArrayBuffer(4096 * 4))];
-    expect(claim(blocks, 4100, 1)).toBe(true);
-    expect(claim(blocks, 4100, 2)).toBe(false);
+    const blocks = [new Int32Array(new SharedArrayBuffer(CLAIM_BLOCK * 4)), new Int32Array(new SharedArrayBuffer(CLAIM_BLOCK * 4))];
+    expect(claim(blocks, CLAIM_BLOCK + 4, 1)).toBe(true);
+    expect(claim(blocks, CLAIM_BLOCK + 4, 2)).toBe(false);
     expect(claim(blocks, 3, 2)).toBe(true);
     expect(claim(blocks, 3, 1)).toBe(false);
     expect(blocks[1][4]).toBe(1);

@@ -248,16 +248,6 @@ describe('validate: any object', () => {
     const problems = validate({ apiVersion: 'karpenter.sh/v1beta1', kind: 'NodePool', metadata: { name: 'web' } });
     expect(problems).toEqual([expect.stringMatching(/^NodePool\/web: kind: no vendored CRD serves apiVersion "karpenter\.sh\/v1beta1" kind "NodePool"/)]);
   });
-
-  it('validates 1,000 objects in well under a few seconds once the schemas are compiled', () => {
-    const objects = [aNodePool(), aNodeClass(), anApplication()];
-    objects.forEach(validate);
-    // CPU time, not wall time: a busy machine must not fail it.
-    const start = process.cpuUsage();
-    for (let i = 0; i < 1000; i++) validate(objects[i % objects.length]);
-    const used = process.cpuUsage(start);
-    expect((used.user + used.system) / 1000).toBeLessThan(3000);
-  });
 });
 
 describe('defaulted', () => {
