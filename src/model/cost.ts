@@ -122,22 +122,40 @@ export interface TeamCeiling {
  * {@link PoolCost}s) per cluster and over every cluster, with its budget.
  */
 export function teamCeilings(pools: readonly PoolCost[], clusters: readonly string[], budgets: readonly TeamBudget[] = []): TeamCeiling[] {
-  const teams = [...new Set(pools.map((p) => p.team))];
-  return teams.map((team) => {
-    const mine = pools.filter((p) => p.team === team);
+  // One pass over the pools, by team and then by cluster: a scan per team and cluster would cost teams x clusters x pools.
+  const byTeam = new Map<string, PoolCost[]>();
+  for (const p of pools) {
+    const mine = byTeam.get(p.team);
+    if (mine) mine.push(p);
+    else byTeam.set(p.team, [p]);
+  }
+  return [...byTeam].map(([team, mine]) => {
+    const here = byCluster(mine);
     const perCluster = new Map<string, number | null>();
     for (const c of clusters) {
-      const here = mine.filter((p) => p.cluster === c);
-      if (here.length) perCluster.set(c, sum(here.map((p) => p.perHour)));
+      const costs = here.get(c);
+      if (costs) perCluster.set(c, sum(costs));
     }
     const budget = budgets.find((b) => b.team === team && b.group === undefined)?.perHour;
     return { team, pools: mine, perCluster, total: sum(mine.map((p) => p.perHour)), ...(budget !== undefined ? { budget } : {}) };
   });
 }
 
+/** Each cluster's pools' ceilings, in the pools' order. */
+function byCluster(pools: readonly PoolCost[]): Map<string, (number | null)[]> {
+  const here = new Map<string, (number | null)[]>();
+  for (const p of pools) {
+    const costs = here.get(p.cluster);
+    if (costs) costs.push(p.perHour);
+    else here.set(p.cluster, [p.perHour]);
+  }
+  return here;
+}
+
 /** Every cluster's ceiling: the sum of its pools'. null when a pool is unbounded. */
 export function clusterCeilings(pools: readonly PoolCost[], clusters: readonly string[]): { cluster: string; perHour: number | null }[] {
-  return clusters.map((c) => ({ cluster: c, perHour: sum(pools.filter((p) => p.cluster === c).map((p) => p.perHour)) }));
+  const here = byCluster(pools);
+  return clusters.map((c) => ({ cluster: c, perHour: sum(here.get(c) ?? []) }));
 }
 
 /** A problem with a team's budget, located at its `budget.perHour` (the shape of an input Problem). */
@@ -159,7 +177,8 @@ export function budgetProblems(ceilings: readonly TeamCeiling[], budgets: readon
     const team = ceilings.find((t) => t.team === budget.team);
     if (!team) continue;
     // A group's budget counts the team's pools on the group's clusters only.
-    const pools = budget.group ? team.pools.filter((p) => budget.group!.clusters.includes(p.cluster)) : team.pools;
+    const inGroup = budget.group && new Set(budget.group.clusters);
+    const pools = inGroup ? team.pools.filter((p) => inGroup.has(p.cluster)) : team.pools;
     const where = budget.group ? ` on group ${budget.group.name}'s ${budget.group.clusters.length} cluster(s)` : '';
     const at = (message: string) => problems.push({ ...budget.at, message });
     const unbounded = pools.filter((p) => p.perHour === null);
