@@ -125,10 +125,9 @@ function benchDiff(dir, n) {
   writeConfig(repo, n);
   const config = join(repo, 'platform.yaml');
   timed([main, 'synth', '--config', config, '--outdir', repo], 'diff: synth of the base', n);
-  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  const git = gitIn(repo);
   git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
+  commit(git, 'base');
   const team = `team-${Math.floor(n / 2)}`;
   const text = readFileSync(config, 'utf8');
   const at = text.indexOf(`  ${team}:\n`);
@@ -188,10 +187,9 @@ function benchFleet(dir, clusters, teams) {
   // A copy's files have the copy's times, so its first synth reads each of them to know it (docs/performance.md#incremental-synth):
   // warm is a synth over what a synth in the same folder left, so the copy is synthesized once first, untimed.
   settle(tool, baseConfig, base);
-  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  const git = gitIn(repo);
   git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
+  commit(git, 'base');
   writeFleet(repo, clusters, teams, 'al2023@v20260507');
   const docsPath = join(dir, 'docs.json');
   const docs = documents(base, ['dist', 'argocd']);
@@ -257,10 +255,9 @@ function benchReviews(dir, tool, base, { n, clusters, teams, groupChanged }) {
   writeFileSync(join(repo, '.gitignore'), '.karpenter-gitops/\n');
   const config = join(repo, 'platform.yaml');
   settle(tool, config, repo);
-  const git = (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { stdio: 'pipe' });
+  const git = gitIn(repo);
   git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'base');
+  commit(git, 'base');
   const one = readdirSync(join(repo, 'terraform')).sort()[0];
   const edits = {
     'one cluster (its Terraform outputs)': () => {
@@ -276,8 +273,7 @@ function benchReviews(dir, tool, base, { n, clusters, teams, groupChanged }) {
     git('checkout', '-q', '-b', branch, 'main');
     edit();
     const synth = timed([tool.run, 'synth', '--config', config, '--outdir', repo], `fleet: synth of a PR changing ${what}`, n);
-    git('add', '-A');
-    git('commit', '-q', '-m', what);
+    commit(git, what);
     const diffs = [];
     for (let r = 0; r < runs; r++) diffs.push(timed([tool.run, 'diff', '--base', 'main', '--head', branch, '--outdir', repo], `fleet: diff --head of a PR changing ${what} ${r + 1}/${runs}`, n));
     rows.push({ what, synth, diff: { ms: median(diffs.map((d) => d.ms)), mb: Math.max(...diffs.map((d) => d.mb)) } });
@@ -290,6 +286,22 @@ function benchReviews(dir, tool, base, { n, clusters, teams, groupChanged }) {
   const parts = Array.from({ length: 4 }, (_, i) => join(dir, `part-${i + 1}.json`)).join(',');
   const assembly = timed([tool.run, 'diff', '--parts', parts, '--format', 'markdown'], 'fleet: diff --parts of 4 shards', n);
   return { rows, shards: { slowest: Math.max(...shards.map((x) => x.ms)), mb: Math.max(...shards.map((x) => x.mb)), assembly } };
+}
+
+/**
+ * git in a bench repository, with no housekeeping of its own: a commit of thousands of files
+ * makes git start `git gc --auto` in the background (more than gc.auto, 6,700, loose objects;
+ * gc.autoDetach; git-gc(1), "CONFIGURATION"), which would take a core from the next timed run.
+ */
+function gitIn(repo) {
+  return (...args) => execFileSync('git', ['-C', repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'gc.auto=0', ...args], { stdio: 'pipe' });
+}
+
+/** Commits everything, then packs the objects in the foreground, untimed: a CI checkout's repository is packed. */
+function commit(git, message) {
+  git('add', '-A');
+  git('commit', '-q', '-m', message);
+  git('gc', '-q');
 }
 
 /** One untimed synth of a copied fleet, so what a timed synth finds is what a synth in that folder left (its manifest and the files' times). */
