@@ -88,12 +88,12 @@ export class OutputDir {
   }
 
   /**
-   * `dist/` and `argocd/` as they are now (no link is ever followed); only the files `holds` takes
-   * (a shard's), when given. Listed again: a synth builds for seconds after opening, and a file
-   * removed meanwhile (a `git checkout`) must not be one it expects to read.
+   * `dist/` and `argocd/` as listed when the run opened them (no link is ever followed), each file
+   * read now; only the files `holds` takes (a shard's), when given. A file removed since (a `git
+   * checkout` while a synth builds) is not in it; one added since is the next run's to find.
    */
   public read(holds?: (path: string) => boolean): OutputTree {
-    return readOutputTree(this.root, holds);
+    return readOutputTree(this.root, holds, this.listing);
   }
 
   /**

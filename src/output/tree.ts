@@ -19,11 +19,18 @@ export interface OutputTree {
  * the repository.
  * @param holds which files to read (a shard's, output/shard.ts) and, by a file inside it, which folders: the
  *   others are left as they are by a change planned from this tree. @default - every file
+ * @param listing the tree's files and folders, listed before: a file of it that is gone since is
+ *   not in the tree read (a link or special file where it was is still refused). @default - listed now
  */
-export function readOutputTree(root: string, holds: (path: string) => boolean = () => true): OutputTree {
-  const { files, dirs } = listOutputTree(root);
+export function readOutputTree(root: string, holds: (path: string) => boolean = () => true, listing: Listing = listOutputTree(root)): OutputTree {
+  const { files, dirs } = listing;
+  const read = new Map<string, string>();
+  for (const path of files.filter(holds)) {
+    const text = readRegular(root, path);
+    if (text !== undefined) read.set(path, text);
+  }
   return {
-    files: new Map(files.filter(holds).map((path) => [path, readRegular(root, path)])),
+    files: read,
     // A folder is held when a file in it would be: the roots always are (they stay, even empty).
     dirs: dirs.filter((d) => !d.includes('/') || holds(`${d}/-`)),
   };
@@ -80,12 +87,15 @@ export function kindOf(path: string): 'missing' | 'dir' | 'file' | 'link' | 'oth
 }
 
 /** Reads a file that must still be a regular file when opened (O_NOFOLLOW closes the race with a swap to a link). */
-function readRegular(root: string, path: string): string {
+function readRegular(root: string, path: string): string | undefined {
   let fd: number;
   try {
     fd = openSync(join(root, path), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw notRegular(path, 'a symbolic link');
+    const { code } = err as NodeJS.ErrnoException;
+    if (code === 'ELOOP') throw notRegular(path, 'a symbolic link');
+    // Gone since it was listed (a checkout meanwhile): not part of the tree.
+    if (code === 'ENOENT') return undefined;
     throw err;
   }
   try {

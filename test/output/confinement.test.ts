@@ -50,6 +50,22 @@ describe('the output folders never lead outside the root', () => {
     expect(() => OutputDir.open(root, 'check')).toThrow(/^dist\/pipe\.yaml is not a regular file/);
   });
 
+  it('reads the tree as listed when the run opened it: a file removed since is not in it, a link planted since is still refused', () => {
+    mkdirSync(join(root, 'dist/demo'), { recursive: true });
+    for (const name of ['a', 'b', 'c']) writeFileSync(join(root, `dist/demo/${name}.yaml`), `${name}\n`);
+    const out = OutputDir.open(root, 'synth');
+    try {
+      // A checkout while the synth builds: one file removed, another put in place of one by a link.
+      rmSync(join(root, 'dist/demo/a.yaml'));
+      expect([...out.read().files]).toEqual([['dist/demo/b.yaml', 'b\n'], ['dist/demo/c.yaml', 'c\n']]);
+      rmSync(join(root, 'dist/demo/b.yaml'));
+      symlinkSync(join(outside, 'secret'), join(root, 'dist/demo/b.yaml'));
+      expect(() => out.read()).toThrow(/^dist\/demo\/b\.yaml is a symbolic link/);
+    } finally {
+      out.close();
+    }
+  });
+
   it('fails when its own state folder is a symbolic link', () => {
     symlinkSync(outside, join(root, '.karpenter-gitops'));
     expect(() => OutputDir.open(root, 'synth')).toThrow(/^\.karpenter-gitops is a symbolic link: it is karpenter-gitops' own state folder; remove it/);
