@@ -50,6 +50,18 @@ export interface ClusterPoolsInput {
 }
 
 /**
+ * Whether the levels make a pool adopted: `adopted` is a scalar, so the most specific level that
+ * sets it decides, as merging the levels would (resolve.ts mergeLayers), without merging them.
+ */
+function adoptedBy(layers: readonly Layer[]): boolean {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const adopted = layers[i].fields.adopted;
+    if (adopted !== undefined) return adopted === true;
+  }
+  return false;
+}
+
+/**
  * The pools of one cluster, each with its fields merged along the inheritance chain:
  * built-in < `defaults` < team < team.pools.<key> < each of the cluster's groups (its
  * teams.<team>, then teams.<team>.pools.<key>) < cluster.teams.<team> <
@@ -83,7 +95,7 @@ export function resolvePools(input: ClusterPoolsInput, problems: Problem[], warn
       ...(cluster.overrides ? [{ fields: cluster.overrides, at: ['clusters', clusterId, 'overrides'] }] : []),
     ];
     // An adopted pool (docs/adopting.md) is verbatim: the fleet's defaults do not apply to it.
-    const chain = (own: Layer[]) => (mergeLayers(own).fields.adopted === true ? own : [...defaults, ...own]);
+    const chain = (own: Layer[]) => (adoptedBy(own) ? own : [...defaults, ...own]);
     // A NodePool's own name is set where the pool is defined and never inherited (a team's name is its default pool's).
     if (team.defaultPool !== false) candidates.push({ name: team.name ?? teamId, at: teamAt, layers: chain([teamLayer, ...forGroups(), ...forCluster, ...overrides]) });
     for (const [key, fields] of Object.entries(team.pools ?? {})) {

@@ -79,8 +79,9 @@ function mergeInto(
       out[k] = mergeInto(prev, v, here, from, origins);
     } else {
       origins.set(key(here), from);
-      // Replaced whole: forget the origins of whatever was below the old value.
-      for (const o of [...origins.keys()]) if (o.startsWith(`${key(here)}\u0000`)) origins.delete(o);
+      // Replaced whole: forget the origins of whatever was below the old value (only a map has any:
+      // lists and scalars are never merged into).
+      if (isMap(prev)) for (const o of [...origins.keys()]) if (o.startsWith(`${key(here)}\u0000`)) origins.delete(o);
       out[k] = v;
     }
   }
