@@ -90,10 +90,13 @@ export class OutputDir {
   /**
    * `dist/` and `argocd/` as listed when the run opened them (no link is ever followed), each file
    * read now; only the files `holds` takes (a shard's), when given. A file removed since (a `git
-   * checkout` while a synth builds) is not in it; one added since is the next run's to find.
+   * checkout` while a synth builds) is not in it; one added since is the next run's to find. A
+   * folder removed since makes it list the tree again: a change planned from the old listing would
+   * move files into a folder that is gone.
    */
   public read(holds?: (path: string) => boolean): OutputTree {
-    return readOutputTree(this.root, holds, this.listing);
+    const listed = this.listing.dirs.every((d) => kindOf(join(this.root, d)) === 'dir');
+    return readOutputTree(this.root, holds, listed ? this.listing : listOutputTree(this.root));
   }
 
   /**

@@ -66,6 +66,20 @@ describe('the output folders never lead outside the root', () => {
     }
   });
 
+  it('lists the tree again when a folder of it is gone since the run opened it, so the change it plans creates the folder again', async () => {
+    mkdirSync(join(root, 'dist/demo/nodepools'), { recursive: true });
+    writeFileSync(join(root, 'dist/demo/nodepools/a.yaml'), 'a\n');
+    const out = OutputDir.open(root, 'synth');
+    try {
+      rmSync(join(root, 'dist/demo'), { recursive: true });
+      const result = await out.replace(new Map([['dist/demo/nodepools/a.yaml', 'a2\n'], ['dist/demo/nodepools/b.yaml', 'b\n']]), out.read());
+      expect(result.written).toEqual(['dist/demo/nodepools/a.yaml', 'dist/demo/nodepools/b.yaml']);
+      expect(readFileSync(join(root, 'dist/demo/nodepools/a.yaml'), 'utf8')).toBe('a2\n');
+    } finally {
+      out.close();
+    }
+  });
+
   it('fails when its own state folder is a symbolic link', () => {
     symlinkSync(outside, join(root, '.karpenter-gitops'));
     expect(() => OutputDir.open(root, 'synth')).toThrow(/^\.karpenter-gitops is a symbolic link: it is karpenter-gitops' own state folder; remove it/);
