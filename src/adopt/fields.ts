@@ -109,6 +109,7 @@ function classFields(nodeClass: LiveObject, cluster: ClusterFacts, unsayable: Un
   const handled = new Set<string>(['amiFamily', 'amiSelectorTerms', 'role', 'subnetSelectorTerms', 'securityGroupSelectorTerms', 'metadataOptions', 'tags', ...SAME_NAMED_CLASS_FIELDS]);
   for (const key of Object.keys(spec)) if (!handled.has(key)) unsayable.push({ object: nodeClass, path: ['spec', key], message: 'has no pool field yet' });
   emptySelectorValues(nodeClass, unsayable);
+  unnamedDevices(nodeClass, unsayable);
   windowsClass(nodeClass, unsayable);
   combinedTerms(nodeClass, unsayable);
   const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms.filter(isObject) : [];
@@ -156,8 +157,8 @@ function emptySelectorValues(nodeClass: LiveObject, unsayable: Unsayable[]): voi
 const WINDOWS = 'Windows pools are not supported: the config makes Linux nodes only (AL2023, Bottlerocket, AL2); leave this pool out of the export and keep managing it as today';
 
 /**
- * A NodePool that asks for Windows nodes (`kubernetes.io/os In [windows]`), or gives values to an
- * operator that takes none: refused, naming the requirement.
+ * A NodePool that asks for Windows nodes (`kubernetes.io/os In [windows]`), gives values to an
+ * operator that takes none, or none to `NotIn`: refused, naming the requirement.
  */
 function windowsRequirements(nodePool: LiveObject, requirements: unknown, unsayable: Unsayable[]): void {
   if (!Array.isArray(requirements)) return;
@@ -166,8 +167,32 @@ function windowsRequirements(nodePool: LiveObject, requirements: unknown, unsaya
       unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i, 'values'], refused: true,
         message: `operator ${r.operator} takes no values (Karpenter ignores them; the config refuses them): remove them from the NodePool first` });
     }
+    // The CRD requires values of In only; Karpenter makes NotIn of no values the requirement it
+    // makes of Exists (kubernetes-sigs/karpenter pkg/scheduling/requirement.go, NewRequirementWithFlexibility
+    // and Operator), and the config says that as Exists.
+    if (isObject(r) && r.operator === 'NotIn' && (r.values === undefined || (Array.isArray(r.values) && r.values.length === 0))) {
+      unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i], refused: true,
+        message: 'operator NotIn with no values is what Karpenter reads as Exists (the label must be there, with any value); the config refuses NotIn without values: write operator: Exists in the NodePool first' });
+    }
     if (isObject(r) && r.key === 'kubernetes.io/os' && r.operator === 'In' && Array.isArray(r.values) && r.values.includes('windows')) {
       unsayable.push({ object: nodePool, path: ['spec', 'template', 'spec', 'requirements', i], message: `${WINDOWS} (kubernetes.io/os In [${r.values.join(', ')}])`, refused: true });
+    }
+  });
+}
+
+/**
+ * A block device mapping without `deviceName`, which the CRD lets through: Karpenter hands it to EC2
+ * as the launch template's device name (aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go
+ * `blockDeviceMappings`) and, when no root volume gives a size, dereferences it to find the AMI's
+ * root device (pkg/providers/instancetype/types.go `ephemeralStorage`). Refused, naming the mapping.
+ */
+function unnamedDevices(nodeClass: LiveObject, unsayable: Unsayable[]): void {
+  const mappings = nodeClass.spec.blockDeviceMappings;
+  if (!Array.isArray(mappings)) return;
+  mappings.forEach((m, i) => {
+    if (isObject(m) && m.deviceName === undefined) {
+      unsayable.push({ object: nodeClass, path: ['spec', 'blockDeviceMappings', i], refused: true,
+        message: 'has no deviceName: Karpenter gives EC2 each mapping\'s device name and reads it to find the root volume, and the config requires one: set deviceName (such as /dev/xvda) in the EC2NodeClass first' });
     }
   });
 }

@@ -22,8 +22,13 @@ import { aFleet, writeExport } from './live-builders';
 afterAll(removeProjects);
 
 const RELEASES = ['1.13.1', '1.14.1'];
-/** Runs per release: each adopts and synthesizes a fleet (about 1.5 s). */
+/** Runs per release and seed: each adopts and synthesizes a fleet (about half a second). */
 const RUNS = 24;
+/**
+ * The samples' seeds. 4545 found what 44 did not: NotIn with no values and a block device mapping
+ * without deviceName, both valid for the CRD, were refused as "the config adoption would write …".
+ */
+const SEEDS = [44, 4545];
 
 const NODE_CLASS_REF = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' };
 const BASES = {
@@ -36,7 +41,7 @@ const BASES = {
   },
 };
 /** What adoption refuses by design (the config refuses it too), as its messages say it. */
-const REFUSED = /Windows pools are not supported|a limit no node's resource reaches never binds|takes no values \(Karpenter ignores them|: is empty: Karpenter|which the CRD lets through only beside a term that does not/;
+const REFUSED = /Windows pools are not supported|a limit no node's resource reaches never binds|takes no values \(Karpenter ignores them|: is empty: Karpenter|which the CRD lets through only beside a term that does not|operator NotIn with no values is what Karpenter reads as Exists|has no deviceName: Karpenter gives EC2/;
 
 /** A valid stored object of `kind` from a generated spec, or undefined when it cannot be made valid. */
 function stored(release: string, kind: 'NodePool' | 'EC2NodeClass', spec: unknown): Plain | undefined {
@@ -90,8 +95,9 @@ describe.each(RELEASES)('a valid NodePool and EC2NodeClass of Karpenter %s', (re
   it('adopts, and synth makes them again (equal once the API server defaults them), or is refused only by design', async () => {
     const pools = fromSchema(specSchema(release, 'karpenter.sh_nodepools.yaml'));
     const classes = fromSchema(specSchema(release, 'karpenter.k8s.aws_ec2nodeclasses.yaml'));
-    const pairs = fc.sample(fc.tuple(pools, classes).map(([p, c]) => [stored(release, 'NodePool', p), stored(release, 'EC2NodeClass', c)] as const)
-      .filter((pair): pair is readonly [Plain, Plain] => pair[0] !== undefined && pair[1] !== undefined), { numRuns: RUNS, seed: 44 });
+    const valid = fc.tuple(pools, classes).map(([p, c]) => [stored(release, 'NodePool', p), stored(release, 'EC2NodeClass', c)] as const)
+      .filter((pair): pair is readonly [Plain, Plain] => pair[0] !== undefined && pair[1] !== undefined);
+    const pairs = SEEDS.flatMap((seed) => fc.sample(valid, { numRuns: RUNS, seed }));
     const gaps: unknown[] = [];
     let adopted = 0;
     for (const [pool, nodeClass] of pairs) {
@@ -118,11 +124,12 @@ describe.each(RELEASES)('a valid NodePool and EC2NodeClass of Karpenter %s', (re
         if (problems.length || !same) gaps.push({ key, problems, live: o.spec, made: mine?.spec });
       }
     }
-    expect(pairs.length).toBeGreaterThan(RUNS / 2);
-    // Most pairs adopt; the rest are refused by design, each checked above.
-    expect(adopted).toBeGreaterThan(pairs.length / 3);
+    expect(pairs.length).toBeGreaterThan(SEEDS.length * RUNS / 2);
     if (process.env.GAPS) console.log(adopted, pairs.length, JSON.stringify(gaps.map((g) => (g as Plain).refused ?? (g as Plain).synth ?? [(g as Plain).key, (g as Plain).problems, firstDiff(asSets((g as Plain).live), asSets((g as Plain).made))])));
+    // Every pair adopts and comes back, or is refused by design (each checked above): what it is about.
     expect(gaps).toEqual([]);
+    // And the sample is not all refusals: a third of the pairs or more adopt.
+    expect(adopted).toBeGreaterThanOrEqual(pairs.length / 3);
   }, 180_000);
 });
 

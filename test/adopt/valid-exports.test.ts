@@ -66,6 +66,18 @@ describe('an export adoption refuses, naming the object and field, never "a bug 
     expect(r.after).toBe(r.before);
   });
 
+  it('fails on what the CRD lets through and the config cannot say: NotIn with no values (Karpenter reads it as Exists), a block device mapping without deviceName', async () => {
+    const r = await adopt([
+      aLiveNodePool('default', {}, { requirements: [{ key: 'example.com/tier', operator: 'NotIn', values: [] }] }),
+      aLiveNodeClass({ blockDeviceMappings: [{ rootVolume: true, ebs: { volumeSize: '40Gi', volumeType: 'gp3', encrypted: true } }] }),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/live\.yaml:\d+:\d+: items\[0\]\.spec\.template\.spec\.requirements\[0\]: NodePool default: operator NotIn with no values is what Karpenter reads as Exists .*write operator: Exists in the NodePool first/);
+    expect(r.err).toMatch(/live\.yaml:\d+:\d+: items\[1\]\.spec\.blockDeviceMappings\[0\]: EC2NodeClass default: has no deviceName: .*set deviceName \(such as \/dev\/xvda\) in the EC2NodeClass first/);
+    expect(r.err).not.toMatch(/a bug of adopt|the config adoption would write/);
+    expect(r.after).toBe(r.before);
+  });
+
   it('fails when a selector term combines an id with tags, or a limit names no resource, naming each', async () => {
     const r = await adopt([
       aLiveNodePool('default', { limits: { cpus: '10' } }),
