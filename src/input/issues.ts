@@ -146,12 +146,13 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown, written?: string): s
       if (own) return issue.message;
       if (issue.origin === 'array') return `needs at least ${issue.minimum} item(s)`;
       if (issue.origin === 'string') return issue.minimum === 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters`;
-      return `must be at least ${issue.minimum}, got ${describe(given)}`;
+      // positive() is more than 0, not at least 0.
+      return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}, got ${describe(given)}`;
     case 'too_big':
       if (own) return issue.message;
       if (issue.origin === 'array') return `at most ${issue.maximum} item(s) allowed`;
       if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
-      return `must be at most ${issue.maximum}, got ${describe(given)}`;
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}, got ${describe(given)}`;
     case 'invalid_format':
       return own ? `${describe(given)}: ${issue.message}` : `${describe(given)} has an invalid format`;
     default:

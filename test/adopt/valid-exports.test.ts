@@ -35,6 +35,18 @@ describe('adopt takes what 1.14.1 accepts', () => {
     expect(d.out).toContain('no changes to the generated resources');
   });
 
+  it('adopts a block device of iops and throughput 0, which Karpenter sends EC2 as no value; diff --live is quiet', async () => {
+    const r = await adopt([
+      aLiveNodePool('zeroes'),
+      aLiveNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', rootVolume: true, ebs: { volumeSize: '40Gi', volumeType: 'gp3', iops: 0, throughput: 0, encrypted: true } }] }),
+    ]);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    expect(r.after).toMatch(/iops: 0/);
+    const d = await cli(['diff', '--live', r.live, '--cluster', 'c1', '--config', r.project.configPath, '--outdir', r.project.dir, '--fail-on', 'destructive']);
+    expect(d).toMatchObject({ code: 0 });
+    expect(d.out).toContain('no changes to the generated resources');
+  });
+
   it('adopts a static pool (replicas); diff --live is quiet', async () => {
     const r = await adopt([aLiveNodePool('static', { replicas: 3, limits: { nodes: '5' } }), aLiveNodeClass()]);
     expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });

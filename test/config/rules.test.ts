@@ -133,6 +133,11 @@ describe('types', () => {
       config: aConfig({ teams: { web: { smokeTest: { replicas: -1 } } } }),
       problem: /platform\.yaml:\d+:\d+: teams\.web\.smokeTest\.replicas: must be at least 0, got number -1/,
     },
+    {
+      when: 'the root volume\'s iops is 0 (a positive number: more than 0, not at least 0)',
+      config: aConfig({ teams: { web: { volume: { iops: 0 } } } }),
+      problem: /platform\.yaml:\d+:\d+: teams\.web\.volume\.iops: must be more than 0, got number 0$/,
+    },
   ]);
 });
 

@@ -222,8 +222,10 @@ export const blockDeviceMapping = z.strictObject({
   ebs: z.strictObject({
     volumeSize: z.string().regex(VOLUME_SIZE, { error: 'must be a whole size in Gi, G, Ti or T, such as "100Gi"' }).optional(),
     volumeType: z.enum(['gp3', 'gp2', 'io1', 'io2', 'sc1', 'st1', 'standard']).optional(),
-    iops: z.number().int().positive().optional(),
-    throughput: z.number().int().positive().optional(),
+    // 0 as the CRD allows it: Karpenter sends EC2 no value for 0 (lo.EmptyableToPtr in
+    // aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go), the volume type's default.
+    iops: z.number().int().nonnegative().optional(),
+    throughput: z.number().int().nonnegative().optional(),
     encrypted: z.boolean().optional(),
     kmsKeyID: z.string().min(1).optional(),
     snapshotID: z.string().min(1).optional(),
