@@ -186,11 +186,7 @@ function adopt(say: Reporter, o: AdoptOptions, lock: ConfigFileLock): number {
     return EXIT.failed;
   }
   const after = readPlan(o.configPath, { ...say.loadOptions, configText: fleet.text });
-  if (!after.platform || after.problems.length) {
-    for (const p of collapseShared(after.problems)) say.error(`the config adoption would write: ${p.path ? `${p.path}: ` : ''}${p.message}`);
-    say.err('adoption would write a config synth refuses (a bug of adopt, please report it); nothing was written');
-    return EXIT.failed;
-  }
+  if (!after.platform || after.problems.length) return refusedAdoption(say, after.problems);
   if (!before.plan || !after.plan) throw new Error('a config that loads with no problem has a plan');
   const checked = checkAdoption({ platform: before.platform, plan: before.plan }, { platform: after.platform, plan: after.plan }, o.targets.map((t, i) => ({ cluster: t.cluster, ...read.exports[i], dropped: fleet.clusters[i].adoption.dropped })));
   // EKS Auto Mode's pools are left to EKS; the shared karpenter.sh CRDs must not be synced there (adopt/auto-mode.ts).
@@ -338,4 +334,17 @@ function lostValues(live: unknown, generated: unknown, dropped: readonly string[
   };
   walk(live, generated, []);
   return out;
+}
+
+/**
+ * Why the config adoption would write does not load: what the config refuses by design of a state
+ * the cluster may run is the cluster's to change; anything else is adopt's own mistake.
+ */
+function refusedAdoption(say: Reporter, problems: readonly Problem[]): number {
+  const running = problems.filter((p) => p.refusesRunningState);
+  const bugs = problems.filter((p) => !p.refusesRunningState);
+  for (const p of collapseShared(running)) say.error(`the cluster runs what the config refuses: ${p.message}; change it in the cluster first (or leave the pool out of the export), then adopt again`);
+  for (const p of collapseShared(bugs)) say.error(`the config adoption would write: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+  say.err(bugs.length ? 'adoption would write a config synth refuses (a bug of adopt, please report it); nothing was written' : `${running.length} problem(s) found; nothing was written`);
+  return EXIT.failed;
 }

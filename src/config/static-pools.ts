@@ -117,7 +117,11 @@ export function staticDriftProblems(ctx: StaticPoolContext, s: PoolSettings, rel
   const gate = compareRelease(release.version, TERMINATE_FIRST_DRIFT_SINCE) >= 0
     ? `, or set clusters.${ctx.cluster}.karpenter.controller.featureGates.terminateFirstDrift: true (drift then deletes a node before its replacement: the pool is one node short while each is replaced)`
     : ` (Karpenter ${TERMINATE_FIRST_DRIFT_SINCE} and later can delete first, with featureGates.terminateFirstDrift)`;
-  return [ctx.problem(['limits', 'nodes'], `pool ${ctx.name} is static (replicas: ${s.replicas}) with limits.nodes: ${limit}: Karpenter ${release.version} replaces a drifted static node `
-    + 'by launching its replacement first, within limits.nodes, so with no room above replicas no drifted node is ever replaced (aws/karpenter-provider-aws#8873): '
-    + `set limits.nodes to at least ${s.replicas + 1} (each node above replicas is one replacement at a time), or remove it${gate}`)];
+  return [{
+    ...ctx.problem(['limits', 'nodes'], `pool ${ctx.name} is static (replicas: ${s.replicas}) with limits.nodes: ${limit}: Karpenter ${release.version} replaces a drifted static node `
+      + 'by launching its replacement first, within limits.nodes, so with no room above replicas no drifted node is ever replaced (aws/karpenter-provider-aws#8873): '
+      + `set limits.nodes to at least ${s.replicas + 1} (each node above replicas is one replacement at a time), or remove it${gate}`),
+    // The CRD accepts it: a cluster may run it, and adopt says so.
+    refusesRunningState: true,
+  }];
 }

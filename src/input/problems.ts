@@ -21,6 +21,12 @@ export interface Problem {
    */
   readonly cluster?: string;
   /**
+   * The config refuses, by design, a state Karpenter's CRDs accept and a cluster may run (a static
+   * pool whose limits.nodes leaves no room to replace a drifted node): `adopt` says the cluster runs
+   * it, not that adoption wrote a config it should not have. @default false
+   */
+  readonly refusesRunningState?: boolean;
+  /**
    * The problems a shared line stands for, one per cluster ({@link collapseShared}): what
    * `synth --verbose` lists one by one.
    * @default - it stands for itself

@@ -41,7 +41,7 @@ const BASES = {
   },
 };
 /** What adoption refuses by design (the config refuses it too), as its messages say it. */
-const REFUSED = /Windows pools are not supported|a limit no node's resource reaches never binds|takes no values \(Karpenter ignores them|: is empty: Karpenter|which the CRD lets through only beside a term that does not|operator NotIn with no values is what Karpenter reads as Exists|has no deviceName: Karpenter gives EC2/;
+const REFUSED = /Windows pools are not supported|a limit no node's resource reaches never binds|takes no values \(Karpenter ignores them|: is empty: Karpenter|which the CRD lets through only beside a term that does not|operator NotIn with no values is what Karpenter reads as Exists|has no deviceName: Karpenter gives EC2|^error: the cluster runs what the config refuses: /;
 
 /** A valid stored object of `kind` from a generated spec, or undefined when it cannot be made valid. */
 function stored(release: string, kind: 'NodePool' | 'EC2NodeClass', spec: unknown): Plain | undefined {

@@ -90,6 +90,15 @@ describe('an export adoption refuses, naming the object and field, never "a bug 
     expect(r.after).toBe(r.before);
   });
 
+  it('fails on a static pool whose limits.nodes leaves no room to replace a drifted node: the cluster runs what the config refuses, not a bug of adopt', async () => {
+    const r = await adopt([aLiveNodePool('static', { replicas: 3, limits: { nodes: '3' } }), aLiveNodeClass()]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: the cluster runs what the config refuses: pool static is static \(replicas: 3\) with limits\.nodes: 3: .*set limits\.nodes to at least 4 .*; change it in the cluster first \(or leave the pool out of the export\), then adopt again$/m);
+    expect(r.err).toMatch(/^1 problem\(s\) found; nothing was written$/m);
+    expect(r.err).not.toMatch(/a bug of adopt|the config adoption would write/);
+    expect(r.after).toBe(r.before);
+  });
+
   it('fails when a selector term combines an id with tags, or a limit names no resource, naming each', async () => {
     const r = await adopt([
       aLiveNodePool('default', { limits: { cpus: '10' } }),
