@@ -106,6 +106,11 @@ describe('diff on the example', () => {
   it('fails with a clear message for an unknown ref', async () => {
     const r = await cli(['diff', '--base', 'no-such-branch', '--config', join(dir, 'config/platform.yaml'), '--outdir', dir]);
     expect(r).toMatchObject({ code: 1, err: expect.stringMatching(/^error: git: no such commit "no-such-branch"$/) });
+    // --head (the pull-request workflow) says it the same way, of either ref, not as git's "bad revision".
+    for (const [base, head] of [['HEAD', 'no-such-branch'], ['no-such-branch', 'HEAD']]) {
+      const h = await cli(['diff', '--base', base, '--head', head, '--outdir', dir]);
+      expect(h).toMatchObject({ code: 1, err: expect.stringMatching(/^error: git: no such commit "no-such-branch"$/) });
+    }
   });
 
   it('fails naming the file when the base tree holds YAML that does not parse', async () => {
