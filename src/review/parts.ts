@@ -139,11 +139,18 @@ function revive(_key: string, value: unknown): unknown {
 /** Reads a part this tool wrote, or says why it is not one. */
 export function readPart(path: string): ReviewPart | { readonly problem: string } {
   const problem = (message: string) => ({ problem: message });
-  let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'), revive);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     return problem(`cannot read a review part: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text, revive);
+  } catch {
+    // JSON.parse's message quotes the text: a file given by mistake is never echoed.
+    return problem(`not a review part: not JSON (give the file diff --part-out wrote)`);
   }
   if (!isPart(value)) return problem(`not a review part of this tool (version ${VERSION}): give the file diff --part-out wrote`);
   return value;

@@ -94,7 +94,11 @@ describe('diff in shards', () => {
     expect(mixed.err).toMatch(/shard 1 of 3 given more than once/);
     const notPart = await cli(['diff', '--parts', fleet.configPath]);
     expect(notPart).toMatchObject({ code: 1 });
-    expect(notPart.err).toMatch(/platform\.yaml: cannot read a review part/);
+    // Not JSON: said without quoting the file (JSON.parse's message would).
+    expect(notPart.err).toMatch(/platform\.yaml: not a review part: not JSON \(give the file diff --part-out wrote\)$/m);
+    expect(notPart.err).not.toMatch(/repoURL|github\.com/);
+    const gone = await cli(['diff', '--parts', `${fleet.configPath}.gone`]);
+    expect(gone.err).toMatch(/platform\.yaml\.gone: cannot read a review part: .*ENOENT/);
   });
 
   it('says what a shard needs on the command line', async () => {
