@@ -8,6 +8,7 @@
  * the export is an error naming the object and field; a NodePool of EKS Auto Mode (a NodeClass of
  * eks.amazonaws.com) is set apart, for adopt/auto-mode.ts.
  */
+import { describeValue } from '../input/issues';
 import type { FieldPath, Problem } from '../input/problems';
 import type { SourceFile } from '../input/source';
 import { AUTO_MODE_NODE_CLASS_KIND, isAutoModeRef } from './auto-mode';
@@ -76,7 +77,12 @@ export function readLiveExport(sources: readonly SourceFile[], file: string): { 
       ? value.items.map((item, i) => ({ item, at: ['items', i] }))
       : [{ item: value, at: [] }];
     for (const { item, at } of items) {
-      const o = isObject(item) ? item : {};
+      if (!isObject(item)) {
+        problems.push(source.problem(at, `expected a Kubernetes object (a map with apiVersion and kind), got ${describeValue(item)}: export `
+          + 'kubectl get nodepools.karpenter.sh,ec2nodeclasses.karpenter.k8s.aws,nodeoverlays.karpenter.sh -o yaml'));
+        continue;
+      }
+      const o = item;
       const type = `${String(o.apiVersion)} ${String(o.kind)}`;
       const name = isObject(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : undefined;
       const label = `${String(o.kind)} ${name ?? '(no name)'}`;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ResourceAmounts } from '../catalog/match';
 import type { NodeSelectorRequirement } from '../catalog/requirements';
 import { InputOptions } from '../input/input-file';
-import { zodProblems } from '../input/issues';
+import { describeValue, zodProblems } from '../input/issues';
 import { FieldPath, InputError, Problem } from '../input/problems';
 import { SourceFile } from '../input/source';
 import { isPlainMap, userMap } from '../input/user-map';
@@ -122,7 +122,7 @@ export function manifestOf(documents: readonly SourceFile[]): { manifest: Manife
 
 const quantity = z.unknown().transform((input, ctx): Quantity => {
   if (typeof input !== 'string' && typeof input !== 'number') {
-    ctx.issues.push({ code: 'custom', input, message: `expected a quantity such as 500m, 2 or 1Gi, got ${describe(input)}` });
+    ctx.issues.push({ code: 'custom', input, message: `expected a quantity such as 500m, 2 or 1Gi, got ${describeValue(input)}` });
     return z.NEVER;
   }
   const parsed = Quantity.parse(input);
@@ -206,7 +206,7 @@ function readObject(source: SourceFile, data: unknown, at: FieldPath, found: Fou
   const { workloads, skipped, problems } = found;
   const value = valueAt(data, at);
   if (!isPlainMap(value)) {
-    problems.push(source.problem(at, `expected a Kubernetes object (a map with apiVersion and kind), got ${describe(value)}`));
+    problems.push(source.problem(at, `expected a Kubernetes object (a map with apiVersion and kind), got ${describeValue(value)}`));
     return;
   }
   const parsed = object.safeParse(value);
@@ -241,7 +241,7 @@ function readObject(source: SourceFile, data: unknown, at: FieldPath, found: Fou
 function readPod(source: SourceFile, data: unknown, at: FieldPath, daemonSet: boolean, problems: Problem[]): PodConstraints | undefined {
   const value = valueAt(data, at);
   if (!isPlainMap(value)) {
-    problems.push(source.problem(at, value === undefined ? 'required field is missing (expected the pod spec, a map)' : `expected the pod spec (a map), got ${describe(value)}`));
+    problems.push(source.problem(at, value === undefined ? 'required field is missing (expected the pod spec, a map)' : `expected the pod spec (a map), got ${describeValue(value)}`));
     return undefined;
   }
   const parsed = podSpec.safeParse(value);
@@ -299,12 +299,4 @@ function valueAt(data: unknown, path: FieldPath): unknown {
   return v;
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return `${typeof value} ${String(value)}`;
-}
 

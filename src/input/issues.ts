@@ -117,7 +117,7 @@ export function zodProblems(source: SourceFile, schema: z.ZodType, data: unknown
         break;
       }
       case 'invalid_union':
-        out.push(source.problem(path, issue.message === 'Invalid input' ? `${describe(valueAt(data, path))} is not allowed here` : issue.message));
+        out.push(source.problem(path, issue.message === 'Invalid input' ? `${describeValue(valueAt(data, path))} is not allowed here` : issue.message));
         break;
       default:
         out.push(source.problem(path, messageOf(issue, valueAt(data, path), source.sourceText(path))));
@@ -134,27 +134,27 @@ function messageOf(issue: z.core.$ZodIssue, given: unknown, written?: string): s
     case 'invalid_type':
       if (given === undefined) return `required field is missing (expected ${issue.expected})`;
       if (issue.expected === 'string' && typeof given === 'number') return `expected a string, got number ${written ?? String(given)} (quote it: "${written ?? String(given)}")`;
-      if (issue.expected === 'int') return `expected a whole number, got ${describe(given)}`;
-      return `expected ${ZOD_TYPE_WORDS[issue.expected] ?? article(issue.expected)}, got ${describe(given)}`;
+      if (issue.expected === 'int') return `expected a whole number, got ${describeValue(given)}`;
+      return `expected ${ZOD_TYPE_WORDS[issue.expected] ?? article(issue.expected)}, got ${describeValue(given)}`;
     case 'invalid_value':
       if (given === undefined) return `required field is missing (allowed: ${issue.values.map(String).join(', ')})`;
       if (typeof given === 'string' && Object.hasOwn(RENAMED_VALUES, given) && issue.values.includes(RENAMED_VALUES[given])) {
         return `"${given}" is the Karpenter v0.x name: in v1 it is ${RENAMED_VALUES[given]} (allowed: ${issue.values.map(String).join(', ')})`;
       }
-      return `unknown value ${describe(given)} (allowed: ${issue.values.map(String).join(', ')})`;
+      return `unknown value ${describeValue(given)} (allowed: ${issue.values.map(String).join(', ')})`;
     case 'too_small':
       if (own) return issue.message;
       if (issue.origin === 'array') return `needs at least ${issue.minimum} item(s)`;
       if (issue.origin === 'string') return issue.minimum === 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters`;
       // positive() is more than 0, not at least 0.
-      return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}, got ${describe(given)}`;
+      return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}, got ${describeValue(given)}`;
     case 'too_big':
       if (own) return issue.message;
       if (issue.origin === 'array') return `at most ${issue.maximum} item(s) allowed`;
       if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
-      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}, got ${describe(given)}`;
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}, got ${describeValue(given)}`;
     case 'invalid_format':
-      return own ? `${describe(given)}: ${issue.message}` : `${describe(given)} has an invalid format`;
+      return own ? `${describeValue(given)}: ${issue.message}` : `${describeValue(given)} has an invalid format`;
     default:
       return issue.message;
   }
@@ -174,11 +174,21 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-function describe(value: unknown): string {
+/** Longest string a message quotes whole; a longer one is quoted by its start and its length. */
+const QUOTED_CHARS = 80;
+
+/**
+ * A value as a message says it: `null`, `a list`, `a map`, a string quoted (a long one by its
+ * start and length: a file given by mistake is not echoed), `number 3`, `nothing`.
+ */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') {
+    return value.length <= QUOTED_CHARS ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, QUOTED_CHARS / 2))}… (${value.length} characters)`;
+  }
   return `${typeof value} ${String(value)}`;
 }
 

@@ -99,6 +99,21 @@ describe('an export adoption refuses, naming the object and field, never "a bug 
     expect(r.after).toBe(r.before);
   });
 
+  it('fails on a file that is no export (a text file given by mistake), quoting only its start, and on a list item that is not an object', async () => {
+    const project = aFleet();
+    const text = join(project.dir, 'notes.txt');
+    writeFileSync(text, `${'a secret line of a file given by mistake '.repeat(20)}\n`);
+    const r = await cli(['adopt', 'c1', '--live', text, '--config', project.configPath]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/notes\.txt:1:1: expected a Kubernetes object \(a map with apiVersion and kind\), got "a secret line of a file given by mistake"… \(\d+ characters\): export kubectl get /);
+    expect(r.err.split('a secret line').length).toBe(2);
+    const list = join(project.dir, 'list.yaml');
+    writeFileSync(list, 'apiVersion: v1\nkind: List\nitems:\n  - just a string\n');
+    const l = await cli(['adopt', 'c1', '--live', list, '--config', project.configPath]);
+    expect(l.err).toMatch(/list\.yaml:4:5: items\[0\]: expected a Kubernetes object \(a map with apiVersion and kind\), got "just a string"/);
+    expect(l.err).not.toMatch(/undefined/);
+  });
+
   it('fails when a selector term combines an id with tags, or a limit names no resource, naming each', async () => {
     const r = await adopt([
       aLiveNodePool('default', { limits: { cpus: '10' } }),
