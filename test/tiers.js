@@ -18,7 +18,7 @@ module.exports.SLOW = {
   'test/fuzz/synth.test.ts': 'property-based: synthesizes a hundred random configs',
   'test/fuzz/commands.test.ts': 'property-based: synth, check and diff through the command line on 50 hostile configs, in git repositories',
   'test/adopt/input-limits.test.ts': 'adopts Helm values of 100,000 keys under a bound that only a linear duplicate-key check meets',
-  'test/adopt/crd-property.test.ts': 'property-based: adopts and synthesizes 96 fleets of NodePools and EC2NodeClasses generated from the CRDs, from two seeds',
+  'test/adopt/crd-property.test.ts': 'property-based: adopts and synthesizes 144 fleets of NodePools and EC2NodeClasses generated from the CRDs, from three seeds',
   'test/init/init.test.ts': 'runs init on copies of the project',
   'test/rollout-simulation.test.ts': 'simulates Argo CD, Karpenter and promotion through a rollout',
   'test/rollout-simulation-gate.test.ts': 'simulates the drift gate through a rollout',

@@ -26,9 +26,11 @@ const RELEASES = ['1.13.1', '1.14.1'];
 const RUNS = 24;
 /**
  * The samples' seeds. 4545 found what 44 did not: NotIn with no values and a block device mapping
- * without deviceName, both valid for the CRD, were refused as "the config adoption would write …".
+ * without deviceName, both valid for the CRD, were refused as "the config adoption would write …";
+ * 31337 samples a static pool whose limits.nodes leaves no room above replicas (the cluster runs
+ * what the config refuses).
  */
-const SEEDS = [44, 4545];
+const SEEDS = [44, 4545, 31337];
 
 const NODE_CLASS_REF = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' };
 const BASES = {
