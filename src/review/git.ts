@@ -83,12 +83,14 @@ export function treeAt(ref: string, root: string, known: ReadonlyMap<string, str
  * @see https://git-scm.com/docs/git-diff#Documentation/git-diff.txt---relativeltpathgt (paths relative to the folder git runs in, and only below it)
  */
 export function changedPaths(base: string, head: string, root: string): string[] {
-  // As treeAt says of a ref that names no commit, where diff-tree says "fatal: bad revision 'REF^{commit}'".
-  for (const ref of [base, head]) {
-    if (spawnSync('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).status !== 0) throw new GitError(`no such commit "${ref}"`);
+  try {
+    return git(root, ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--relative', `${base}^{commit}`, `${head}^{commit}`, '--', ...OUTPUT_ROOTS])
+      .split('\0').filter(Boolean);
+  } catch (err) {
+    // Said as treeAt says it of a ref that names no commit, where diff-tree says "fatal: bad revision 'REF^{commit}'".
+    const missing = [base, head].find((ref) => spawnSync('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).status !== 0);
+    throw missing === undefined ? err : new GitError(`no such commit "${missing}"`);
   }
-  return git(root, ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--relative', `${base}^{commit}`, `${head}^{commit}`, '--', ...OUTPUT_ROOTS])
-    .split('\0').filter(Boolean);
 }
 
 /**
